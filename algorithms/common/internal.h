@@ -1,0 +1,64 @@
+/*
+ * internal.h: helpers shared by the algorithm files; not part of the public API.
+ */
+#ifndef COLLSIM_INTERNAL_H
+#define COLLSIM_INTERNAL_H
+
+#include "../collsim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Tags: the harness runs every algorithm on a communicator of its own, so one
+ * tag per collective is enough to keep phases apart. */
+#define COLLSIM_TAG_ALLREDUCE 7101
+#define COLLSIM_TAG_REDUCE 7102
+#define COLLSIM_TAG_BCAST 7103
+
+/* Jumps to the function's cleanup label with rc set when an MPI call fails. */
+#define COLLSIM_CHECK(call)            \
+    do {                               \
+        int collsim_err_ = (call);     \
+        if (collsim_err_ != MPI_SUCCESS) { \
+            rc = collsim_err_;         \
+            goto cleanup;              \
+        }                              \
+    } while (0)
+
+/* Elements in block i when count elements are cut into nblocks blocks: the
+ * first count % nblocks blocks hold one element more than the others. */
+static inline int collsim_block_count(int count, int nblocks, int i)
+{
+    return count / nblocks + (i < count % nblocks ? 1 : 0);
+}
+
+/* Index of the first element of block i (same partition). */
+static inline int collsim_block_offset(int count, int nblocks, int i)
+{
+    int rem = count % nblocks;
+    return i * (count / nblocks) + (i < rem ? i : rem);
+}
+
+/* Largest power of two that is <= n (n >= 1). */
+static inline int collsim_pow2_floor(int n)
+{
+    int p = 1;
+    while (p * 2 <= n)
+        p *= 2;
+    return p;
+}
+
+/* Address of element index in buf for a datatype of the given extent. */
+static inline void *collsim_elem(void *buf, MPI_Aint extent, int index)
+{
+    return (char *)buf + (MPI_Aint)index * extent;
+}
+
+/* Copies count elements (contiguous, builtin datatype). */
+static inline void collsim_copy(void *dst, const void *src, int count, MPI_Aint extent)
+{
+    if (count > 0 && dst != src)
+        memcpy(dst, src, (size_t)count * (size_t)extent);
+}
+
+#endif /* COLLSIM_INTERNAL_H */

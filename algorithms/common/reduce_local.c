@@ -1,0 +1,39 @@
+/*
+ * reduce_local.c: the one function through which every algorithm combines
+ * operands, so that the cost of computation is charged in one place.
+ *
+ * SMPI's own MPI_Reduce_local costs no simulated time, and collsim runs with
+ * host-code timing off (smpi/simulate-computation:no) so that a simulated time
+ * never depends on the machine running the simulation.  The cost of a local
+ * reduction is therefore charged explicitly: gamma seconds per byte, executed
+ * as flops at the speed of the host the rank runs on.  Built against a real
+ * MPI, the charge is not made: the real reduction costs what it costs.
+ */
+#include "common/internal.h"
+
+#ifdef COLLSIM_SMPI
+#include <simgrid/host.h>
+#endif
+
+int collsim_reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                         MPI_Op op, const collsim_params *params)
+{
+    if (count <= 0)
+        return MPI_SUCCESS;
+    int rc = MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
+    if (rc != MPI_SUCCESS)
+        return rc;
+#ifdef COLLSIM_SMPI
+    if (params->gamma_s_per_byte > 0) {
+        int type_size;
+        rc = MPI_Type_size(datatype, &type_size);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        double seconds = (double)count * type_size * params->gamma_s_per_byte;
+        smpi_execute_flops(seconds * sg_host_get_speed(sg_host_self()));
+    }
+#else
+    (void)params;
+#endif
+    return MPI_SUCCESS;
+}

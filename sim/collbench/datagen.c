@@ -1,0 +1,196 @@
+/*
+ * datagen.c: seeded inputs and the element-wise ops used by the reference.
+ */
+#include "datagen.h"
+
+#include <string.h>
+
+const char *const dtype_names[DTYPE_COUNT] = {"int32", "int64", "float", "double"};
+const char *const op_names[OP_COUNT] = {"sum", "prod", "max", "min", "first_nonzero"};
+
+int dtype_size(dtype_id dtype)
+{
+    static const int sizes[DTYPE_COUNT] = {4, 8, 4, 8};
+    return sizes[dtype];
+}
+
+MPI_Datatype dtype_mpi(dtype_id dtype)
+{
+    switch (dtype) {
+    case DTYPE_INT32:
+        return MPI_INT32_T;
+    case DTYPE_INT64:
+        return MPI_INT64_T;
+    case DTYPE_FLOAT:
+        return MPI_FLOAT;
+    default:
+        return MPI_DOUBLE;
+    }
+}
+
+int dtype_is_float(dtype_id dtype)
+{
+    return dtype == DTYPE_FLOAT || dtype == DTYPE_DOUBLE;
+}
+
+static uint64_t splitmix64(uint64_t z)
+{
+    z += UINT64_C(0x9e3779b97f4a7c15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+uint64_t datagen_bits(uint64_t seed, int rank, uint64_t index)
+{
+    return splitmix64(splitmix64(splitmix64(seed) ^ (uint64_t)(uint32_t)rank) ^ index);
+}
+
+/* Uniform in [-1, 1) with 53 (double) or 24 (float) random bits; exact. */
+static double uniform_pm1(uint64_t bits)
+{
+    return (double)(bits >> 11) * 0x1.0p-52 - 1.0;
+}
+
+static float uniform_pm1_float(uint64_t bits)
+{
+    return (float)(bits >> 40) * 0x1.0p-23f - 1.0f;
+}
+
+void datagen_value(uint64_t seed, int rank, uint64_t index, dtype_id dtype, op_id op, void *out)
+{
+    const uint64_t bits = datagen_bits(seed, rank, index);
+    /* first_nonzero: bit 0 decides zero / nonzero, the rest gives the value */
+    const int zero = (op == OP_FIRST_NONZERO) && (bits & 1);
+    int64_t ivalue;
+    double dvalue;
+    float fvalue;
+
+    if (op == OP_PROD) {
+        ivalue = (bits >> 63) ? 1 : -1;
+        dvalue = 1.0 + ((double)(bits >> 11) * 0x1.0p-53 - 0.5) * 0x1.0p-10;
+        fvalue = 1.0f + ((float)(bits >> 40) * 0x1.0p-24f - 0.5f) * 0x1.0p-10f;
+    } else {
+        ivalue = (int64_t)((bits >> 33) % 2001) - 1000; /* [-1000, 1000] */
+        dvalue = uniform_pm1(bits);
+        fvalue = uniform_pm1_float(bits);
+        if (op == OP_FIRST_NONZERO) {
+            if (ivalue == 0)
+                ivalue = 1;
+            if (dvalue == 0.0)
+                dvalue = 1.0;
+            if (fvalue == 0.0f)
+                fvalue = 1.0f;
+        }
+    }
+    if (zero) {
+        ivalue = 0;
+        dvalue = 0.0;
+        fvalue = 0.0f;
+    }
+    switch (dtype) {
+    case DTYPE_INT32: {
+        int32_t v = (int32_t)ivalue;
+        memcpy(out, &v, sizeof v);
+        break;
+    }
+    case DTYPE_INT64:
+        memcpy(out, &ivalue, sizeof ivalue);
+        break;
+    case DTYPE_FLOAT:
+        memcpy(out, &fvalue, sizeof fvalue);
+        break;
+    default:
+        memcpy(out, &dvalue, sizeof dvalue);
+        break;
+    }
+}
+
+#define APPLY_TYPED(T, OP, acc, value)          \
+    do {                                        \
+        T a_, v_;                               \
+        memcpy(&a_, acc, sizeof a_);            \
+        memcpy(&v_, value, sizeof v_);          \
+        switch (OP) {                           \
+        case OP_SUM:                            \
+            a_ = a_ + v_;                       \
+            break;                              \
+        case OP_PROD:                           \
+            a_ = a_ * v_;                       \
+            break;                              \
+        case OP_MAX:                            \
+            a_ = a_ > v_ ? a_ : v_;             \
+            break;                              \
+        case OP_MIN:                            \
+            a_ = a_ < v_ ? a_ : v_;             \
+            break;                              \
+        default:                                \
+            a_ = a_ != 0 ? a_ : v_;             \
+            break;                              \
+        }                                       \
+        memcpy(acc, &a_, sizeof a_);            \
+    } while (0)
+
+void op_apply(op_id op, dtype_id dtype, void *acc, const void *value)
+{
+    switch (dtype) {
+    case DTYPE_INT32:
+        APPLY_TYPED(int32_t, op, acc, value);
+        break;
+    case DTYPE_INT64:
+        APPLY_TYPED(int64_t, op, acc, value);
+        break;
+    case DTYPE_FLOAT:
+        APPLY_TYPED(float, op, acc, value);
+        break;
+    default:
+        APPLY_TYPED(double, op, acc, value);
+        break;
+    }
+}
+
+/* The user-defined op: x op y = x if x != 0 else y.  Associative, not
+ * commutative: the result is the operand of the lowest rank that is nonzero,
+ * so any swap of operands shows in the result. */
+static void first_nonzero(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype)
+{
+    dtype_id dtype;
+    if (*datatype == MPI_INT32_T)
+        dtype = DTYPE_INT32;
+    else if (*datatype == MPI_INT64_T)
+        dtype = DTYPE_INT64;
+    else if (*datatype == MPI_FLOAT)
+        dtype = DTYPE_FLOAT;
+    else
+        dtype = DTYPE_DOUBLE;
+    const int size = dtype_size(dtype);
+    for (int i = 0; i < *len; i++) {
+        char *inout = (char *)inoutvec + (size_t)i * size;
+        char tmp[8];
+        memcpy(tmp, (char *)invec + (size_t)i * size, size);
+        op_apply(OP_FIRST_NONZERO, dtype, tmp, inout);
+        memcpy(inout, tmp, size);
+    }
+}
+
+int op_create(op_id op, MPI_Op *mpi_op, int *created)
+{
+    *created = 0;
+    switch (op) {
+    case OP_SUM:
+        *mpi_op = MPI_SUM;
+        return MPI_SUCCESS;
+    case OP_PROD:
+        *mpi_op = MPI_PROD;
+        return MPI_SUCCESS;
+    case OP_MAX:
+        *mpi_op = MPI_MAX;
+        return MPI_SUCCESS;
+    case OP_MIN:
+        *mpi_op = MPI_MIN;
+        return MPI_SUCCESS;
+    default:
+        *created = 1;
+        return MPI_Op_create(first_nonzero, 0, mpi_op);
+    }
+}

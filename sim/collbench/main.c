@@ -1,0 +1,456 @@
+/*
+ * collbench: runs one collective algorithm from the registry, times it on the
+ * (simulated) clock, checks its result, and prints one JSON object per
+ * measurement on rank 0's stdout.
+ *
+ * Timing: before every measurement all ranks are released at the same
+ * instant (under SMPI a SimGrid barrier, which takes no simulated time; under
+ * a real MPI an MPI_Barrier, which is only approximately simultaneous); the
+ * reported time is max over ranks of the end minus min over ranks of the
+ * start.  With SMPI's host-code timing off, that time does not depend on the
+ * machine running the simulation, so one repetition is enough.
+ */
+#include "check.h"
+#include "collsim.h"
+#include "datagen.h"
+#include "options.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef COLLSIM_SMPI
+#include <simgrid/barrier.h>
+#include <simgrid/host.h>
+#include <simgrid/version.h>
+#endif
+
+#ifndef COLLSIM_VERSION
+#define COLLSIM_VERSION "unknown"
+#endif
+
+enum { EXIT_OK = 0, EXIT_WRONG = 1, EXIT_BAD_INPUT = 2, EXIT_MPI_ERROR = 3 };
+
+/* Releases all ranks of world at one instant. */
+typedef struct sync_point {
+#ifdef COLLSIM_SMPI
+    sg_bar_t barrier;
+#else
+    int unused;
+#endif
+} sync_point;
+
+static void sync_init(sync_point *sp, MPI_Comm world)
+{
+#ifdef COLLSIM_SMPI
+    int rank, size;
+    uint64_t handle = 0;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_size(world, &size);
+    /* All ranks are actors of one process: rank 0 creates the barrier and
+     * hands its address to the others. */
+    if (rank == 0)
+        handle = (uint64_t)(uintptr_t)sg_barrier_init((unsigned)size);
+    MPI_Bcast(&handle, 1, MPI_UINT64_T, 0, world);
+    sp->barrier = (sg_bar_t)(uintptr_t)handle;
+#else
+    (void)world;
+    sp->unused = 0;
+#endif
+}
+
+static void sync_wait(sync_point *sp, MPI_Comm world)
+{
+#ifdef COLLSIM_SMPI
+    (void)world;
+    sg_barrier_wait(sp->barrier);
+#else
+    (void)sp;
+    MPI_Barrier(world);
+#endif
+}
+
+static void sync_destroy(sync_point *sp, MPI_Comm world)
+{
+#ifdef COLLSIM_SMPI
+    int rank;
+    sync_wait(sp, world);
+    MPI_Comm_rank(world, &rank);
+    if (rank == 0)
+        sg_barrier_destroy(sp->barrier);
+#else
+    (void)sp;
+    (void)world;
+#endif
+}
+
+static void library_version(char *buf, size_t len)
+{
+#ifdef COLLSIM_SMPI
+    int major, minor, patch;
+    sg_version_get(&major, &minor, &patch);
+    snprintf(buf, len, "SimGrid %d.%d.%d", major, minor, patch);
+#else
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int vlen = 0;
+    MPI_Get_library_version(version, &vlen);
+    version[vlen < MPI_MAX_LIBRARY_VERSION_STRING ? vlen : MPI_MAX_LIBRARY_VERSION_STRING - 1] = 0;
+    char *newline = strchr(version, '\n');
+    if (newline)
+        *newline = 0;
+    for (char *c = version; *c; c++)
+        if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
+            *c = ' ';
+    snprintf(buf, len, "%s", version);
+#endif
+}
+
+/* gamma from the command line, else from the platform's host property. */
+static double resolve_gamma(const options *opt)
+{
+    if (opt->gamma_s_per_byte >= 0.0)
+        return opt->gamma_s_per_byte;
+#ifdef COLLSIM_SMPI
+    const char *prop = sg_host_get_property_value(sg_host_self(), "gamma_s_per_byte");
+    if (prop != NULL)
+        return strtod(prop, NULL);
+#endif
+    return 0.0;
+}
+
+static void print_registry(int json)
+{
+    size_t n;
+    const collsim_algorithm *reg = collsim_registry(&n);
+    for (size_t i = 0; i < n; i++) {
+        const collsim_algorithm *a = &reg[i];
+        if (json) {
+            printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"restrictions\": [",
+                   a->collective_name, a->name);
+            int first = 1;
+            if (a->restrictions & COLLSIM_RESTRICT_COMMUTATIVE) {
+                printf("\"commutative\"");
+                first = 0;
+            }
+            if (a->restrictions & COLLSIM_RESTRICT_POWER_OF_TWO)
+                printf("%s\"power_of_two\"", first ? "" : ", ");
+            printf("], \"summary\": \"%s\"}\n", a->summary);
+        } else {
+            printf("%-10s %-20s %s\n", a->collective_name, a->name, a->summary);
+        }
+    }
+}
+
+/* Runs alg once on the prepared buffers. */
+static int call_algorithm(const collsim_algorithm *alg, const void *sendbuf, void *recvbuf,
+                          int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
+                          const collsim_params *params)
+{
+    switch (alg->collective) {
+    case COLLSIM_ALLREDUCE:
+        return alg->fn.allreduce(sendbuf, recvbuf, count, dt, op, comm, params);
+    case COLLSIM_REDUCE:
+        return alg->fn.reduce(sendbuf, recvbuf, count, dt, op, root, comm, params);
+    default:
+        return alg->fn.bcast(recvbuf, count, dt, root, comm, params);
+    }
+}
+
+typedef struct run_context {
+    const options *opt;
+    const collsim_algorithm *alg;
+    collsim_params params;
+    MPI_Comm world;     /* harness traffic: checks, timing reductions */
+    MPI_Comm coll_comm; /* the algorithm's own communicator */
+    sync_point sync;
+    int rank, size;
+    char library[256];
+} run_context;
+
+static void print_row(const run_context *ctx, const check_case *c, long long bytes, int rep,
+                      double time_s, const check_result *res)
+{
+    const options *opt = ctx->opt;
+    printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", "
+           "\"params\": {\"gamma_s_per_byte\": %.17g, \"segment_bytes\": %lld}, "
+           "\"np\": %d, \"bytes\": %lld, \"count\": %d, \"dtype\": \"%s\", ",
+           ctx->alg->collective_name, ctx->alg->name, ctx->params.gamma_s_per_byte,
+           opt->segment_bytes, ctx->size, bytes, c->count, dtype_names[c->dtype]);
+    if (c->kind == CHECK_BCAST)
+        printf("\"op\": null, ");
+    else
+        printf("\"op\": \"%s\", ", op_names[c->op]);
+    if (c->kind == CHECK_ALLREDUCE)
+        printf("\"root\": null, ");
+    else
+        printf("\"root\": %d, ", c->root);
+    printf("\"seed\": %" PRIu64 ", \"rep\": %d, \"time_s\": %.17g, ", c->seed, rep, time_s);
+    if (opt->check) {
+        printf("\"check\": \"%s\", \"bitwise_rank_order\": %s, \"ranks_agree\": %s, "
+               "\"max_error_ratio\": %.6g, \"result_hash\": \"%016" PRIx64 "\", ",
+               res->ok ? "ok" : "wrong", res->bitwise_rank_order ? "true" : "false",
+               res->ranks_agree ? "true" : "false", res->max_error_ratio, res->result_hash);
+    } else {
+        printf("\"check\": \"skipped\", ");
+    }
+    printf("\"collsim_version\": \"%s\", \"library\": \"%s\"}\n", COLLSIM_VERSION, ctx->library);
+    fflush(stdout);
+}
+
+/* Measures one (dtype, op, root, size) case for every repetition.  Returns an
+ * exit status. */
+static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long long bytes)
+{
+    const int esize = dtype_size(c->dtype);
+    const size_t nbytes = (size_t)c->count * esize;
+    char *sendbuf = malloc(nbytes + 1);
+    char *recvbuf = malloc(nbytes + 1);
+    int status = EXIT_OK;
+    if (!sendbuf || !recvbuf) {
+        if (ctx->rank == 0)
+            fprintf(stderr, "collbench: error: out of memory for %lld bytes\n", bytes);
+        free(sendbuf);
+        free(recvbuf);
+        return EXIT_MPI_ERROR;
+    }
+
+    for (int rep = 0; rep < ctx->opt->reps && status == EXIT_OK; rep++) {
+        /* Non-holders of the input start from a poison pattern, so that a
+         * result left unwritten is caught. */
+        memset(recvbuf, 0xA5, nbytes);
+        if (c->kind == CHECK_BCAST) {
+            if (ctx->rank == c->root)
+                check_fill_input(c, ctx->rank, recvbuf);
+        } else {
+            check_fill_input(c, ctx->rank, sendbuf);
+        }
+
+        sync_wait(&ctx->sync, ctx->world);
+        double start = MPI_Wtime();
+        int rc = call_algorithm(ctx->alg, sendbuf, recvbuf, c->count, dtype_mpi(c->dtype), op,
+                                c->root, ctx->coll_comm, &ctx->params);
+        double end = MPI_Wtime();
+
+        int failed = rc != MPI_SUCCESS, any_failed = 0;
+        double start_min, end_max;
+        MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, ctx->world);
+        if (any_failed) {
+            if (failed) {
+                char msg[MPI_MAX_ERROR_STRING];
+                int len = 0;
+                MPI_Error_string(rc, msg, &len);
+                fprintf(stderr, "collbench: error: %s/%s failed on rank %d at %lld bytes: %s\n",
+                        ctx->alg->collective_name, ctx->alg->name, ctx->rank, bytes, msg);
+            }
+            status = EXIT_MPI_ERROR;
+            break;
+        }
+        MPI_Reduce(&start, &start_min, 1, MPI_DOUBLE, MPI_MIN, 0, ctx->world);
+        MPI_Reduce(&end, &end_max, 1, MPI_DOUBLE, MPI_MAX, 0, ctx->world);
+
+        check_result res = {1, 1, 1, 0.0, 0};
+        if (ctx->opt->check && check_result_collect(c, recvbuf, ctx->world, &res) != MPI_SUCCESS)
+            status = EXIT_MPI_ERROR;
+        if (ctx->rank == 0) {
+            print_row(ctx, c, bytes, rep, end_max - start_min, &res);
+            if (!res.ok) {
+                fprintf(stderr,
+                        "collbench: error: %s/%s gave a wrong result: np=%d bytes=%lld "
+                        "dtype=%s op=%s root=%d (error/bound %.3g)\n",
+                        ctx->alg->collective_name, ctx->alg->name, ctx->size, bytes,
+                        dtype_names[c->dtype], c->kind == CHECK_BCAST ? "-" : op_names[c->op],
+                        c->root, res.max_error_ratio);
+                status = EXIT_WRONG;
+            }
+        }
+        MPI_Bcast(&status, 1, MPI_INT, 0, ctx->world);
+    }
+    free(sendbuf);
+    free(recvbuf);
+    return status;
+}
+
+/* Checks every combination before anything runs; prints the first problem. */
+static int validate(const run_context *ctx, char *err, size_t errlen)
+{
+    const options *opt = ctx->opt;
+    for (int r = 0; r < opt->nroots; r++) {
+        if (ctx->alg->collective != COLLSIM_ALLREDUCE && opt->roots[r] >= ctx->size) {
+            snprintf(err, errlen, "root %d is outside the communicator (np=%d)", opt->roots[r],
+                     ctx->size);
+            return -1;
+        }
+    }
+    for (int d = 0; d < opt->ndtypes; d++) {
+        for (int s = 0; s < opt->nbytes; s++) {
+            if (opt->bytes[s] % dtype_size(opt->dtypes[d]) != 0) {
+                snprintf(err, errlen, "%lld bytes is not a whole number of %s elements",
+                         opt->bytes[s], dtype_names[opt->dtypes[d]]);
+                return -1;
+            }
+            if (opt->bytes[s] / dtype_size(opt->dtypes[d]) > 0x7fffffffLL) {
+                snprintf(err, errlen, "%lld bytes is more than 2^31-1 elements", opt->bytes[s]);
+                return -1;
+            }
+        }
+    }
+    if (ctx->alg->collective == COLLSIM_BCAST)
+        return 0;
+    for (int o = 0; o < opt->nops; o++) {
+        const char *why = collsim_check_restrictions(ctx->alg, ctx->size,
+                                                     opt->ops[o] != OP_FIRST_NONZERO);
+        if (why != NULL) {
+            snprintf(err, errlen, "%s/%s %s (op %s, np=%d)", ctx->alg->collective_name,
+                     ctx->alg->name, why, op_names[opt->ops[o]], ctx->size);
+            return -1;
+        }
+    }
+    const char *why = collsim_check_restrictions(ctx->alg, ctx->size, 1);
+    if (why != NULL) {
+        snprintf(err, errlen, "%s/%s %s (np=%d)", ctx->alg->collective_name, ctx->alg->name, why,
+                 ctx->size);
+        return -1;
+    }
+    return 0;
+}
+
+static int run_measurements(run_context *ctx)
+{
+    const options *opt = ctx->opt;
+    const check_kind kind = ctx->alg->collective == COLLSIM_ALLREDUCE ? CHECK_ALLREDUCE
+                            : ctx->alg->collective == COLLSIM_REDUCE  ? CHECK_REDUCE
+                                                                      : CHECK_BCAST;
+    const int nops = kind == CHECK_BCAST ? 1 : opt->nops;
+    const int nroots = kind == CHECK_ALLREDUCE ? 1 : opt->nroots;
+    int status = EXIT_OK;
+
+    for (int d = 0; d < opt->ndtypes && status == EXIT_OK; d++) {
+        for (int o = 0; o < nops && status == EXIT_OK; o++) {
+            MPI_Op op = MPI_OP_NULL;
+            int created = 0;
+            if (kind != CHECK_BCAST && op_create(opt->ops[o], &op, &created) != MPI_SUCCESS)
+                return EXIT_MPI_ERROR;
+            for (int r = 0; r < nroots && status == EXIT_OK; r++) {
+                for (int s = 0; s < opt->nbytes && status == EXIT_OK; s++) {
+                    check_case c = {
+                        .kind = kind,
+                        .dtype = opt->dtypes[d],
+                        .op = kind == CHECK_BCAST ? OP_SUM : opt->ops[o],
+                        .root = kind == CHECK_ALLREDUCE ? 0 : opt->roots[r],
+                        .count = (int)(opt->bytes[s] / dtype_size(opt->dtypes[d])),
+                        .seed = opt->seed,
+                    };
+                    status = measure_case(ctx, &c, op, opt->bytes[s]);
+                }
+            }
+            if (created)
+                MPI_Op_free(&op);
+        }
+    }
+    return status;
+}
+
+/* One-way message time between rank 0 and opt->peer: half a round trip. */
+static int run_pingpong(run_context *ctx)
+{
+    const options *opt = ctx->opt;
+    const int peer = opt->peer;
+    if (peer >= ctx->size) {
+        if (ctx->rank == 0)
+            fprintf(stderr, "collbench: error: peer rank %d is outside the communicator (np=%d)\n",
+                    peer, ctx->size);
+        return EXIT_BAD_INPUT;
+    }
+    for (int s = 0; s < opt->nbytes; s++) {
+        char *buf = malloc((size_t)opt->bytes[s] + 1);
+        if (buf == NULL)
+            return EXIT_MPI_ERROR;
+        memset(buf, 0, (size_t)opt->bytes[s] + 1);
+        for (int rep = 0; rep < opt->reps; rep++) {
+            sync_wait(&ctx->sync, ctx->world);
+            double start = MPI_Wtime();
+            if (ctx->rank == 0) {
+                MPI_Send(buf, (int)opt->bytes[s], MPI_BYTE, peer, 1, ctx->coll_comm);
+                MPI_Recv(buf, (int)opt->bytes[s], MPI_BYTE, peer, 1, ctx->coll_comm,
+                         MPI_STATUS_IGNORE);
+                double one_way = (MPI_Wtime() - start) / 2.0;
+                printf("{\"collective\": \"pingpong\", \"np\": %d, \"peer\": %d, \"bytes\": %lld, "
+                       "\"rep\": %d, \"time_s\": %.17g, \"collsim_version\": \"%s\", "
+                       "\"library\": \"%s\"}\n",
+                       ctx->size, peer, opt->bytes[s], rep, one_way, COLLSIM_VERSION,
+                       ctx->library);
+                fflush(stdout);
+            } else if (ctx->rank == peer) {
+                MPI_Recv(buf, (int)opt->bytes[s], MPI_BYTE, 0, 1, ctx->coll_comm,
+                         MPI_STATUS_IGNORE);
+                MPI_Send(buf, (int)opt->bytes[s], MPI_BYTE, 0, 1, ctx->coll_comm);
+            }
+        }
+        free(buf);
+    }
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    options opt;
+    char err[512];
+    int status = EXIT_OK;
+    run_context ctx;
+    memset(&ctx, 0, sizeof ctx);
+
+    MPI_Init(&argc, &argv);
+    ctx.world = MPI_COMM_WORLD;
+    MPI_Comm_rank(ctx.world, &ctx.rank);
+    MPI_Comm_size(ctx.world, &ctx.size);
+
+    if (options_parse(argc, argv, &opt, err, sizeof err) != 0) {
+        if (ctx.rank == 0)
+            fprintf(stderr, "collbench: error: %s\n", err);
+        MPI_Finalize();
+        return EXIT_BAD_INPUT;
+    }
+    ctx.opt = &opt;
+    if (opt.mode == MODE_HELP || opt.mode == MODE_LIST) {
+        if (ctx.rank == 0) {
+            if (opt.mode == MODE_HELP)
+                fputs(options_usage, stdout);
+            else
+                print_registry(opt.json);
+        }
+        MPI_Finalize();
+        return EXIT_OK;
+    }
+
+    if (opt.mode == MODE_MEASURE) {
+        ctx.alg = collsim_find_algorithm(opt.collective, opt.algorithm);
+        if (ctx.alg == NULL) {
+            if (ctx.rank == 0)
+                fprintf(stderr, "collbench: error: unknown algorithm '%s' for collective '%s' "
+                                "(collbench --list shows the registry)\n",
+                        opt.algorithm, opt.collective);
+            MPI_Finalize();
+            return EXIT_BAD_INPUT;
+        }
+        if (validate(&ctx, err, sizeof err) != 0) {
+            if (ctx.rank == 0)
+                fprintf(stderr, "collbench: error: %s\n", err);
+            MPI_Finalize();
+            return EXIT_BAD_INPUT;
+        }
+    }
+
+    ctx.params.gamma_s_per_byte = resolve_gamma(&opt);
+    ctx.params.segment_bytes = (size_t)opt.segment_bytes;
+    library_version(ctx.library, sizeof ctx.library);
+    MPI_Comm_dup(ctx.world, &ctx.coll_comm);
+    sync_init(&ctx.sync, ctx.world);
+
+    status = opt.mode == MODE_PINGPONG ? run_pingpong(&ctx) : run_measurements(&ctx);
+
+    sync_destroy(&ctx.sync, ctx.world);
+    MPI_Comm_free(&ctx.coll_comm);
+    MPI_Finalize();
+    return status;
+}

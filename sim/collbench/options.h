@@ -1,0 +1,45 @@
+/*
+ * options.h: collbench's command line.  The parser keeps no state outside
+ * the struct it fills (no getopt: under SMPI without privatization every rank
+ * parses in the same process).
+ */
+#ifndef COLLBENCH_OPTIONS_H
+#define COLLBENCH_OPTIONS_H
+
+#include "datagen.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define OPTIONS_MAX_SIZES 64
+#define OPTIONS_MAX_ROOTS 64
+
+typedef enum { MODE_MEASURE, MODE_LIST, MODE_PINGPONG, MODE_HELP } run_mode;
+
+typedef struct options {
+    run_mode mode;
+    int json;                    /* --list output as JSON Lines */
+    const char *collective;      /* --coll */
+    const char *algorithm;       /* --alg */
+    long long bytes[OPTIONS_MAX_SIZES];
+    int nbytes;
+    dtype_id dtypes[DTYPE_COUNT];
+    int ndtypes;
+    op_id ops[OP_COUNT];
+    int nops;
+    int roots[OPTIONS_MAX_ROOTS];
+    int nroots;
+    uint64_t seed;
+    int reps;
+    int check;                   /* 0 with --no-check */
+    double gamma_s_per_byte;     /* < 0: take it from the platform */
+    long long segment_bytes;
+    int peer;                    /* --pingpong partner of rank 0 */
+} options;
+
+/* Fills opt from argv.  Returns 0, or -1 with a one-line reason in err. */
+int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen);
+
+extern const char options_usage[];
+
+#endif
