@@ -1,0 +1,1 @@
+"""collsim.analysis: cost models, parameter derivation and comparison."""

@@ -1,0 +1,62 @@
+"""Analytic alpha-beta-gamma cost models of the registry's algorithms.
+
+One module per collective (``allreduce``, ``reduce``, ``bcast``), one function
+per registry entry with the entry's name and one signature::
+
+    model(p, n_bytes, net, *, elem_bytes=8, root=0, commutative=True) -> Prediction
+
+Each docstring cites the seed formula it implements and its accuracy class on
+the crossbar under the ``hockney`` profile.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from . import allreduce, bcast, reduce
+from ._base import NetworkParams, Prediction, message_s, reduce_s
+
+__all__ = ["NetworkParams", "Prediction", "model_for", "predict", "message_s", "reduce_s"]
+
+_MODULES = {"allreduce": allreduce, "reduce": reduce, "bcast": bcast}
+
+Model = Callable[..., Prediction]
+
+
+def model_for(collective: str, algorithm: str) -> Model:
+    """Return the model function of a registry entry.
+
+    Raises
+    ------
+    KeyError
+        If there is no model for that entry.
+    """
+    module = _MODULES.get(collective)
+    function = getattr(module, algorithm, None) if module else None
+    if function is None or algorithm not in module.__all__:
+        raise KeyError(f"no model for {collective}/{algorithm}")
+    return function
+
+
+def predict(
+    collective: str,
+    algorithm: str,
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+) -> Prediction:
+    """Predict the time of one registry entry (see :func:`model_for`).
+
+    Examples
+    --------
+    >>> net = NetworkParams(alpha_s=2e-6, beta_s_per_byte=1e-10, gamma_s_per_byte=0.0)
+    >>> predict("bcast", "binomial", 8, 1024, net).time_s
+    6.312e-06
+    """
+    return model_for(collective, algorithm)(
+        p, n_bytes, net, elem_bytes=elem_bytes, root=root, commutative=commutative
+    )

@@ -1,0 +1,113 @@
+"""What every cost model shares: the network parameters, the prediction, and
+the cost of one message and of one local reduction."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+__all__ = ["NetworkParams", "Prediction", "message_s", "reduce_s", "exact", "bounded"]
+
+
+@dataclass(frozen=True)
+class NetworkParams:
+    """The parameters of the alpha-beta-gamma model (seed 001 sec. 2.1).
+
+    Attributes
+    ----------
+    alpha_s : float
+        Latency of one message: the sum of the latencies on its route, seconds.
+    beta_s_per_byte : float
+        Transfer time per byte: 1 / the route's bottleneck bandwidth.
+    gamma_s_per_byte : float
+        Cost of combining one byte of two operands locally.
+    envelope_bytes : int
+        Bytes the MPI library adds to every message (SMPI: 16; 0 for an
+        idealized model).
+    f_alpha, f_beta : float
+        alpha_uni / alpha and beta_uni / beta: the uni- versus bi-directional
+        factors of seed 001 (1.0 on a full-duplex network).
+    """
+
+    alpha_s: float
+    beta_s_per_byte: float
+    gamma_s_per_byte: float = 0.0
+    envelope_bytes: int = 16
+    f_alpha: float = 1.0
+    f_beta: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in ("alpha_s", "beta_s_per_byte", "gamma_s_per_byte", "envelope_bytes"):
+            value = getattr(self, name)
+            if not (value >= 0) or math.isinf(value):
+                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        for name in ("f_alpha", "f_beta"):
+            value = getattr(self, name)
+            if not (0 < value <= 1):
+                raise ValueError(f"{name} must be in (0, 1], got {value!r}")
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A model's prediction: the expected time and the interval it guarantees.
+
+    ``low_s == time_s == high_s`` for a model that is exact on a
+    contention-free platform under the ``hockney`` profile; otherwise the
+    simulated time is guaranteed to lie in ``[low_s, high_s]``.
+    """
+
+    time_s: float
+    low_s: float
+    high_s: float
+
+    @property
+    def exact(self) -> bool:
+        """True when the model claims the exact time."""
+        return self.low_s == self.high_s
+
+    def contains(self, time_s: float, rel_tol: float = 1e-6) -> bool:
+        """True when time_s agrees with the prediction within its class."""
+        return self.low_s * (1 - rel_tol) - 1e-15 <= time_s <= self.high_s * (1 + rel_tol) + 1e-15
+
+
+def message_s(net: NetworkParams, n_bytes: float) -> float:
+    """Time of one message of n_bytes: alpha + (n_bytes + envelope) beta."""
+    return net.alpha_s + (n_bytes + net.envelope_bytes) * net.beta_s_per_byte
+
+
+def reduce_s(net: NetworkParams, n_bytes: float) -> float:
+    """Time of one local reduction of n_bytes: n_bytes gamma."""
+    return n_bytes * net.gamma_s_per_byte
+
+
+def exact(time_s: float) -> Prediction:
+    """A prediction that claims the exact time."""
+    return Prediction(time_s, time_s, time_s)
+
+
+def bounded(time_s: float, low_s: float, high_s: float) -> Prediction:
+    """A prediction with a guaranteed interval (low_s <= high_s)."""
+    return Prediction(time_s, min(low_s, high_s), max(low_s, high_s))
+
+
+def check_arguments(p: int, n_bytes: int, elem_bytes: int) -> int:
+    """Validate the common arguments; return the element count."""
+    if isinstance(p, bool) or not isinstance(p, int) or p < 1:
+        raise ValueError(f"p must be an integer >= 1, got {p!r}")
+    if isinstance(n_bytes, bool) or not isinstance(n_bytes, int) or n_bytes < 0:
+        raise ValueError(f"n_bytes must be an integer >= 0, got {n_bytes!r}")
+    if elem_bytes not in (1, 2, 4, 8, 16):
+        raise ValueError(f"elem_bytes must be 1, 2, 4, 8 or 16, got {elem_bytes!r}")
+    if n_bytes % elem_bytes:
+        raise ValueError(f"n_bytes={n_bytes} is not a whole number of {elem_bytes}-byte elements")
+    return n_bytes // elem_bytes
+
+
+def ceil_log2(p: int) -> int:
+    """ceil(lg p) for p >= 1."""
+    return (p - 1).bit_length()
+
+
+def floor_log2(p: int) -> int:
+    """floor(lg p) for p >= 1."""
+    return p.bit_length() - 1

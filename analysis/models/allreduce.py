@@ -1,0 +1,169 @@
+"""Cost models of the allreduce algorithms, one function per registry entry.
+
+Every function has the same signature::
+
+    f(p, n_bytes, net, *, elem_bytes=8, root=0, commutative=True) -> Prediction
+
+``n_bytes`` is the vector size per process; ``net`` the alpha-beta-gamma
+parameters (SMPI's 16-byte envelope included in every message).  Accuracy
+classes hold on the crossbar (one rank per node) under the ``hockney`` profile.
+"""
+
+from __future__ import annotations
+
+from ._base import (
+    NetworkParams,
+    Prediction,
+    bounded,
+    ceil_log2,
+    check_arguments,
+    exact,
+    floor_log2,
+    message_s,
+    reduce_s,
+)
+from . import bcast as _bcast
+from . import reduce as _reduce
+
+__all__ = ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast"]
+
+
+def recursive_doubling(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+) -> Prediction:
+    """Recursive-doubling allreduce.
+
+    ``T = lg p' (alpha + n beta + n gamma) + [p != p'] (2 (alpha + n beta) + n gamma)``,
+    ``p' = 2^floor(lg p)``.
+
+    Seed 001 sec. 2.4 gives ``lg p (alpha + n beta + n gamma)`` plus one
+    uni-directional message when p is not a power of two; the implementation
+    needs two (the pre-step folding 2r ranks into r, and the post-step
+    returning the result), and the receiving rank of the pre-step combines
+    once more, so both appear here.
+
+    Accuracy: exact.  Every message carries the whole vector, partners
+    exchange over separate directions of full-duplex links, and the ranks
+    outside the pre-step wait for their partners, so every step lies on the
+    critical path.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if p == 1 or count == 0:
+        return exact(0.0)
+    step = message_s(net, n_bytes) + reduce_s(net, n_bytes)
+    time = floor_log2(p) * step
+    if p & (p - 1):
+        time += 2 * message_s(net, n_bytes) + reduce_s(net, n_bytes)
+    return exact(time)
+
+
+def ring(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+) -> Prediction:
+    """Ring allreduce: ring reduce-scatter and ring allgather.
+
+    ``T = 2 (p - 1) (alpha + b beta) + (p - 1) b gamma``, with ``b`` the
+    largest block, ``ceil(count / p)`` elements (seed 001 sec. 2.7:
+    ``2 (p-1) alpha + 2 n beta + n gamma - (2 n beta + n gamma) / p`` when p
+    divides the count).
+
+    Accuracy: exact.  When p does not divide the count, a largest block
+    passes through every one of the 2 (p - 1) steps of its chain without
+    waiting (each step of a rank waits only for blocks at most as large), so
+    the largest block sets the time; the lower end of the interval, with
+    ``floor(count / p)``, is kept as the provable bound.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if p == 1 or count == 0:
+        return exact(0.0)
+
+    def cost(block_elems: int) -> float:
+        b = block_elems * elem_bytes
+        return (p - 1) * (2 * message_s(net, b) + reduce_s(net, b))
+
+    high = cost(-(-count // p))
+    return bounded(high, cost(count // p), high)
+
+
+def rabenseifner(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+) -> Prediction:
+    """Rabenseifner's allreduce (recursive halving, then recursive doubling).
+
+    Seed 001 sec. 2.5, with ``p' = 2^floor(lg p)`` and ``f_alpha = f_beta = 1``:
+
+    * power of two: ``2 lg p alpha + 2 n beta + n gamma - (2 n beta + n gamma) / p``;
+    * otherwise the pre-step ``(1 + f_alpha) alpha + (1 + f_beta)/2 n beta + n/2 gamma``
+      and the final ``alpha + n beta`` are added, and the halving runs on p'.
+
+    Here every term is written per step so that block sizes are whole
+    elements: the step at distance ``2^(k-1)`` moves and combines
+    ``ceil(count / 2^k)`` elements; with the 16-byte envelope on each of the
+    ``2 lg p'`` (+3) messages.
+
+    Accuracy: exact when ``2^floor(lg p)`` divides the element count (every
+    split is even); otherwise a bound: the interval's ends round every block
+    down / up to whole elements, and the time lies between them.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if p == 1 or count == 0:
+        return exact(0.0)
+    levels = floor_log2(p)
+
+    def halving_and_doubling(round_up: bool) -> float:
+        total = 0.0
+        for k in range(1, levels + 1):
+            elems = -(-count // 2**k) if round_up else count // 2**k
+            b = elems * elem_bytes
+            total += 2 * message_s(net, b) + reduce_s(net, b)
+        return total
+
+    extra = 0.0
+    if p & (p - 1):
+        half = -(-count // 2) * elem_bytes
+        extra = 2 * message_s(net, half) + reduce_s(net, half) + message_s(net, n_bytes)
+    high = extra + halving_and_doubling(True)
+    if count % 2**levels == 0:
+        return exact(high)
+    return bounded(high, extra + halving_and_doubling(False), high)
+
+
+def reduce_bcast(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+) -> Prediction:
+    """Binomial reduce to rank 0, then binomial broadcast from rank 0.
+
+    ``T = ceil(lg p) (alpha + n beta + n gamma) + ceil(lg p) (alpha + n beta)``
+    (seed 001 sec. 2.3 with a binomial instead of a binary tree; seed 004
+    formula (6) for the reduce part).
+
+    Accuracy: exact (sum of the two exact parts: the broadcast starts when
+    the root has the result, and every other rank is waiting by then).
+    """
+    reduce_part = _reduce.binomial(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
+    bcast_part = _bcast.binomial(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
+    return exact(reduce_part.time_s + bcast_part.time_s)

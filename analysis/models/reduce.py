@@ -1,0 +1,62 @@
+"""Cost models of the reduce algorithms, one function per registry entry.
+
+Same signature as every model (see ``collsim.analysis.models``).  Accuracy
+classes hold on the crossbar (one rank per node) under the ``hockney`` profile.
+"""
+
+from __future__ import annotations
+
+from ._base import NetworkParams, Prediction, ceil_log2, check_arguments, exact, message_s, reduce_s
+
+__all__ = ["binomial", "linear"]
+
+
+def binomial(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+) -> Prediction:
+    """Binomial-tree reduce.
+
+    ``T = ceil(lg p) (alpha + n beta + n gamma) + [not commutative and root != 0] (alpha + n beta)``
+    (seed 004 formula (6) with ``ceil``; the extra message carries the result
+    from rank 0, where a non-commutative reduction ends in rank order, to the
+    root).
+
+    Accuracy: exact.  The root receives ceil(lg p) messages one after the
+    other, and each child has finished its own subtree by the time the root
+    asks for it.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if p == 1 or count == 0:
+        return exact(0.0)
+    time = ceil_log2(p) * (message_s(net, n_bytes) + reduce_s(net, n_bytes))
+    if not commutative and root != 0:
+        time += message_s(net, n_bytes)
+    return exact(time)
+
+
+def linear(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+) -> Prediction:
+    """Linear (flat-tree) reduce with in-order blocking receives.
+
+    ``T = (p - 1) (alpha + n beta + n gamma)`` (seed 004 formulas (1), (3)).
+
+    Accuracy: exact.  The root posts one receive at a time, so the p - 1
+    transfers and reductions are serialized.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if p == 1 or count == 0:
+        return exact(0.0)
+    return exact((p - 1) * (message_s(net, n_bytes) + reduce_s(net, n_bytes)))

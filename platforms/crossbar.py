@@ -1,0 +1,110 @@
+"""The crossbar: N nodes on one non-blocking switch.
+
+Each node has one full-duplex link to the switch, so distinct sender/receiver
+pairs never share a link: the platform on which the analytic alpha-beta-gamma
+models of the seeds are exact.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from ._validate import check_count, check_nonnegative, check_positive
+
+__all__ = ["crossbar"]
+
+
+def crossbar(
+    *,
+    nodes: int,
+    cores_per_node: int = 1,
+    bandwidth_Bps: float = 12.5e9,
+    latency_s: float = 1e-6,
+    loopback_bandwidth_Bps: float = 50e9,
+    loopback_latency_s: float = 1e-7,
+    speed_flops: float = 1e9,
+    gamma_s_per_byte: float = 1e-10,
+) -> nx.Graph:
+    """Return a crossbar: ``nodes`` hosts, each linked to one non-blocking switch.
+
+    Two ranks on different nodes communicate over the sender's link and the
+    receiver's link (route latency ``2 * latency_s``, bottleneck bandwidth
+    ``bandwidth_Bps``); links are full duplex (each direction has the full
+    bandwidth), so messages between distinct pairs never compete.  Ranks on the
+    same node use the node's loopback.
+
+    Parameters
+    ----------
+    nodes : int
+        Number of nodes (hosts), at least 1.
+    cores_per_node : int, optional
+        Cores per node; up to this many ranks share a node.
+    bandwidth_Bps : float, optional
+        Bandwidth of each node-to-switch link, bytes per second (default
+        12.5e9, i.e. 100 Gb/s).
+    latency_s : float, optional
+        Latency of each node-to-switch link, seconds (default 1e-6).
+    loopback_bandwidth_Bps, loopback_latency_s : float, optional
+        Bandwidth and latency between two ranks of the same node.
+    speed_flops : float, optional
+        Host speed, flop/s.
+    gamma_s_per_byte : float, optional
+        Cost of a local reduction per byte, seconds (default 1e-10: 10 GB/s);
+        written into the platform as the host property ``gamma_s_per_byte``,
+        which collbench charges.
+
+    Returns
+    -------
+    networkx.Graph
+        ``nodes + 1`` nodes: hosts ``node-0 .. node-{N-1}`` (``kind="host"``,
+        with ``cores`` and ``speed_flops``) and ``switch`` (``kind="switch"``);
+        ``nodes`` edges, each with ``bandwidth_Bps`` and ``latency_s``.
+        ``G.graph`` holds ``name="crossbar"``, the ``params`` it was made from,
+        ``gamma_s_per_byte`` and the loopback values.
+
+    Raises
+    ------
+    ValueError
+        If a count is not a positive integer or a bandwidth, latency, speed or
+        gamma is out of range.
+
+    Examples
+    --------
+    >>> G = crossbar(nodes=4)
+    >>> G.number_of_nodes(), G.number_of_edges()
+    (5, 4)
+    >>> G.nodes["node-0"]["kind"], G.edges["node-0", "switch"]["latency_s"]
+    ('host', 1e-06)
+    """
+    params = dict(
+        nodes=nodes,
+        cores_per_node=cores_per_node,
+        bandwidth_Bps=bandwidth_Bps,
+        latency_s=latency_s,
+        loopback_bandwidth_Bps=loopback_bandwidth_Bps,
+        loopback_latency_s=loopback_latency_s,
+        speed_flops=speed_flops,
+        gamma_s_per_byte=gamma_s_per_byte,
+    )
+    check_count("nodes", nodes)
+    check_count("cores_per_node", cores_per_node)
+    check_positive("bandwidth_Bps", bandwidth_Bps)
+    check_nonnegative("latency_s", latency_s)
+    check_positive("loopback_bandwidth_Bps", loopback_bandwidth_Bps)
+    check_nonnegative("loopback_latency_s", loopback_latency_s)
+    check_positive("speed_flops", speed_flops)
+    check_nonnegative("gamma_s_per_byte", gamma_s_per_byte)
+
+    G = nx.Graph(
+        name="crossbar",
+        params=params,
+        gamma_s_per_byte=float(gamma_s_per_byte),
+        loopback_bandwidth_Bps=float(loopback_bandwidth_Bps),
+        loopback_latency_s=float(loopback_latency_s),
+    )
+    G.add_node("switch", kind="switch")
+    for i in range(nodes):
+        host = f"node-{i}"
+        G.add_node(host, kind="host", cores=cores_per_node, speed_flops=float(speed_flops))
+        G.add_edge(host, "switch", bandwidth_Bps=float(bandwidth_Bps), latency_s=float(latency_s))
+    return G

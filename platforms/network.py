@@ -1,0 +1,78 @@
+"""Alpha and beta between hosts, read off a platform graph.
+
+alpha is the sum of the latencies on the route, beta the inverse of the
+route's bottleneck bandwidth.  Routes are the graph's shortest paths, as the
+generated SimGrid routing uses them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+
+__all__ = ["PairParameters", "pair_parameters", "network_parameters"]
+
+
+@dataclass(frozen=True)
+class PairParameters:
+    """alpha and beta of the route between two hosts."""
+
+    alpha_s: float
+    beta_s_per_byte: float
+    hops: int
+
+
+def pair_parameters(G: nx.Graph, source: str, target: str) -> PairParameters:
+    """Return (alpha, beta, hops) of the route from ``source`` to ``target``.
+
+    Two ranks on one host communicate through the host's loopback
+    (``G.graph["loopback_latency_s"]``, ``G.graph["loopback_bandwidth_Bps"]``).
+
+    Examples
+    --------
+    >>> from collsim.platforms import crossbar
+    >>> pair_parameters(crossbar(nodes=2, bandwidth_Bps=1e10, latency_s=1e-6), "node-0", "node-1")
+    PairParameters(alpha_s=2e-06, beta_s_per_byte=1e-10, hops=2)
+    """
+    if source == target:
+        return PairParameters(
+            alpha_s=G.graph["loopback_latency_s"],
+            beta_s_per_byte=1.0 / G.graph["loopback_bandwidth_Bps"],
+            hops=0,
+        )
+    path = nx.shortest_path(G, source, target)
+    edges = [G.edges[a, b] for a, b in zip(path, path[1:])]
+    return PairParameters(
+        alpha_s=sum(edge["latency_s"] for edge in edges),
+        beta_s_per_byte=1.0 / min(edge["bandwidth_Bps"] for edge in edges),
+        hops=len(edges),
+    )
+
+
+def network_parameters(G: nx.Graph, rank_hosts: list[str]) -> tuple[PairParameters, bool]:
+    """Return the (alpha, beta) that a model should use for these ranks.
+
+    The parameters are those of the slowest route between rank 0's host and
+    any other rank's host (largest alpha, then largest beta), together with
+    whether all those routes have the same parameters.  When they do not (ranks
+    sharing nodes, or a hierarchical network), a flat model with one (alpha,
+    beta) is an approximation, not exact.
+
+    Parameters
+    ----------
+    G : networkx.Graph
+        The platform.
+    rank_hosts : list of str
+        Host of each rank (at least two ranks).
+    """
+    if len(rank_hosts) < 2:
+        return PairParameters(0.0, 0.0, 0), True
+    first = rank_hosts[0]
+    seen = {}
+    for host in rank_hosts[1:]:
+        if host not in seen:
+            seen[host] = pair_parameters(G, first, host)
+    classes = {(pp.alpha_s, pp.beta_s_per_byte) for pp in seen.values()}
+    worst = max(seen.values(), key=lambda pp: (pp.alpha_s, pp.beta_s_per_byte))
+    return worst, len(classes) == 1

@@ -1,0 +1,274 @@
+"""The ``collsim`` command line.
+
+    collsim run --platform crossbar --nodes 16 --np 16 --coll allreduce --alg ring \\
+                --bytes 8,64KiB,1MiB
+    collsim list
+    collsim pingpong --platform crossbar --nodes 2 --bytes 0,1MiB
+
+Bad input gives one line on stderr and exit status 2; a wrong result exit
+status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+import networkx as nx
+
+from collsim import __version__
+from collsim.errors import CollsimError
+from collsim.platforms import GENERATORS, crossbar, map_ranks, pair_parameters, write_platform
+from collsim.platforms.simgrid import write_atomically
+from collsim.profiles import builtin_profiles, load_profile
+from collsim.runner import DTYPE_BYTES, OPS, RunSpec, find_algorithm, registry, run, simulate
+from collsim.units import (
+    format_bytes,
+    format_seconds,
+    parse_bandwidth,
+    parse_byte_list,
+    parse_time,
+)
+
+__all__ = ["main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports errors as one line with exit status 2."""
+
+    def error(self, message: str) -> None:  # noqa: D401 - argparse API
+        raise CollsimError(message)
+
+
+def _add_platform_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("platform")
+    group.add_argument("--platform", default="crossbar", choices=sorted(GENERATORS),
+                       help="platform generator (default: crossbar)")
+    group.add_argument("--nodes", type=int, default=None,
+                       help="number of nodes (default: enough for --np)")
+    group.add_argument("--cores-per-node", type=int, default=1)
+    group.add_argument("--bandwidth", default="12.5GBps",
+                       help="link bandwidth, e.g. 12.5GBps or 100Gbps (default 12.5GBps)")
+    group.add_argument("--latency", default="1us",
+                       help="link latency, e.g. 1us (default 1us; a route has two links)")
+    group.add_argument("--loopback-bandwidth", default="50GBps")
+    group.add_argument("--loopback-latency", default="0.1us")
+    group.add_argument("--speed", type=float, default=1e9, help="host speed, flop/s")
+    group.add_argument("--gamma", type=float, default=1e-10,
+                       help="local reduction cost, seconds per byte (default 1e-10)")
+    parser.add_argument("--profile", default="hockney",
+                        help=f"SMPI profile: {', '.join(builtin_profiles())} or a .toml file "
+                        "(default hockney)")
+    parser.add_argument("--timeout-s", type=float, default=600.0,
+                        help="stop a simulation after this many wall-clock seconds")
+
+
+def _build_platform(args: argparse.Namespace, np: int) -> nx.Graph:
+    nodes = args.nodes if args.nodes is not None else -(-np // max(args.cores_per_node, 1))
+    try:
+        return crossbar(
+            nodes=nodes,
+            cores_per_node=args.cores_per_node,
+            bandwidth_Bps=parse_bandwidth(args.bandwidth),
+            latency_s=parse_time(args.latency),
+            loopback_bandwidth_Bps=parse_bandwidth(args.loopback_bandwidth),
+            loopback_latency_s=parse_time(args.loopback_latency),
+            speed_flops=args.speed,
+            gamma_s_per_byte=args.gamma,
+        )
+    except ValueError as error:
+        raise CollsimError(str(error)) from None
+
+
+def _parse_sizes(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(parse_byte_list(text))
+    except ValueError as error:
+        raise CollsimError(str(error)) from None
+
+
+def _load_profile(name: str):
+    try:
+        return load_profile(name)
+    except ValueError as error:
+        raise CollsimError(str(error)) from None
+
+
+def _format_table(rows: list[dict]) -> str:
+    header = ("collective", "algorithm", "np", "bytes", "simulated", "model", "ratio",
+              "class", "agrees", "check")
+    lines = [header]
+    for row in rows:
+        ratio = row["ratio"]
+        agrees = row["model_agrees"]
+        lines.append((
+            row["collective"],
+            row["algorithm"],
+            str(row["np"]),
+            format_bytes(row["bytes"]),
+            format_seconds(row["time_s"]),
+            format_seconds(row["model_s"]),
+            "-" if ratio is None else f"{ratio:.6f}",
+            row["model_class"],
+            "-" if agrees is None else ("yes" if agrees else "NO"),
+            row.get("check", "-"),
+        ))
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
+        for line in lines
+    ) + "\n"
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output:
+        write_atomically(output, text.encode())
+    else:
+        sys.stdout.write(text)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    sizes = _parse_sizes(args.bytes)
+    profile = _load_profile(args.profile)
+    G = _build_platform(args, args.np)
+    spec = RunSpec(
+        collective=args.coll,
+        algorithm=args.alg,
+        np=args.np,
+        sizes_bytes=sizes,
+        dtype=args.dtype,
+        op=args.op,
+        root=args.root,
+        seed=args.seed,
+        reps=args.reps,
+    )
+    rows, status = run(spec, G, profile, platform=args.platform, timeout_s=args.timeout_s)
+    if args.json:
+        text = "".join(json.dumps(row) + "\n" for row in rows)
+    else:
+        text = _format_table(rows)
+    _emit(text, args.output)
+    if status != 0:
+        print("collsim: a result was wrong (check column)", file=sys.stderr)
+    return status
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    entries = registry()
+    if args.json:
+        _emit("".join(json.dumps(entry) + "\n" for entry in entries), None)
+        return 0
+    lines = []
+    for entry in entries:
+        restrictions = ",".join(entry["restrictions"]) or "-"
+        lines.append(f"{entry['collective']:<10} {entry['algorithm']:<20} {restrictions:<12} "
+                     f"{entry['summary']}")
+    _emit("\n".join(lines) + "\n", None)
+    return 0
+
+
+def _cmd_pingpong(args: argparse.Namespace) -> int:
+    sizes = _parse_sizes(args.bytes)
+    profile = _load_profile(args.profile)
+    if args.np < 2:
+        raise CollsimError(f"a ping-pong needs np >= 2, got {args.np}")
+    G = _build_platform(args, args.np)
+    try:
+        rank_hosts = map_ranks(G, args.np, "block")
+    except ValueError as error:
+        raise CollsimError(str(error)) from None
+    peer = len(rank_hosts) - 1
+    rows, _ = simulate(
+        G, rank_hosts, profile,
+        ["--pingpong", "--bytes", ",".join(map(str, sizes)), "--peer", str(peer)],
+        what="ping-pong",
+        timeout_s=args.timeout_s,
+    )
+    pair = pair_parameters(G, rank_hosts[0], rank_hosts[peer])
+    out = []
+    for row in rows:
+        predicted = pair.alpha_s + (row["bytes"] + profile.envelope_bytes) * pair.beta_s_per_byte
+        out.append({
+            "bytes": row["bytes"],
+            "time_s": row["time_s"],
+            "model_s": predicted,
+            "ratio": row["time_s"] / predicted,
+            "alpha_s": pair.alpha_s,
+            "beta_s_per_byte": pair.beta_s_per_byte,
+            "hops": pair.hops,
+        })
+    if args.json:
+        _emit("".join(json.dumps(row) + "\n" for row in out), args.output)
+    else:
+        text = "".join(
+            f"{format_bytes(row['bytes']):>8}  simulated {format_seconds(row['time_s']):>10}  "
+            f"alpha+(n+{profile.envelope_bytes})beta {format_seconds(row['model_s']):>10}  "
+            f"ratio {row['ratio']:.9f}\n"
+            for row in out
+        )
+        _emit(text, args.output)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``collsim``."""
+    parser = _Parser(prog="collsim", description="Simulate MPI collective algorithms in SMPI "
+                     "and hold them against their cost models.")
+    parser.add_argument("--version", action="version", version=f"collsim {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    run_parser = commands.add_parser("run", help="simulate one algorithm at several sizes")
+    run_parser.add_argument("--coll", required=True, help="allreduce, reduce or bcast")
+    run_parser.add_argument("--alg", required=True, help="algorithm name (collsim list)")
+    run_parser.add_argument("--np", type=int, required=True, help="number of ranks")
+    run_parser.add_argument("--bytes", required=True,
+                            help="comma-separated sizes per rank, e.g. 8,64KiB,1MiB")
+    run_parser.add_argument("--dtype", default="double", choices=sorted(DTYPE_BYTES))
+    run_parser.add_argument("--op", default="sum", choices=OPS)
+    run_parser.add_argument("--root", type=int, default=0)
+    run_parser.add_argument("--seed", type=int, default=1)
+    run_parser.add_argument("--reps", type=int, default=1)
+    run_parser.add_argument("--json", action="store_true", help="JSON Lines instead of a table")
+    run_parser.add_argument("-o", "--output", help="write the output to this file")
+    _add_platform_arguments(run_parser)
+    run_parser.set_defaults(handler=_cmd_run)
+
+    list_parser = commands.add_parser("list", help="print the registry of algorithms")
+    list_parser.add_argument("--json", action="store_true")
+    list_parser.set_defaults(handler=_cmd_list)
+
+    pingpong_parser = commands.add_parser(
+        "pingpong", help="simulated ping-pong: check alpha and beta read off the platform")
+    pingpong_parser.add_argument("--bytes", default="0,1KiB,1MiB")
+    pingpong_parser.add_argument("--np", type=int, default=2,
+                                 help="ranks; the ping-pong runs between the first and the last")
+    pingpong_parser.add_argument("--json", action="store_true")
+    pingpong_parser.add_argument("-o", "--output")
+    _add_platform_arguments(pingpong_parser)
+    pingpong_parser.set_defaults(handler=_cmd_pingpong)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: returns the exit status."""
+    try:
+        args = build_parser().parse_args(argv)
+        if getattr(args, "reps", 1) < 1:
+            raise CollsimError(f"--reps must be >= 1, got {args.reps}")
+        if getattr(args, "seed", 0) < 0:
+            raise CollsimError(f"--seed must be >= 0, got {args.seed}")
+        return args.handler(args)
+    except CollsimError as error:
+        print(f"collsim: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("collsim: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

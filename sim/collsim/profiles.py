@@ -1,0 +1,112 @@
+"""SMPI profiles: named sets of ``--cfg`` options, read from TOML.
+
+The built-in profiles live in ``profiles.toml`` beside this module; a user
+profile is a TOML file with the same keys (``description``, ``envelope_bytes``,
+``exact_models``, ``cfg``) at the top level.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+__all__ = ["Profile", "HARNESS_CFG", "load_profile", "builtin_profiles"]
+
+# What collbench needs whatever the network model: simulated times must not
+# depend on the host (no timing of host code), timing calls must not cost
+# simulated time, and collbench keeps no mutable globals, so ranks can share
+# one copy of the program.
+# smpirun's own default timing precision (1e-9 s) merges events a few
+# nanoseconds apart, which shows as errors of 1e-4 on microsecond collectives;
+# 1e-12 s keeps simulated times exact to well below 1e-6.  ("surf/precision"
+# is SimGrid 3.32's name, kept as an alias of "precision/timing" later.)
+HARNESS_CFG = {
+    "smpi/simulate-computation": "no",
+    "smpi/wtime": "0",
+    "smpi/privatization": "no",
+    "surf/precision": "1e-12",
+}
+
+_BUILTIN = Path(__file__).with_name("profiles.toml")
+_KEYS = {"description", "envelope_bytes", "exact_models", "cfg"}
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named set of SMPI configuration values."""
+
+    name: str
+    description: str
+    envelope_bytes: int
+    exact_models: bool
+    cfg: dict[str, str] = field(default_factory=dict)
+
+    def smpirun_args(self) -> list[str]:
+        """The ``--cfg=key:value`` arguments for smpirun, harness requirements last."""
+        merged = {**self.cfg, **HARNESS_CFG}
+        return [f"--cfg={key}:{value}" for key, value in merged.items()]
+
+
+def _profile_from_table(name: str, table: dict, origin: str) -> Profile:
+    unknown = set(table) - _KEYS
+    if unknown:
+        raise ValueError(f"{origin}: unknown key {sorted(unknown)[0]!r} in profile {name!r}")
+    cfg = table.get("cfg", {})
+    if not isinstance(cfg, dict) or not all(isinstance(v, (str, int, float)) for v in cfg.values()):
+        raise ValueError(f"{origin}: 'cfg' of profile {name!r} must map option names to values")
+    for key in cfg:
+        if key in HARNESS_CFG:
+            raise ValueError(f"{origin}: profile {name!r} may not set {key!r} (collsim fixes it)")
+    envelope = table.get("envelope_bytes", 16)
+    if isinstance(envelope, bool) or not isinstance(envelope, int) or envelope < 0:
+        raise ValueError(f"{origin}: envelope_bytes of profile {name!r} must be an integer >= 0")
+    exact_models = table.get("exact_models", False)
+    if not isinstance(exact_models, bool):
+        raise ValueError(f"{origin}: exact_models of profile {name!r} must be true or false")
+    return Profile(
+        name=name,
+        description=str(table.get("description", "")),
+        envelope_bytes=envelope,
+        exact_models=exact_models,
+        cfg={str(k): str(v) for k, v in cfg.items()},
+    )
+
+
+def builtin_profiles() -> dict[str, Profile]:
+    """Return the built-in profiles by name."""
+    with open(_BUILTIN, "rb") as handle:
+        data = tomllib.load(handle)
+    return {name: _profile_from_table(name, table, str(_BUILTIN)) for name, table in data.items()}
+
+
+def load_profile(name_or_path: str) -> Profile:
+    """Return a built-in profile by name, or a user profile from a TOML file.
+
+    Raises
+    ------
+    ValueError
+        If the name is unknown or the file is unreadable or malformed.
+    """
+    profiles = builtin_profiles()
+    if name_or_path in profiles:
+        return profiles[name_or_path]
+    path = Path(name_or_path)
+    if path.suffix != ".toml":
+        raise ValueError(
+            f"unknown profile {name_or_path!r} (built-in: {', '.join(profiles)}; "
+            "or a .toml file)"
+        )
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as error:
+        raise ValueError(f"cannot read profile {name_or_path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"{name_or_path}: not valid TOML: {error}") from None
+    return _profile_from_table(path.stem, data, str(path))

@@ -1,0 +1,350 @@
+"""Running collbench under smpirun and attaching the model to every row.
+
+``simulate`` is the only place that starts smpirun: an argument list (no
+shell), a private working directory holding the platform XML and the
+hostfile, a timeout after which the whole process group is stopped, and one
+JSON object per measurement parsed from stdout.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import networkx as nx
+
+from collsim.analysis.models import NetworkParams, model_for
+from collsim.errors import CollsimError
+from collsim.platforms import (
+    crossbar,
+    map_ranks,
+    network_parameters,
+    platform_hash,
+    write_hostfile,
+    write_platform,
+)
+from collsim.profiles import Profile, load_profile
+from collsim.units import format_bytes
+
+__all__ = [
+    "RunSpec",
+    "find_collbench",
+    "find_smpirun",
+    "registry",
+    "simulate",
+    "run",
+    "DTYPE_BYTES",
+    "OPS",
+]
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DTYPE_BYTES = {"int32": 4, "int64": 8, "float": 4, "double": 8}
+OPS = ("sum", "prod", "max", "min", "first_nonzero")
+NONCOMMUTATIVE_OPS = {"first_nonzero"}
+
+
+def find_collbench() -> Path:
+    """Return the collbench program: $COLLSIM_COLLBENCH, else build/collbench."""
+    candidate = Path(os.environ.get("COLLSIM_COLLBENCH", REPO_ROOT / "build" / "collbench"))
+    if not candidate.is_file():
+        raise CollsimError(f"collbench not found at {candidate}: run 'make build' first")
+    return candidate
+
+
+def find_smpirun() -> str:
+    """Return the path of smpirun, or explain how to get it."""
+    path = shutil.which("smpirun")
+    if path is None:
+        raise CollsimError(
+            "smpirun not found on PATH: install SimGrid (apt-get install libsimgrid-dev), "
+            "or run 'make build'"
+        )
+    return path
+
+
+def _failure_message(what: str, returncode: int, stderr: str) -> str:
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith("collbench: error: "):
+            return line[len("collbench: error: ") :]
+    if any("deadlock" in line.lower() for line in lines):
+        return f"{what} deadlocked (SimGrid found no rank able to progress)"
+    detail = next(
+        (line for line in reversed(lines) if "did not return 0" not in line),
+        "no message",
+    )
+    return f"{what} crashed (exit status {returncode}): {detail}"
+
+
+def simulate(
+    G: nx.Graph,
+    rank_hosts: list[str],
+    profile: Profile,
+    collbench_args: list[str],
+    *,
+    what: str,
+    timeout_s: float = 600.0,
+) -> tuple[list[dict], int]:
+    """Run collbench under smpirun and return its rows and exit status.
+
+    Parameters
+    ----------
+    G : networkx.Graph
+        The platform.
+    rank_hosts : list of str
+        Host of each rank (its length is the number of ranks).
+    profile : Profile
+        The SMPI profile.
+    collbench_args : list of str
+        Arguments for collbench.
+    what : str
+        What is being simulated, for error messages ("allreduce/ring at 1MiB").
+    timeout_s : float
+        Wall-clock limit; the simulation is stopped after it.
+
+    Returns
+    -------
+    rows, returncode
+        The parsed JSON rows and collbench's exit status (0 ok, 1 a wrong
+        result).
+
+    Raises
+    ------
+    CollsimError
+        On bad input detected by collbench, a deadlock, a crash or a timeout.
+    """
+    smpirun = find_smpirun()
+    collbench = find_collbench()
+    with tempfile.TemporaryDirectory(prefix="collsim-") as workdir:
+        platform_path = write_platform(G, Path(workdir) / "platform.xml")
+        hostfile_path = write_hostfile(rank_hosts, Path(workdir) / "hostfile")
+        argv = [
+            smpirun,
+            "-np",
+            str(len(rank_hosts)),
+            "-platform",
+            str(platform_path),
+            "-hostfile",
+            str(hostfile_path),
+            *profile.smpirun_args(),
+            "--cfg=smpi/tmpdir:" + workdir,
+            "--log=root.thres:warning",
+            str(collbench),
+            *collbench_args,
+        ]
+        process = subprocess.Popen(
+            argv,
+            cwd=workdir,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            stdout, stderr = process.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise CollsimError(
+                f"{what} did not finish within {timeout_s:g} s and was stopped "
+                "(a deadlock, or too large for this timeout: see --timeout-s)"
+            ) from None
+    rows = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    if process.returncode not in (0, 1):
+        raise CollsimError(_failure_message(what, process.returncode, stderr))
+    if process.returncode == 1 and not any(row.get("check") == "wrong" for row in rows):
+        raise CollsimError(_failure_message(what, process.returncode, stderr))
+    return rows, process.returncode
+
+
+@functools.lru_cache(maxsize=1)
+def registry() -> tuple[dict, ...]:
+    """Return the registry as printed by ``collbench --list --json``."""
+    G = crossbar(nodes=1)
+    rows, _ = simulate(
+        G, ["node-0"], load_profile("hockney"), ["--list", "--json"], what="collbench --list"
+    )
+    return tuple(rows)
+
+
+def find_algorithm(collective: str, algorithm: str) -> dict:
+    """Return the registry entry, or a one-line error naming the known ones."""
+    entries = registry()
+    collectives = sorted({entry["collective"] for entry in entries})
+    if collective not in collectives:
+        raise CollsimError(f"unknown collective {collective!r} (known: {', '.join(collectives)})")
+    names = [entry["algorithm"] for entry in entries if entry["collective"] == collective]
+    for entry in entries:
+        if entry["collective"] == collective and entry["algorithm"] == algorithm:
+            return entry
+    raise CollsimError(
+        f"unknown algorithm {algorithm!r} for {collective} (known: {', '.join(names)})"
+    )
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One ``collsim run``: an algorithm, a machine, a rank count and sizes."""
+
+    collective: str
+    algorithm: str
+    np: int
+    sizes_bytes: tuple[int, ...]
+    dtype: str = "double"
+    op: str = "sum"
+    root: int = 0
+    seed: int = 1
+    reps: int = 1
+    mapping: str = "block"
+    check: bool = True
+
+
+def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
+    """Reject a run that cannot make sense, before anything starts."""
+    if spec.np < 1:
+        raise CollsimError(f"np must be >= 1, got {spec.np}")
+    if spec.np > total_cores:
+        raise CollsimError(f"np={spec.np} is larger than the platform's {total_cores} cores")
+    if spec.dtype not in DTYPE_BYTES:
+        raise CollsimError(f"unknown datatype {spec.dtype!r} (known: {', '.join(DTYPE_BYTES)})")
+    if spec.op not in OPS:
+        raise CollsimError(f"unknown op {spec.op!r} (known: {', '.join(OPS)})")
+    if not spec.sizes_bytes:
+        raise CollsimError("no sizes given")
+    for n_bytes in spec.sizes_bytes:
+        if n_bytes < 0:
+            raise CollsimError(f"negative size {n_bytes}")
+        if n_bytes % DTYPE_BYTES[spec.dtype]:
+            raise CollsimError(f"{n_bytes} bytes is not a whole number of {spec.dtype} elements")
+    if spec.collective != "allreduce" and not 0 <= spec.root < spec.np:
+        raise CollsimError(f"root {spec.root} is outside the communicator (np={spec.np})")
+    if (
+        "commutative" in entry["restrictions"]
+        and spec.collective != "bcast"
+        and spec.op in NONCOMMUTATIVE_OPS
+    ):
+        raise CollsimError(
+            f"{spec.collective}/{spec.algorithm} requires a commutative op ({spec.op} is not)"
+        )
+    if "power_of_two" in entry["restrictions"] and spec.np & (spec.np - 1):
+        raise CollsimError(
+            f"{spec.collective}/{spec.algorithm} requires a power-of-two process count "
+            f"(np={spec.np})"
+        )
+
+
+def collbench_args(spec: RunSpec) -> list[str]:
+    """The collbench command line for a spec."""
+    args = [
+        "--coll", spec.collective,
+        "--alg", spec.algorithm,
+        "--bytes", ",".join(str(n) for n in spec.sizes_bytes),
+        "--dtype", spec.dtype,
+        "--op", spec.op,
+        "--root", str(spec.root),
+        "--seed", str(spec.seed),
+        "--reps", str(spec.reps),
+    ]  # fmt: skip
+    if not spec.check:
+        args.append("--no-check")
+    return args
+
+
+def model_parameters(G: nx.Graph, rank_hosts: list[str], profile: Profile) -> tuple[NetworkParams, bool]:
+    """The model's parameters for these ranks, and whether they are uniform."""
+    pair, uniform = network_parameters(G, rank_hosts)
+    net = NetworkParams(
+        alpha_s=pair.alpha_s,
+        beta_s_per_byte=pair.beta_s_per_byte,
+        gamma_s_per_byte=G.graph.get("gamma_s_per_byte", 0.0),
+        envelope_bytes=profile.envelope_bytes,
+    )
+    return net, uniform
+
+
+def annotate(row: dict, G: nx.Graph, net: NetworkParams, model_class: str, *,
+             platform: str, platform_id: str, mapping: str, profile: Profile) -> dict:
+    """Return the row with the platform, profile and model fields added."""
+    model = model_for(row["collective"], row["algorithm"])
+    prediction = model(
+        row["np"],
+        row["bytes"],
+        net,
+        elem_bytes=DTYPE_BYTES[row["dtype"]],
+        root=row["root"] or 0,
+        commutative=row["op"] not in NONCOMMUTATIVE_OPS,
+    )
+    if model_class != "approx":
+        model_class = "exact" if prediction.exact else "bound"
+    time_s = row["time_s"]
+    ratio = time_s / prediction.time_s if prediction.time_s > 0 else (1.0 if time_s == 0 else None)
+    agrees = prediction.contains(time_s) if model_class != "approx" else None
+    out = {
+        "collective": row["collective"],
+        "algorithm": row["algorithm"],
+        "params": row["params"],
+        "platform": platform,
+        "platform_hash": platform_id,
+        "mapping": mapping,
+        "profile": profile.name,
+        "np": row["np"],
+        "bytes": row["bytes"],
+        "dtype": row["dtype"],
+        "op": row["op"],
+        "root": row["root"],
+        "seed": row["seed"],
+        "rep": row["rep"],
+        "time_s": time_s,
+        "model_s": prediction.time_s,
+        "model_low_s": prediction.low_s,
+        "model_high_s": prediction.high_s,
+        "model_class": model_class,
+        "model_agrees": agrees,
+        "ratio": ratio,
+    }
+    for key in ("check", "bitwise_rank_order", "ranks_agree", "max_error_ratio", "result_hash"):
+        if key in row:
+            out[key] = row[key]
+    out["collsim_version"] = row["collsim_version"]
+    out["library"] = row["library"]
+    return out
+
+
+def run(spec: RunSpec, G: nx.Graph, profile: Profile, *, platform: str,
+        timeout_s: float = 600.0) -> tuple[list[dict], int]:
+    """Simulate one spec on platform G and return annotated rows and collbench's exit status.
+
+    Raises
+    ------
+    CollsimError
+        On bad input (checked before anything runs) or a failed simulation.
+    """
+    entry = find_algorithm(spec.collective, spec.algorithm)
+    total_cores = sum(cores for _, cores in G.nodes(data="cores") if cores)
+    validate_spec(spec, entry, total_cores=total_cores)
+    try:
+        rank_hosts = map_ranks(G, spec.np, spec.mapping)
+    except ValueError as error:
+        raise CollsimError(str(error)) from None
+    net, uniform = model_parameters(G, rank_hosts, profile)
+    model_class = "model" if (profile.exact_models and uniform) else "approx"
+    what = (
+        f"{spec.collective}/{spec.algorithm} on {spec.np} ranks at "
+        f"{','.join(format_bytes(n) for n in spec.sizes_bytes)}"
+    )
+    rows, status = simulate(G, rank_hosts, profile, collbench_args(spec), what=what,
+                            timeout_s=timeout_s)
+    platform_id = platform_hash(G)
+    annotated = [
+        annotate(row, G, net, model_class, platform=platform, platform_id=platform_id,
+                 mapping=spec.mapping, profile=profile)
+        for row in rows
+    ]
+    return annotated, status

@@ -1,0 +1,177 @@
+"""Parsing and formatting of quantities with units (sizes, bandwidths, times).
+
+Inside collsim every quantity is an SI number whose unit is in its name
+(``n_bytes``, ``latency_s``, ``bandwidth_Bps``); strings with suffixes such as
+``"64KiB"``, ``"12.5GBps"`` or ``"1us"`` exist only at the edges (command line,
+scenario files, SimGrid XML).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+__all__ = [
+    "parse_bytes",
+    "parse_byte_list",
+    "parse_bandwidth",
+    "parse_time",
+    "format_bytes",
+    "format_seconds",
+    "simgrid_bandwidth",
+    "simgrid_time",
+]
+
+_SIZE_UNITS = {
+    "": 1,
+    "B": 1,
+    "KiB": 1024,
+    "MiB": 1024**2,
+    "GiB": 1024**3,
+    "kB": 1000,
+    "KB": 1000,
+    "MB": 1000**2,
+    "GB": 1000**3,
+}
+_BANDWIDTH_UNITS = {
+    "Bps": 1.0,
+    "kBps": 1e3,
+    "KBps": 1e3,
+    "MBps": 1e6,
+    "GBps": 1e9,
+    "TBps": 1e12,
+    "bps": 1 / 8,
+    "kbps": 1e3 / 8,
+    "Mbps": 1e6 / 8,
+    "Gbps": 1e9 / 8,
+    "Tbps": 1e12 / 8,
+}
+_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12}
+_NUMBER = r"([0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)"
+
+
+def parse_bytes(text: str) -> int:
+    """Parse a size such as ``"8"``, ``"8B"``, ``"64KiB"`` or ``"1MiB"`` into bytes.
+
+    Parameters
+    ----------
+    text : str
+        A non-negative whole number with an optional unit: B, KiB, MiB, GiB
+        (powers of 1024) or kB, MB, GB (powers of 1000).
+
+    Returns
+    -------
+    int
+        The size in bytes.
+
+    Raises
+    ------
+    ValueError
+        If the text is not such a size or is not a whole number of bytes.
+
+    Examples
+    --------
+    >>> parse_bytes("64KiB")
+    65536
+    >>> parse_bytes("1.5KiB")
+    1536
+    """
+    match = re.fullmatch(_NUMBER + r"\s*([A-Za-z]*)", text.strip())
+    if match is None or match.group(2) not in _SIZE_UNITS:
+        raise ValueError(f"malformed size {text!r} (examples: 8, 4KiB, 1MiB)")
+    value = float(match.group(1)) * _SIZE_UNITS[match.group(2)]
+    if value != math.floor(value):
+        raise ValueError(f"size {text!r} is not a whole number of bytes")
+    return int(value)
+
+
+def parse_byte_list(text: str) -> list[int]:
+    """Parse a comma-separated list of sizes (``"8,64KiB,1MiB"``) into bytes.
+
+    Examples
+    --------
+    >>> parse_byte_list("8,4KiB")
+    [8, 4096]
+    """
+    items = [item for item in text.split(",")]
+    if not text.strip() or any(not item.strip() for item in items):
+        raise ValueError(f"malformed size list {text!r} (example: 8,64KiB,1MiB)")
+    return [parse_bytes(item) for item in items]
+
+
+def parse_bandwidth(text: str | float) -> float:
+    """Parse a bandwidth (``"12.5GBps"``, ``"100Gbps"`` or a number of bytes/s).
+
+    Examples
+    --------
+    >>> parse_bandwidth("100Gbps")
+    12500000000.0
+    """
+    if isinstance(text, (int, float)):
+        value = float(text)
+    else:
+        match = re.fullmatch(_NUMBER + r"\s*([A-Za-z]*)", text.strip())
+        if match is None or match.group(2) not in (*_BANDWIDTH_UNITS, ""):
+            raise ValueError(f"malformed bandwidth {text!r} (examples: 12.5GBps, 100Gbps)")
+        value = float(match.group(1)) * _BANDWIDTH_UNITS.get(match.group(2), 1.0)
+    if not value > 0 or math.isinf(value):
+        raise ValueError(f"bandwidth must be positive and finite, got {text!r}")
+    return value
+
+
+def parse_time(text: str | float) -> float:
+    """Parse a duration (``"1us"``, ``"0.5ms"`` or a number of seconds).
+
+    Examples
+    --------
+    >>> parse_time("1.5us")
+    1.5e-06
+    """
+    if isinstance(text, (int, float)):
+        value = float(text)
+    else:
+        match = re.fullmatch(_NUMBER + r"\s*([a-z]*)", text.strip())
+        if match is None or match.group(2) not in (*_TIME_UNITS, ""):
+            raise ValueError(f"malformed duration {text!r} (examples: 1us, 0.5ms, 2e-6)")
+        value = float(match.group(1)) * _TIME_UNITS.get(match.group(2), 1.0)
+    if value < 0 or math.isinf(value) or math.isnan(value):
+        raise ValueError(f"duration must be non-negative and finite, got {text!r}")
+    return value
+
+
+def format_bytes(n_bytes: int) -> str:
+    """Format a size with the largest binary unit that divides it.
+
+    Examples
+    --------
+    >>> format_bytes(65536), format_bytes(1000)
+    ('64KiB', '1000B')
+    """
+    for unit, factor in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if n_bytes >= factor and n_bytes % factor == 0:
+            return f"{n_bytes // factor}{unit}"
+    return f"{n_bytes}B"
+
+
+def format_seconds(seconds: float) -> str:
+    """Format a duration with an SI prefix and 4 significant digits.
+
+    Examples
+    --------
+    >>> format_seconds(2.0024e-06)
+    '2.002 us'
+    """
+    for unit, factor in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if abs(seconds) >= factor:
+            return f"{seconds / factor:.4g} {unit}"
+    return f"{seconds / 1e-9:.4g} ns"
+
+
+def simgrid_bandwidth(bandwidth_Bps: float) -> str:
+    """Write a bandwidth the SimGrid way, exactly (``"12500000000Bps"``)."""
+    return f"{bandwidth_Bps!r}Bps"
+
+
+def simgrid_time(seconds: float) -> str:
+    """Write a duration the SimGrid way, exactly (``"1e-06s"``)."""
+    return f"{seconds!r}s"
