@@ -129,22 +129,44 @@ def _emit(text: str, output: str | None) -> None:
         sys.stdout.write(text)
 
 
+def _selected_algorithms(collectives: str, algorithms: str) -> list[tuple[str, str]]:
+    """Expand --coll/--alg (names, comma lists or 'all') into registry entries."""
+    entries = registry()
+    known_collectives = list(dict.fromkeys(entry["collective"] for entry in entries))
+    wanted = known_collectives if collectives == "all" else collectives.split(",")
+    selected = []
+    for collective in wanted:
+        names = [e["algorithm"] for e in entries if e["collective"] == collective]
+        for algorithm in names if algorithms == "all" else algorithms.split(","):
+            find_algorithm(collective, algorithm)  # one-line error when unknown
+            selected.append((collective, algorithm))
+    return selected
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     sizes = _parse_sizes(args.bytes)
     profile = _load_profile(args.profile)
     G = _build_platform(args, args.np)
-    spec = RunSpec(
-        collective=args.coll,
-        algorithm=args.alg,
-        np=args.np,
-        sizes_bytes=sizes,
-        dtype=args.dtype,
-        op=args.op,
-        root=args.root,
-        seed=args.seed,
-        reps=args.reps,
-    )
-    rows, status = run(spec, G, profile, platform=args.platform, timeout_s=args.timeout_s)
+    specs = [
+        RunSpec(
+            collective=collective,
+            algorithm=algorithm,
+            np=args.np,
+            sizes_bytes=sizes,
+            dtype=args.dtype,
+            op=args.op,
+            root=args.root,
+            seed=args.seed,
+            reps=args.reps,
+        )
+        for collective, algorithm in _selected_algorithms(args.coll, args.alg)
+    ]
+    rows, status = [], 0
+    for spec in specs:
+        spec_rows, spec_status = run(spec, G, profile, platform=args.platform,
+                                     timeout_s=args.timeout_s)
+        rows.extend(spec_rows)
+        status = max(status, spec_status)
     if args.json:
         text = "".join(json.dumps(row) + "\n" for row in rows)
     else:
@@ -220,8 +242,10 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     run_parser = commands.add_parser("run", help="simulate one algorithm at several sizes")
-    run_parser.add_argument("--coll", required=True, help="allreduce, reduce or bcast")
-    run_parser.add_argument("--alg", required=True, help="algorithm name (collsim list)")
+    run_parser.add_argument("--coll", required=True,
+                            help="allreduce, reduce or bcast; a comma list, or all")
+    run_parser.add_argument("--alg", required=True,
+                            help="algorithm name (collsim list); a comma list, or all")
     run_parser.add_argument("--np", type=int, required=True, help="number of ranks")
     run_parser.add_argument("--bytes", required=True,
                             help="comma-separated sizes per rank, e.g. 8,64KiB,1MiB")

@@ -1,0 +1,40 @@
+# collsim: `make demo` runs the main job, `make test` runs the tests.  Each
+# installs what is missing first (system packages, the Python virtual
+# environment), then builds; a second run installs nothing.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+VENV_STAMP := $(VENV)/.installed
+BUILD := build
+# Warnings are errors in CI; elsewhere a newer compiler's new warning should
+# not stop a user.
+WERROR ?= $(if $(CI),ON,OFF)
+PYTEST_WORKERS ?= 2
+
+.PHONY: demo test build system-deps venv clean
+
+demo: build venv
+	$(VENV)/bin/collsim run --platform crossbar --nodes 64 --np 64 \
+	    --coll all --alg all --bytes 8,64KiB,1MiB
+
+test: build venv
+	$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) tests
+
+system-deps:
+	@sim/install-system-deps.sh
+
+venv: $(VENV_STAMP)
+
+$(VENV_STAMP): pyproject.toml | system-deps
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+build: system-deps
+	SMPI_PRETEND_CC=1 cmake -S . -B $(BUILD) -DCMAKE_C_COMPILER=smpicc \
+	    -DCOLLSIM_WERROR=$(WERROR) >/dev/null
+	cmake --build $(BUILD) -j 2
+
+clean:
+	rm -rf $(BUILD) $(VENV)

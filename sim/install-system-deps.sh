@@ -1,0 +1,31 @@
+#!/bin/sh
+# Installs the system packages collsim needs, and only those that are missing:
+# SimGrid (libsimgrid-dev: smpicc, smpirun), CMake, a C compiler, and Python's
+# venv module.  Debian/Ubuntu; as root, or through sudo.  A second run finds
+# everything and installs nothing.
+set -eu
+
+missing=""
+command -v smpicc >/dev/null 2>&1 && command -v smpirun >/dev/null 2>&1 \
+    || missing="$missing libsimgrid-dev"
+command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
+command -v cc >/dev/null 2>&1 || missing="$missing gcc libc6-dev"
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$missing python3-venv"
+
+[ -z "$missing" ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "collsim: missing:$missing; install them with your system's package manager" >&2
+    exit 1
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || {
+        echo "collsim: missing:$missing; run 'make' as root or install sudo" >&2
+        exit 1
+    }
+    sudo=sudo
+fi
+echo "collsim: installing$missing"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
