@@ -80,6 +80,8 @@ def parse_bytes(text: str) -> int:
     if match is None or match.group(2) not in _SIZE_UNITS:
         raise ValueError(f"malformed size {text!r} (examples: 8, 4KiB, 1MiB)")
     value = float(match.group(1)) * _SIZE_UNITS[match.group(2)]
+    if math.isinf(value) or value >= 2**63:
+        raise ValueError(f"size {text!r} is too large")
     if value != math.floor(value):
         raise ValueError(f"size {text!r} is not a whole number of bytes")
     return int(value)

@@ -1,0 +1,21 @@
+"""The examples in the docstrings run and print what they say."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "collsim.units",
+    "collsim.platforms.crossbar",
+    "collsim.platforms.mapping",
+    "collsim.platforms.network",
+    "collsim.analysis.models",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.attempted > 0
+    assert result.failed == 0
