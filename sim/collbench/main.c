@@ -332,16 +332,20 @@ static int run_measurements(run_context *ctx)
             if (kind != CHECK_BCAST && op_create(opt->ops[o], &op, &created) != MPI_SUCCESS)
                 return EXIT_MPI_ERROR;
             for (int r = 0; r < nroots && status == EXIT_OK; r++) {
-                for (int s = 0; s < opt->nbytes && status == EXIT_OK; s++) {
+                const int nsizes = opt->ncounts > 0 ? opt->ncounts : opt->nbytes;
+                for (int s = 0; s < nsizes && status == EXIT_OK; s++) {
+                    const int esize = dtype_size(opt->dtypes[d]);
+                    const long long count =
+                        opt->ncounts > 0 ? opt->counts[s] : opt->bytes[s] / esize;
                     check_case c = {
                         .kind = kind,
                         .dtype = opt->dtypes[d],
                         .op = kind == CHECK_BCAST ? OP_SUM : opt->ops[o],
                         .root = kind == CHECK_ALLREDUCE ? 0 : opt->roots[r],
-                        .count = (int)(opt->bytes[s] / dtype_size(opt->dtypes[d])),
+                        .count = (int)count,
                         .seed = opt->seed,
                     };
-                    status = measure_case(ctx, &c, op, opt->bytes[s]);
+                    status = measure_case(ctx, &c, op, count * esize);
                 }
             }
             if (created)

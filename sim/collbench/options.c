@@ -10,7 +10,8 @@
 
 const char options_usage[] =
     "usage: collbench --list [--json]\n"
-    "       collbench --coll C --alg A --bytes N[,N...] [--dtype T[,T...]] [--op O[,O...]]\n"
+    "       collbench --coll C --alg A (--bytes N[,N...] | --count K[,K...])\n"
+    "                 [--dtype T[,T...]] [--op O[,O...]]\n"
     "                 [--root R[,R...]] [--seed S] [--reps K] [--gamma-s-per-byte G]\n"
     "                 [--segment-bytes B] [--no-check]\n"
     "       collbench --pingpong --bytes N[,N...] [--peer R] [--reps K]\n"
@@ -76,6 +77,20 @@ static int add_size(const char *item, size_t len, options *opt, char *err, size_
     if (opt->nbytes == OPTIONS_MAX_SIZES)
         return fail(err, errlen, "%s", "too many sizes (at most 64)");
     opt->bytes[opt->nbytes++] = v;
+    return 0;
+}
+
+static int add_count(const char *item, size_t len, options *opt, char *err, size_t errlen)
+{
+    char buf[64];
+    long long v;
+    if (copy_item(item, len, buf, sizeof buf) != 0 || parse_ll(buf, &v) != 0)
+        return fail(err, errlen, "malformed count '%s' (a number of elements expected)", item);
+    if (v < 0 || v > 0x7fffffffLL)
+        return fail(err, errlen, "count '%s' out of range (0 .. 2^31-1)", buf);
+    if (opt->ncounts == OPTIONS_MAX_SIZES)
+        return fail(err, errlen, "%s", "too many counts (at most 64)");
+    opt->counts[opt->ncounts++] = v;
     return 0;
 }
 
@@ -161,6 +176,9 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
         } else if (strcmp(arg, "--bytes") == 0) {
             if (for_each_item(value, add_size, opt, err, errlen) != 0)
                 return -1;
+        } else if (strcmp(arg, "--count") == 0) {
+            if (for_each_item(value, add_count, opt, err, errlen) != 0)
+                return -1;
         } else if (strcmp(arg, "--dtype") == 0) {
             if (for_each_item(value, add_dtype, opt, err, errlen) != 0)
                 return -1;
@@ -212,7 +230,11 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
         if (opt->algorithm == NULL)
             return fail(err, errlen, "%s", "--alg is required");
     }
-    if ((opt->mode == MODE_MEASURE || opt->mode == MODE_PINGPONG) && opt->nbytes == 0)
+    if (opt->nbytes > 0 && opt->ncounts > 0)
+        return fail(err, errlen, "%s", "give --bytes or --count, not both");
+    if (opt->mode == MODE_PINGPONG && opt->nbytes == 0)
         return fail(err, errlen, "%s", "--bytes is required");
+    if (opt->mode == MODE_MEASURE && opt->nbytes == 0 && opt->ncounts == 0)
+        return fail(err, errlen, "%s", "--bytes or --count is required");
     return 0;
 }

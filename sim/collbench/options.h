@@ -21,8 +21,10 @@ typedef struct options {
     int json;                    /* --list output as JSON Lines */
     const char *collective;      /* --coll */
     const char *algorithm;       /* --alg */
-    long long bytes[OPTIONS_MAX_SIZES];
+    long long bytes[OPTIONS_MAX_SIZES];  /* --bytes: sizes per rank in bytes */
     int nbytes;
+    long long counts[OPTIONS_MAX_SIZES]; /* --count: sizes in elements (instead of --bytes) */
+    int ncounts;
     dtype_id dtypes[DTYPE_COUNT];
     int ndtypes;
     op_id ops[OP_COUNT];
