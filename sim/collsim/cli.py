@@ -144,6 +144,8 @@ def _selected_algorithms(collectives: str, algorithms: str) -> list[tuple[str, s
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    if args.np < 1:
+        raise CollsimError(f"np must be >= 1, got {args.np}")
     sizes = _parse_sizes(args.bytes)
     profile = _load_profile(args.profile)
     G = _build_platform(args, args.np)

@@ -74,8 +74,6 @@ def _failure_message(what: str, returncode: int, stderr: str) -> str:
     for line in lines:
         if line.startswith("collbench: error: "):
             return line[len("collbench: error: ") :]
-    if any("deadlock" in line.lower() for line in lines):
-        return f"{what} deadlocked (SimGrid found no rank able to progress)"
     detail = next(
         (line for line in reversed(lines) if "did not return 0" not in line),
         "no message",
@@ -156,6 +154,9 @@ def simulate(
                 f"{what} did not finish within {timeout_s:g} s and was stopped "
                 "(a deadlock, or too large for this timeout: see --timeout-s)"
             ) from None
+    # SimGrid reports a deadlock on stderr and smpirun still exits with 0.
+    if "deadlock detected" in stderr.lower():
+        raise CollsimError(f"{what} deadlocked (SimGrid found no rank able to progress)")
     rows = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
     if process.returncode not in (0, 1):
         raise CollsimError(_failure_message(what, process.returncode, stderr))
@@ -341,6 +342,9 @@ def run(spec: RunSpec, G: nx.Graph, profile: Profile, *, platform: str,
     )
     rows, status = simulate(G, rank_hosts, profile, collbench_args(spec), what=what,
                             timeout_s=timeout_s)
+    expected = len(spec.sizes_bytes) * spec.reps
+    if len(rows) != expected:
+        raise CollsimError(f"{what} printed {len(rows)} of its {expected} measurements")
     platform_id = platform_hash(G)
     annotated = [
         annotate(row, G, net, model_class, platform=platform, platform_id=platform_id,

@@ -1,0 +1,71 @@
+"""The checks can fail: a copy of the sources with one planted fault is built, and
+collbench's result check or the model comparison must catch it."""
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from collsim.platforms import crossbar
+from collsim.runner import REPO_ROOT, RunSpec, run
+
+
+def build_with_fault(tmp_path, relative_path, old, new):
+    source = tmp_path / "src"
+    for part in ("algorithms", "sim/collbench"):
+        shutil.copytree(REPO_ROOT / part, source / part)
+    shutil.copy(REPO_ROOT / "CMakeLists.txt", source / "CMakeLists.txt")
+    target = source / relative_path
+    text = target.read_text()
+    assert text.count(old) == 1, f"fault anchor not found once in {relative_path}"
+    target.write_text(text.replace(old, new))
+    build = tmp_path / "build"
+    env = {key: value for key, value in os.environ.items() if key != "SMPI_PRETEND_CC"}
+    # configure-time checks need smpicc to pretend to be a plain compiler; the build must not
+    subprocess.run(["cmake", "-S", source, "-B", build, "-DCMAKE_C_COMPILER=smpicc"],
+                   check=True, env={**env, "SMPI_PRETEND_CC": "1"}, capture_output=True)
+    subprocess.run(["cmake", "--build", build], check=True, env=env, capture_output=True)
+    return build / "collbench"
+
+
+def test_swapped_operands_are_caught(tmp_path, monkeypatch, hockney):
+    collbench = build_with_fault(
+        tmp_path, "algorithms/allreduce/allreduce_recursive_doubling.c",
+        "if (partner_new < newrank) {", "if (partner_new > newrank) {")
+    monkeypatch.setenv("COLLSIM_COLLBENCH", str(collbench))
+    G = crossbar(nodes=8)
+    rows, status = run(RunSpec("allreduce", "recursive_doubling", 8, (8000,), op="first_nonzero"),
+                       G, hockney, platform="crossbar")
+    assert status == 1 and rows[0]["check"] == "wrong"
+    # the same fault is invisible to a commutative op: the check is per op, as it should be
+    rows, status = run(RunSpec("allreduce", "recursive_doubling", 8, (8000,), op="max"),
+                       G, hockney, platform="crossbar")
+    assert status == 0 and rows[0]["check"] == "ok"
+
+
+def test_a_missing_step_is_caught(tmp_path, monkeypatch, hockney):
+    collbench = build_with_fault(
+        tmp_path, "algorithms/allreduce/allreduce_ring.c",
+        "for (int step = 0; step < size - 1; step++) {\n        const int send_block = (rank + 1",
+        "for (int step = 0; step < size - 2; step++) {\n        const int send_block = (rank + 1")
+    monkeypatch.setenv("COLLSIM_COLLBENCH", str(collbench))
+    rows, status = run(RunSpec("allreduce", "ring", 5, (4096,), dtype="int32"),
+                       crossbar(nodes=8), hockney, platform="crossbar")
+    assert status == 1 and rows[0]["check"] == "wrong"
+
+
+def test_an_extra_message_is_caught_by_the_model(tmp_path, monkeypatch, hockney):
+    collbench = build_with_fault(
+        tmp_path, "algorithms/bcast/bcast_binomial.c",
+        "cleanup:\n    return rc;",
+        "    if (size > 1 && rank == root)\n"
+        "        COLLSIM_CHECK(MPI_Send(buffer, 1, datatype, (root + 1) % size, 99, comm));\n"
+        "    if (size > 1 && rank == (root + 1) % size)\n"
+        "        COLLSIM_CHECK(MPI_Recv(buffer, 1, datatype, root, 99, comm, MPI_STATUS_IGNORE));\n"
+        "cleanup:\n    return rc;")
+    monkeypatch.setenv("COLLSIM_COLLBENCH", str(collbench))
+    rows, status = run(RunSpec("bcast", "binomial", 8, (4096,)), crossbar(nodes=8), hockney,
+                       platform="crossbar")
+    assert status == 0 and rows[0]["check"] == "ok"
+    assert rows[0]["model_agrees"] is False
