@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["NetworkParams", "Prediction", "message_s", "reduce_s", "exact", "bounded"]
+__all__ = ["NetworkParams", "Prediction", "message_s", "reduce_s", "exact"]
 
 
 @dataclass(frozen=True)
@@ -83,11 +83,6 @@ def reduce_s(net: NetworkParams, n_bytes: float) -> float:
 def exact(time_s: float) -> Prediction:
     """A prediction that claims the exact time."""
     return Prediction(time_s, time_s, time_s)
-
-
-def bounded(time_s: float, low_s: float, high_s: float) -> Prediction:
-    """A prediction with a guaranteed interval (low_s <= high_s)."""
-    return Prediction(time_s, min(low_s, high_s), max(low_s, high_s))
 
 
 def check_arguments(p: int, n_bytes: int, elem_bytes: int) -> int:
