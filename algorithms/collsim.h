@@ -26,9 +26,20 @@ typedef struct collsim_params {
     /* Cost of combining one byte of two operands in a local reduction, in
      * simulated seconds; charged by collsim_reduce_local(). */
     double gamma_s_per_byte;
-    /* Pipelining segment size in bytes, 0 = unsegmented (unused by the first
-     * set of algorithms, reserved for the pipelined ones). */
+    /* Pipelined algorithms: the vector is cut into block_count blocks, or
+     * into blocks of segment_bytes; both 0 = the algorithm's default (the
+     * model-optimal block count). */
     size_t segment_bytes;
+    int block_count;
+    /* Hierarchical algorithms: the number of groups G (0 = default). */
+    int group_count;
+    /* Two-level algorithms: the algorithm used inside groups and between
+     * group leaders, by registry name (NULL = the algorithm's default). */
+    const char *inner_algorithm;
+    const char *outer_algorithm;
+    /* Node-aware algorithms: ranks per exposed node (0 = the real node, as
+     * grouped by MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)). */
+    int node_size;
 } collsim_params;
 
 /* The three signatures.  Each returns MPI_SUCCESS or an MPI error code. */
@@ -47,6 +58,14 @@ enum {
     COLLSIM_RESTRICT_POWER_OF_TWO = 1u << 1 /* the process count must be a power of two */
 };
 
+/* Parameters an algorithm reads, declared in registry.def. */
+enum {
+    COLLSIM_PARAM_SEGMENTS = 1u << 0,  /* segment_bytes or block_count */
+    COLLSIM_PARAM_GROUPS = 1u << 1,    /* group_count */
+    COLLSIM_PARAM_INNER_OUTER = 1u << 2, /* inner_algorithm, outer_algorithm */
+    COLLSIM_PARAM_NODE_SIZE = 1u << 3  /* node_size */
+};
+
 typedef enum collsim_collective {
     COLLSIM_ALLREDUCE,
     COLLSIM_REDUCE,
@@ -58,6 +77,7 @@ typedef struct collsim_algorithm {
     const char *collective_name;
     const char *name;
     unsigned restrictions;
+    unsigned parameters;
     const char *summary;
     union {
         collsim_allreduce_fn *allreduce;
@@ -67,7 +87,7 @@ typedef struct collsim_algorithm {
 } collsim_algorithm;
 
 /* Declarations of every algorithm, generated from the registry. */
-#define COLLSIM_ALGORITHM(coll, name, restrictions, summary) \
+#define COLLSIM_ALGORITHM(coll, name, restrictions, parameters, summary) \
     collsim_##coll##_fn collsim_##coll##_##name;
 #include "registry.def"
 #undef COLLSIM_ALGORITHM
@@ -82,6 +102,10 @@ const collsim_algorithm *collsim_find_algorithm(const char *collective, const ch
  * given commutativity; otherwise a sentence naming the violated restriction. */
 const char *collsim_check_restrictions(const collsim_algorithm *alg, int comm_size,
                                        int op_is_commutative);
+
+/* NULL when every parameter set in params (non-zero / non-NULL) is one the
+ * algorithm reads; otherwise a sentence naming the first one it does not. */
+const char *collsim_check_parameters(const collsim_algorithm *alg, const collsim_params *params);
 
 /* Applies op elementwise: inoutbuf[i] = inbuf[i] op inoutbuf[i] (MPI order:
  * inbuf is the left operand), then charges count * type size * gamma seconds

@@ -14,11 +14,12 @@
 #define COLLSIM_ENUM_bcast COLLSIM_BCAST
 
 static const collsim_algorithm registry[] = {
-#define COLLSIM_ALGORITHM(coll, alg_name, alg_restrictions, alg_summary) \
+#define COLLSIM_ALGORITHM(coll, alg_name, alg_restrictions, alg_parameters, alg_summary) \
     {.collective = COLLSIM_ENUM_##coll,                                  \
      .collective_name = #coll,                                           \
      .name = #alg_name,                                                  \
      .restrictions = (alg_restrictions),                                 \
+     .parameters = (alg_parameters),                                     \
      .summary = alg_summary,                                             \
      .fn = {.COLLSIM_FN_FIELD_##coll = collsim_##coll##_##alg_name}},
 #include "registry.def"
@@ -49,5 +50,20 @@ const char *collsim_check_restrictions(const collsim_algorithm *alg, int comm_si
     if ((alg->restrictions & COLLSIM_RESTRICT_POWER_OF_TWO) &&
         (comm_size < 1 || (comm_size & (comm_size - 1)) != 0))
         return "requires a power-of-two process count";
+    return NULL;
+}
+
+const char *collsim_check_parameters(const collsim_algorithm *alg, const collsim_params *params)
+{
+    const unsigned takes = alg->parameters;
+    if (!(takes & COLLSIM_PARAM_SEGMENTS) && (params->segment_bytes || params->block_count))
+        return "takes no segment size or block count";
+    if (!(takes & COLLSIM_PARAM_GROUPS) && params->group_count)
+        return "takes no group count";
+    if (!(takes & COLLSIM_PARAM_INNER_OUTER) &&
+        (params->inner_algorithm != NULL || params->outer_algorithm != NULL))
+        return "takes no inner or outer algorithm";
+    if (!(takes & COLLSIM_PARAM_NODE_SIZE) && params->node_size)
+        return "takes no node size";
     return NULL;
 }

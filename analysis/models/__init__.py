@@ -3,7 +3,8 @@
 One module per collective (``allreduce``, ``reduce``, ``bcast``), one function
 per registry entry with the entry's name and one signature::
 
-    model(p, n_bytes, net, *, elem_bytes=8, root=0, commutative=True) -> Prediction
+    model(p, n_bytes, net, *, elem_bytes=8, root=0, commutative=True,
+          params=AlgorithmParams()) -> Prediction
 
 Each docstring cites the seed formula it implements and its accuracy class on
 the crossbar under the ``hockney`` profile.
@@ -14,9 +15,9 @@ from __future__ import annotations
 from typing import Callable
 
 from . import allreduce, bcast, reduce
-from ._base import NetworkParams, Prediction, message_s, reduce_s
+from ._base import AlgorithmParams, NetworkParams, Prediction, message_s, reduce_s
 
-__all__ = ["NetworkParams", "Prediction", "model_for", "predict", "message_s", "reduce_s"]
+__all__ = ["AlgorithmParams", "NetworkParams", "Prediction", "model_for", "predict", "message_s", "reduce_s"]
 
 _MODULES = {"allreduce": allreduce, "reduce": reduce, "bcast": bcast}
 
@@ -48,6 +49,7 @@ def predict(
     elem_bytes: int = 8,
     root: int = 0,
     commutative: bool = True,
+    params: AlgorithmParams | None = None,
 ) -> Prediction:
     """Predict the time of one registry entry (see :func:`model_for`).
 
@@ -58,5 +60,11 @@ def predict(
     6.312e-06
     """
     return model_for(collective, algorithm)(
-        p, n_bytes, net, elem_bytes=elem_bytes, root=root, commutative=commutative
+        p,
+        n_bytes,
+        net,
+        elem_bytes=elem_bytes,
+        root=root,
+        commutative=commutative,
+        params=params if params is not None else AlgorithmParams(),
     )

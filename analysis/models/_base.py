@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["NetworkParams", "Prediction", "message_s", "reduce_s", "exact"]
+__all__ = ["AlgorithmParams", "NetworkParams", "Prediction", "message_s", "reduce_s", "exact"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,52 @@ class NetworkParams:
             value = getattr(self, name)
             if not (0 < value <= 1):
                 raise ValueError(f"{name} must be in (0, 1], got {value!r}")
+
+
+@dataclass(frozen=True)
+class AlgorithmParams:
+    """The algorithm parameters of a run, as collbench reports them in ``params``.
+
+    Zero / None means "the algorithm's default".  Each model reads the ones its
+    algorithm uses.
+
+    Attributes
+    ----------
+    segment_bytes : int
+        Pipelined algorithms: bytes per segment.
+    block_count : int
+        Pipelined algorithms: number of blocks (instead of segment_bytes).
+    group_count : int
+        Hierarchical algorithms: number of groups G.
+    inner_algorithm, outer_algorithm : str or None
+        Two-level algorithms: registry names used inside groups / between leaders.
+    node_size : int
+        Node-aware algorithms: ranks per exposed node (0 = the real node).
+    """
+
+    segment_bytes: int = 0
+    block_count: int = 0
+    group_count: int = 0
+    inner_algorithm: str | None = None
+    outer_algorithm: str | None = None
+    node_size: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("segment_bytes", "block_count", "group_count", "node_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+        if self.segment_bytes and self.block_count:
+            raise ValueError("give segment_bytes or block_count, not both")
+
+    @classmethod
+    def from_row(cls, params: dict) -> "AlgorithmParams":
+        """Build from the ``params`` object of a collbench row (gamma is not one)."""
+        fields = {name: params[name] for name in cls.__dataclass_fields__ if name in params}
+        return cls(**fields)
+
+
+DEFAULT_PARAMS = AlgorithmParams()
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ classes hold on the crossbar (one rank per node) under the ``hockney`` profile.
 from __future__ import annotations
 
 from ._base import (
+    DEFAULT_PARAMS,
+    AlgorithmParams,
     NetworkParams,
     Prediction,
     check_arguments,
@@ -34,6 +36,7 @@ def recursive_doubling(
     elem_bytes: int = 8,
     root: int = 0,
     commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
 ) -> Prediction:
     """Recursive-doubling allreduce.
 
@@ -69,6 +72,7 @@ def ring(
     elem_bytes: int = 8,
     root: int = 0,
     commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
 ) -> Prediction:
     """Ring allreduce: ring reduce-scatter and ring allgather.
 
@@ -99,6 +103,7 @@ def rabenseifner(
     elem_bytes: int = 8,
     root: int = 0,
     commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
 ) -> Prediction:
     """Rabenseifner's allreduce (recursive halving, then recursive doubling).
 
@@ -148,6 +153,7 @@ def reduce_bcast(
     elem_bytes: int = 8,
     root: int = 0,
     commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
 ) -> Prediction:
     """Binomial reduce to rank 0, then binomial broadcast from rank 0.
 

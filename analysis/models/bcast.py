@@ -6,7 +6,16 @@ classes hold on the crossbar (one rank per node) under the ``hockney`` profile.
 
 from __future__ import annotations
 
-from ._base import NetworkParams, Prediction, ceil_log2, check_arguments, exact, message_s
+from ._base import (
+    DEFAULT_PARAMS,
+    AlgorithmParams,
+    NetworkParams,
+    Prediction,
+    ceil_log2,
+    check_arguments,
+    exact,
+    message_s,
+)
 
 __all__ = ["binomial", "linear"]
 
@@ -19,6 +28,7 @@ def binomial(
     elem_bytes: int = 8,
     root: int = 0,
     commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
 ) -> Prediction:
     """Binomial-tree broadcast, farthest child first.
 
@@ -43,6 +53,7 @@ def linear(
     elem_bytes: int = 8,
     root: int = 0,
     commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
 ) -> Prediction:
     """Linear broadcast: p - 1 concurrent sends from the root.
 

@@ -136,6 +136,21 @@ static void print_registry(int json)
             }
             if (a->restrictions & COLLSIM_RESTRICT_POWER_OF_TWO)
                 printf("%s\"power_of_two\"", first ? "" : ", ");
+            static const struct {
+                unsigned flag;
+                const char *name;
+            } parameter_names[] = {{COLLSIM_PARAM_SEGMENTS, "segments"},
+                                   {COLLSIM_PARAM_GROUPS, "groups"},
+                                   {COLLSIM_PARAM_INNER_OUTER, "inner_outer"},
+                                   {COLLSIM_PARAM_NODE_SIZE, "node_size"}};
+            printf("], \"parameters\": [");
+            first = 1;
+            for (size_t k = 0; k < sizeof parameter_names / sizeof parameter_names[0]; k++) {
+                if (a->parameters & parameter_names[k].flag) {
+                    printf("%s\"%s\"", first ? "" : ", ", parameter_names[k].name);
+                    first = 0;
+                }
+            }
             printf("], \"summary\": \"%s\"}\n", a->summary);
         } else {
             printf("%-10s %-20s %s\n", a->collective_name, a->name, a->summary);
@@ -169,15 +184,31 @@ typedef struct run_context {
     char library[256];
 } run_context;
 
+/* Prints "key": "value", or "key": null; value is a registry-style name
+ * (checked to hold only [a-z0-9_] before anything runs). */
+static void print_json_string_or_null(const char *key, const char *value)
+{
+    if (value == NULL)
+        printf("\"%s\": null, ", key);
+    else
+        printf("\"%s\": \"%s\", ", key, value);
+}
+
 static void print_row(const run_context *ctx, const check_case *c, long long bytes, int rep,
                       double time_s, const check_result *res)
 {
     const options *opt = ctx->opt;
+    const collsim_params *params = &ctx->params;
     printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", "
-           "\"params\": {\"gamma_s_per_byte\": %.17g, \"segment_bytes\": %lld}, "
-           "\"np\": %d, \"bytes\": %lld, \"count\": %d, \"dtype\": \"%s\", ",
-           ctx->alg->collective_name, ctx->alg->name, ctx->params.gamma_s_per_byte,
-           opt->segment_bytes, ctx->size, bytes, c->count, dtype_names[c->dtype]);
+           "\"params\": {\"gamma_s_per_byte\": %.17g, \"segment_bytes\": %zu, "
+           "\"block_count\": %d, \"group_count\": %d, ",
+           ctx->alg->collective_name, ctx->alg->name, params->gamma_s_per_byte,
+           params->segment_bytes, params->block_count, params->group_count);
+    print_json_string_or_null("inner_algorithm", params->inner_algorithm);
+    print_json_string_or_null("outer_algorithm", params->outer_algorithm);
+    printf("\"node_size\": %d}, \"np\": %d, \"bytes\": %lld, \"count\": %d, "
+           "\"dtype\": \"%s\", ",
+           params->node_size, ctx->size, bytes, c->count, dtype_names[c->dtype]);
     if (c->kind == CHECK_BCAST)
         printf("\"op\": null, ");
     else
@@ -277,6 +308,17 @@ static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long l
     return status;
 }
 
+static void set_params(run_context *ctx, const options *opt)
+{
+    ctx->params.gamma_s_per_byte = resolve_gamma(opt);
+    ctx->params.segment_bytes = (size_t)opt->segment_bytes;
+    ctx->params.block_count = opt->block_count;
+    ctx->params.group_count = opt->group_count;
+    ctx->params.inner_algorithm = opt->inner_algorithm;
+    ctx->params.outer_algorithm = opt->outer_algorithm;
+    ctx->params.node_size = opt->node_size;
+}
+
 /* Checks every combination before anything runs; prints the first problem. */
 static int validate(const run_context *ctx, char *err, size_t errlen)
 {
@@ -300,6 +342,25 @@ static int validate(const run_context *ctx, char *err, size_t errlen)
                 return -1;
             }
         }
+    }
+    const char *names[2] = {opt->inner_algorithm, opt->outer_algorithm};
+    for (int i = 0; i < 2; i++) {
+        if (names[i] != NULL && (names[i][0] == '\0' ||
+                                 strspn(names[i], "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+                                     strlen(names[i]))) {
+            snprintf(err, errlen, "malformed algorithm name '%s' for --%s", names[i],
+                     i == 0 ? "inner" : "outer");
+            return -1;
+        }
+    }
+    if (opt->segment_bytes > 0 && opt->block_count > 0) {
+        snprintf(err, errlen, "give --segment-bytes or --blocks, not both");
+        return -1;
+    }
+    const char *unused = collsim_check_parameters(ctx->alg, &ctx->params);
+    if (unused != NULL) {
+        snprintf(err, errlen, "%s/%s %s", ctx->alg->collective_name, ctx->alg->name, unused);
+        return -1;
     }
     if (ctx->alg->collective == COLLSIM_BCAST)
         return 0;
@@ -443,6 +504,7 @@ int main(int argc, char **argv)
             MPI_Finalize();
             return EXIT_BAD_INPUT;
         }
+        set_params(&ctx, &opt);
         if (validate(&ctx, err, sizeof err) != 0) {
             if (ctx.rank == 0)
                 fprintf(stderr, "collbench: error: %s\n", err);
@@ -451,8 +513,7 @@ int main(int argc, char **argv)
         }
     }
 
-    ctx.params.gamma_s_per_byte = resolve_gamma(&opt);
-    ctx.params.segment_bytes = (size_t)opt.segment_bytes;
+    set_params(&ctx, &opt);
     library_version(ctx.library, sizeof ctx.library);
     MPI_Comm_dup(ctx.world, &ctx.coll_comm);
     sync_init(&ctx.sync, ctx.world);

@@ -13,7 +13,8 @@ const char options_usage[] =
     "       collbench --coll C --alg A (--bytes N[,N...] | --count K[,K...])\n"
     "                 [--dtype T[,T...]] [--op O[,O...]]\n"
     "                 [--root R[,R...]] [--seed S] [--reps K] [--gamma-s-per-byte G]\n"
-    "                 [--segment-bytes B] [--no-check]\n"
+    "                 [--segment-bytes B] [--blocks K] [--groups G] [--inner A] [--outer A]\n"
+    "                 [--node-size K] [--no-check]\n"
     "       collbench --pingpong --bytes N[,N...] [--peer R] [--reps K]\n"
     "  C: allreduce | reduce | bcast; T: int32 int64 float double (default double);\n"
     "  O: sum prod max min first_nonzero (default sum); sizes in bytes, multiples of T;\n"
@@ -204,6 +205,22 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
             if (parse_ll(value, &v) != 0 || v < 0)
                 return fail(err, errlen, "malformed segment size '%s'", value);
             opt->segment_bytes = v;
+        } else if (strcmp(arg, "--blocks") == 0) {
+            if (parse_ll(value, &v) != 0 || v < 0 || v > 0x7fffffffLL)
+                return fail(err, errlen, "malformed block count '%s' (0 = default)", value);
+            opt->block_count = (int)v;
+        } else if (strcmp(arg, "--groups") == 0) {
+            if (parse_ll(value, &v) != 0 || v < 0 || v > 0x7fffffffLL)
+                return fail(err, errlen, "malformed group count '%s' (0 = default)", value);
+            opt->group_count = (int)v;
+        } else if (strcmp(arg, "--node-size") == 0) {
+            if (parse_ll(value, &v) != 0 || v < 0 || v > 0x7fffffffLL)
+                return fail(err, errlen, "malformed node size '%s' (0 = the real node)", value);
+            opt->node_size = (int)v;
+        } else if (strcmp(arg, "--inner") == 0) {
+            opt->inner_algorithm = value;
+        } else if (strcmp(arg, "--outer") == 0) {
+            opt->outer_algorithm = value;
         } else if (strcmp(arg, "--gamma-s-per-byte") == 0) {
             char *end;
             errno = 0;

@@ -35,7 +35,12 @@ typedef struct options {
     int reps;
     int check;                   /* 0 with --no-check */
     double gamma_s_per_byte;     /* < 0: take it from the platform */
-    long long segment_bytes;
+    long long segment_bytes;     /* --segment-bytes */
+    int block_count;             /* --blocks */
+    int group_count;             /* --groups */
+    const char *inner_algorithm; /* --inner */
+    const char *outer_algorithm; /* --outer */
+    int node_size;               /* --node-size */
     int peer;                    /* --pingpong partner of rank 0 */
 } options;
 

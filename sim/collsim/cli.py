@@ -24,8 +24,10 @@ from collsim.platforms import GENERATORS, crossbar, map_ranks, pair_parameters, 
 from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import builtin_profiles, load_profile
 from collsim.runner import DTYPE_BYTES, OPS, RunSpec, find_algorithm, registry, run, simulate
+from collsim.analysis.models import AlgorithmParams
 from collsim.units import (
     format_bytes,
+    parse_bytes,
     format_seconds,
     parse_bandwidth,
     parse_byte_list,
@@ -129,6 +131,22 @@ def _emit(text: str, output: str | None) -> None:
         sys.stdout.write(text)
 
 
+def _algorithm_params(args: argparse.Namespace) -> AlgorithmParams:
+    """The algorithm parameters given on the command line."""
+    try:
+        segment_bytes = parse_bytes(args.segment_bytes) if args.segment_bytes else 0
+        return AlgorithmParams(
+            segment_bytes=segment_bytes,
+            block_count=args.blocks,
+            group_count=args.groups,
+            inner_algorithm=args.inner,
+            outer_algorithm=args.outer,
+            node_size=args.node_size,
+        )
+    except ValueError as error:
+        raise CollsimError(str(error)) from None
+
+
 def _selected_algorithms(collectives: str, algorithms: str) -> list[tuple[str, str]]:
     """Expand --coll/--alg (names, comma lists or 'all') into registry entries."""
     entries = registry()
@@ -148,6 +166,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise CollsimError(f"np must be >= 1, got {args.np}")
     sizes = _parse_sizes(args.bytes)
     profile = _load_profile(args.profile)
+    params = _algorithm_params(args)
     G = _build_platform(args, args.np)
     specs = [
         RunSpec(
@@ -160,6 +179,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             root=args.root,
             seed=args.seed,
             reps=args.reps,
+            params=params,
         )
         for collective, algorithm in _selected_algorithms(args.coll, args.alg)
     ]
@@ -256,6 +276,19 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser.add_argument("--root", type=int, default=0)
     run_parser.add_argument("--seed", type=int, default=1)
     run_parser.add_argument("--reps", type=int, default=1)
+    tuning = run_parser.add_argument_group("algorithm parameters (0: the algorithm's default)")
+    tuning.add_argument("--segment-bytes", default=None,
+                        help="pipelined algorithms: segment size, e.g. 32KiB")
+    tuning.add_argument("--blocks", type=int, default=0,
+                        help="pipelined algorithms: number of blocks")
+    tuning.add_argument("--groups", type=int, default=0,
+                        help="hierarchical algorithms: number of groups")
+    tuning.add_argument("--inner", default=None,
+                        help="two-level algorithms: algorithm inside groups")
+    tuning.add_argument("--outer", default=None,
+                        help="two-level algorithms: algorithm between group leaders")
+    tuning.add_argument("--node-size", type=int, default=0,
+                        help="node-aware algorithms: ranks per exposed node (0: real node)")
     run_parser.add_argument("--json", action="store_true", help="JSON Lines instead of a table")
     run_parser.add_argument("-o", "--output", help="write the output to this file")
     _add_platform_arguments(run_parser)

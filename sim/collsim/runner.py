@@ -20,7 +20,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from collsim.analysis.models import NetworkParams, model_for
+from collsim.analysis.models import AlgorithmParams, NetworkParams, model_for
 from collsim.errors import CollsimError
 from collsim.platforms import (
     crossbar,
@@ -205,6 +205,7 @@ class RunSpec:
     reps: int = 1
     mapping: str = "block"
     check: bool = True
+    params: AlgorithmParams = AlgorithmParams()
 
 
 def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
@@ -234,6 +235,16 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
         raise CollsimError(
             f"{spec.collective}/{spec.algorithm} requires a commutative op ({spec.op} is not)"
         )
+    params = spec.params
+    for name, given, message in (
+        ("segments", params.segment_bytes or params.block_count, "segment size or block count"),
+        ("groups", params.group_count, "group count"),
+        ("inner_outer", params.inner_algorithm or params.outer_algorithm,
+         "inner or outer algorithm"),
+        ("node_size", params.node_size, "node size"),
+    ):
+        if given and name not in entry.get("parameters", []):
+            raise CollsimError(f"{spec.collective}/{spec.algorithm} takes no {message}")
     if "power_of_two" in entry["restrictions"] and spec.np & (spec.np - 1):
         raise CollsimError(
             f"{spec.collective}/{spec.algorithm} requires a power-of-two process count "
@@ -253,6 +264,17 @@ def collbench_args(spec: RunSpec) -> list[str]:
         "--seed", str(spec.seed),
         "--reps", str(spec.reps),
     ]  # fmt: skip
+    params = spec.params
+    for option, value in (
+        ("--segment-bytes", params.segment_bytes),
+        ("--blocks", params.block_count),
+        ("--groups", params.group_count),
+        ("--inner", params.inner_algorithm),
+        ("--outer", params.outer_algorithm),
+        ("--node-size", params.node_size),
+    ):
+        if value:
+            args += [option, str(value)]
     if not spec.check:
         args.append("--no-check")
     return args
@@ -281,6 +303,7 @@ def annotate(row: dict, G: nx.Graph, net: NetworkParams, model_class: str, *,
         elem_bytes=DTYPE_BYTES[row["dtype"]],
         root=row["root"] or 0,
         commutative=row["op"] not in NONCOMMUTATIVE_OPS,
+        params=AlgorithmParams.from_row(row["params"]),
     )
     if model_class != "approx":
         model_class = "exact" if prediction.exact else "bound"
