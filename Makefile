@@ -20,6 +20,7 @@ demo: build venv
 
 test: build venv
 	$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) tests
+	$(VENV)/bin/collsim check scenarios/ci.toml --junit $(BUILD)/ci-junit.xml
 
 system-deps:
 	@sim/install-system-deps.sh

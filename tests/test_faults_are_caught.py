@@ -1,35 +1,11 @@
 """The checks can fail: a copy of the sources with one planted fault is built, and
 collbench's result check or the model comparison must catch it."""
 
-import os
-import shutil
-import subprocess
-
-import pytest
-
 from collsim.platforms import crossbar
-from collsim.runner import REPO_ROOT, RunSpec, run
+from collsim.runner import RunSpec, run
 
 
-def build_with_fault(tmp_path, relative_path, old, new):
-    source = tmp_path / "src"
-    for part in ("algorithms", "sim/collbench"):
-        shutil.copytree(REPO_ROOT / part, source / part)
-    shutil.copy(REPO_ROOT / "CMakeLists.txt", source / "CMakeLists.txt")
-    target = source / relative_path
-    text = target.read_text()
-    assert text.count(old) == 1, f"fault anchor not found once in {relative_path}"
-    target.write_text(text.replace(old, new))
-    build = tmp_path / "build"
-    env = {key: value for key, value in os.environ.items() if key != "SMPI_PRETEND_CC"}
-    # configure-time checks need smpicc to pretend to be a plain compiler; the build must not
-    subprocess.run(["cmake", "-S", source, "-B", build, "-DCMAKE_C_COMPILER=smpicc"],
-                   check=True, env={**env, "SMPI_PRETEND_CC": "1"}, capture_output=True)
-    subprocess.run(["cmake", "--build", build], check=True, env=env, capture_output=True)
-    return build / "collbench"
-
-
-def test_swapped_operands_are_caught(tmp_path, monkeypatch, hockney):
+def test_swapped_operands_are_caught(tmp_path, monkeypatch, hockney, build_with_fault):
     collbench = build_with_fault(
         tmp_path, "algorithms/allreduce/allreduce_recursive_doubling.c",
         "if (partner_new < newrank) {", "if (partner_new > newrank) {")
@@ -44,7 +20,7 @@ def test_swapped_operands_are_caught(tmp_path, monkeypatch, hockney):
     assert status == 0 and rows[0]["check"] == "ok"
 
 
-def test_a_missing_step_is_caught(tmp_path, monkeypatch, hockney):
+def test_a_missing_step_is_caught(tmp_path, monkeypatch, hockney, build_with_fault):
     collbench = build_with_fault(
         tmp_path, "algorithms/allreduce/allreduce_ring.c",
         "for (int step = 0; step < size - 1; step++) {\n        const int send_block = (rank + 1",
@@ -55,7 +31,7 @@ def test_a_missing_step_is_caught(tmp_path, monkeypatch, hockney):
     assert status == 1 and rows[0]["check"] == "wrong"
 
 
-def test_an_extra_message_is_caught_by_the_model(tmp_path, monkeypatch, hockney):
+def test_an_extra_message_is_caught_by_the_model(tmp_path, monkeypatch, hockney, build_with_fault):
     collbench = build_with_fault(
         tmp_path, "algorithms/bcast/bcast_binomial.c",
         "cleanup:\n    return rc;",

@@ -307,7 +307,26 @@ def build_parser() -> argparse.ArgumentParser:
     pingpong_parser.add_argument("-o", "--output")
     _add_platform_arguments(pingpong_parser)
     pingpong_parser.set_defaults(handler=_cmd_pingpong)
+    check_parser = commands.add_parser(
+        "check", help="CI gate: fail when simulated times drift from models or baselines")
+    check_parser.add_argument("suite", help="suite file (TOML), e.g. scenarios/ci.toml")
+    check_parser.add_argument("--junit", help="write a JUnit XML report to this file")
+    check_parser.add_argument("--json", dest="json_path", help="write a JSON report to this file")
+    check_parser.add_argument("--update-baseline", action="store_true",
+                              help="rewrite the suite's baseline from this run")
+    check_parser.add_argument("--jobs", type=int, default=0,
+                              help="worker processes (default: one per core)")
+    check_parser.set_defaults(handler=_cmd_check)
     return parser
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from collsim.check import main_check
+
+    if args.jobs < 0:
+        raise CollsimError(f"--jobs must be >= 0, got {args.jobs}")
+    return main_check(args.suite, junit=args.junit, json_path=args.json_path,
+                      update_baseline=args.update_baseline, jobs=args.jobs)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
