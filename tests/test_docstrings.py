@@ -11,6 +11,7 @@ MODULES = [
     "collsim.platforms.mapping",
     "collsim.platforms.network",
     "collsim.analysis.models",
+    "collsim.analysis.datagen",
 ]
 
 

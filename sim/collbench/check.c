@@ -1,16 +1,19 @@
 /*
- * check.c: the reference result, the error bound and the comparison.
+ * check.c: the references, the error bounds and the comparison.
  *
  * Integers and the exact ops (max, min, first_nonzero) must match the
- * reference bit for bit.  Floating-point sums and products may legitimately
- * differ from the rank-order fold, because an algorithm combines in another
- * order; they fail only beyond twice Higham's bound for a summation (or
- * product) of depth p - 1: |s_alg - s_ref| <= 2 gamma_{p-1} sum_i |x_i|,
- * gamma_k = k u / (1 - k u) (Higham, "Accuracy and Stability of Numerical
- * Algorithms", 2nd ed., sec. 4.2; seed 000 eq. 1-2), both results lying
- * within gamma_{p-1} sum |x_i| of the exact value.
+ * rank-order fold bit for bit.  A floating-point sum is compared with the
+ * correctly rounded exact sum (exactsum.c): any summation order of p terms
+ * stays within gamma_{p-1} sum_i |x_i| of it, gamma_k = k u / (1 - k u)
+ * (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed.,
+ * sec. 4.2; seed 000 eq. 1-2 with the depth of a pairwise tree), so that is
+ * the bound of the check; the error is also reported in units of
+ * u sum |x_i| and in ulps, so that it can be held against the bound of the
+ * algorithm's own summation depth.  Products are compared with the rank-order
+ * fold within 2 gamma_{p-1} |ref| (1 + gamma_{p-1}).
  */
 #include "check.h"
+#include "exactsum.h"
 
 #include <float.h>
 #include <math.h>
@@ -35,7 +38,8 @@ void check_fill_input(const check_case *c, int rank, void *buf)
     const int size = dtype_size(c->dtype);
     const op_id op = c->kind == CHECK_BCAST ? OP_SUM : c->op;
     for (int i = 0; i < c->count; i++)
-        datagen_value(c->seed, rank, (uint64_t)i, c->dtype, op, (char *)buf + (size_t)i * size);
+        datagen_value(c->seed, rank, (uint64_t)i, c->dtype, op, c->dist,
+                      (char *)buf + (size_t)i * size);
 }
 
 static double as_double(dtype_id dtype, const void *p)
@@ -50,62 +54,132 @@ static double as_double(dtype_id dtype, const void *p)
     return d;
 }
 
-/* Reference values and per-element error bounds (0: exact match required). */
-static int compute_reference(const check_case *c, int nprocs, void *ref, double *bound)
+/* Per-element references: the rank-order fold (ref), and for floating-point
+ * sums the correctly rounded exact sum (exact), the bound of the check
+ * (bound; 0: an exact match with ref is required) and u sum |x_i| (scale). */
+typedef struct reference {
+    void *ref;
+    void *exact;
+    double *bound;
+    double *scale;
+    int exact_sum; /* the case is a floating-point sum */
+} reference;
+
+static void compute_reference(const check_case *c, int nprocs, reference *r)
 {
     const int size = dtype_size(c->dtype);
-    const int rounding = dtype_is_float(c->dtype) && c->kind != CHECK_BCAST &&
-                         (c->op == OP_SUM || c->op == OP_PROD);
+    const int is_float = dtype_is_float(c->dtype) && c->kind != CHECK_BCAST;
     const double u = c->dtype == DTYPE_FLOAT ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
     const double depth = nprocs - 1;
     const double gamma_depth = depth * u / (1.0 - depth * u);
     char value[8];
+    r->exact_sum = is_float && c->op == OP_SUM;
 
     for (int i = 0; i < c->count; i++) {
-        char *acc = (char *)ref + (size_t)i * size;
+        char *acc = (char *)r->ref + (size_t)i * size;
+        r->bound[i] = 0.0;
+        r->scale[i] = 0.0;
         if (c->kind == CHECK_BCAST) {
-            datagen_value(c->seed, c->root, (uint64_t)i, c->dtype, OP_SUM, acc);
-            bound[i] = 0.0;
+            datagen_value(c->seed, c->root, (uint64_t)i, c->dtype, OP_SUM, c->dist, acc);
             continue;
         }
-        datagen_value(c->seed, 0, (uint64_t)i, c->dtype, c->op, acc);
-        double abs_sum = fabs(as_double(c->dtype, acc));
-        for (int r = 1; r < nprocs; r++) {
-            datagen_value(c->seed, r, (uint64_t)i, c->dtype, c->op, value);
-            op_apply(c->op, c->dtype, acc, value);
-            if (rounding)
-                abs_sum += fabs(as_double(c->dtype, value));
+        exact_sum sum;
+        exact_sum_init(&sum);
+        double abs_sum = 0.0;
+        for (int rank = 0; rank < nprocs; rank++) {
+            datagen_value(c->seed, rank, (uint64_t)i, c->dtype, c->op, c->dist,
+                          rank == 0 ? acc : value);
+            if (rank > 0)
+                op_apply(c->op, c->dtype, acc, value);
+            if (r->exact_sum) {
+                const double x = as_double(c->dtype, rank == 0 ? acc : value);
+                exact_sum_add(&sum, x);
+                abs_sum += fabs(x);
+            }
         }
-        if (!rounding)
-            bound[i] = 0.0;
-        else if (c->op == OP_SUM)
-            bound[i] = 2.0 * gamma_depth * abs_sum;
-        else /* product of p factors: relative error gamma_{p-1} per order */
-            bound[i] = 2.0 * gamma_depth * (1.0 + gamma_depth) * fabs(as_double(c->dtype, acc));
+        if (r->exact_sum) {
+            int residual_sign;
+            const double rounded = exact_sum_round(&sum, &residual_sign);
+            char *exact = (char *)r->exact + (size_t)i * size;
+            if (c->dtype == DTYPE_FLOAT) {
+                const float f = exact_sum_round_float(rounded, residual_sign);
+                memcpy(exact, &f, sizeof f);
+            } else {
+                memcpy(exact, &rounded, sizeof rounded);
+            }
+            /* abs_sum is rounded upward by at most a relative p u: inflate it */
+            abs_sum *= 1.0 + 2.0 * nprocs * DBL_EPSILON;
+            r->bound[i] = gamma_depth * abs_sum;
+            r->scale[i] = u * abs_sum;
+        } else if (is_float && c->op == OP_PROD) {
+            r->bound[i] = 2.0 * gamma_depth * (1.0 + gamma_depth) * fabs(as_double(c->dtype, acc));
+        }
     }
-    return MPI_SUCCESS;
 }
 
-/* Compares one holder's result with the reference; updates out. */
-static void compare(const check_case *c, const void *result, const void *ref, const double *bound,
+static double ulps(dtype_id dtype, const void *a, const void *b)
+{
+    if (dtype == DTYPE_FLOAT) {
+        float fa, fb;
+        memcpy(&fa, a, sizeof fa);
+        memcpy(&fb, b, sizeof fb);
+        return ulp_distance_float(fa, fb);
+    }
+    double da, db;
+    memcpy(&da, a, sizeof da);
+    memcpy(&db, b, sizeof db);
+    return ulp_distance_double(da, db);
+}
+
+/* Compares one holder's result with the references; updates out. */
+static void compare(const check_case *c, const void *result, const reference *r,
                     check_result *out)
 {
     const int size = dtype_size(c->dtype);
     const size_t nbytes = (size_t)c->count * size;
-    if (memcmp(result, ref, nbytes) == 0)
+    const int equal_to_ref = memcmp(result, r->ref, nbytes) == 0;
+    if (!equal_to_ref)
+        out->bitwise_rank_order = 0;
+    if (equal_to_ref && !r->exact_sum)
         return;
-    out->bitwise_rank_order = 0;
     for (int i = 0; i < c->count; i++) {
         const char *res_i = (const char *)result + (size_t)i * size;
-        const char *ref_i = (const char *)ref + (size_t)i * size;
+        const char *ref_i = (const char *)r->ref + (size_t)i * size;
+        if (r->exact_sum) {
+            const char *exact_i = (const char *)r->exact + (size_t)i * size;
+            const double err = fabs(as_double(c->dtype, res_i) - as_double(c->dtype, exact_i));
+            double ratio = r->bound[i] > 0.0 ? err / r->bound[i] : (err == 0.0 ? 0.0 : INFINITY);
+            double in_u = r->scale[i] > 0.0 ? err / r->scale[i] : (err == 0.0 ? 0.0 : INFINITY);
+            if (isnan(ratio) || isnan(in_u))
+                ratio = in_u = INFINITY;
+            if (ratio > out->max_error_ratio)
+                out->max_error_ratio = ratio;
+            if (in_u > out->max_error_u_sum_abs)
+                out->max_error_u_sum_abs = in_u;
+            const double distance = isnan(as_double(c->dtype, res_i)) ? INFINITY
+                                                                       : ulps(c->dtype, res_i, exact_i);
+            if (distance > out->max_ulp_error)
+                out->max_ulp_error = distance;
+            if (ratio > 1.0)
+                out->ok = 0;
+            continue;
+        }
         if (memcmp(res_i, ref_i, size) == 0)
             continue;
         double ratio = INFINITY;
-        if (dtype_is_float(c->dtype) && bound[i] > 0.0) {
-            double err = fabs(as_double(c->dtype, res_i) - as_double(c->dtype, ref_i));
-            ratio = err / bound[i]; /* NaN when the result is NaN */
+        if (dtype_is_float(c->dtype) && r->bound[i] > 0.0) {
+            const double err = fabs(as_double(c->dtype, res_i) - as_double(c->dtype, ref_i));
+            ratio = err / r->bound[i];
             if (isnan(ratio))
                 ratio = INFINITY;
+        }
+        if (dtype_is_float(c->dtype)) {
+            const double distance = isnan(as_double(c->dtype, res_i)) ? INFINITY
+                                                                       : ulps(c->dtype, res_i, ref_i);
+            if (distance > out->max_ulp_error)
+                out->max_ulp_error = distance;
+        } else {
+            out->max_ulp_error = INFINITY;
         }
         if (ratio > out->max_error_ratio)
             out->max_error_ratio = ratio;
@@ -127,6 +201,9 @@ int check_result_collect(const check_case *c, const void *result, MPI_Comm world
     out->bitwise_rank_order = 1;
     out->ranks_agree = 1;
     out->max_error_ratio = 0.0;
+    out->max_ulp_error = 0.0;
+    out->max_error_u_sum_abs =
+        dtype_is_float(c->dtype) && c->kind != CHECK_BCAST && c->op == OP_SUM ? 0.0 : -1.0;
     out->result_hash = 0;
 
     if (rank != 0) {
@@ -136,15 +213,18 @@ int check_result_collect(const check_case *c, const void *result, MPI_Comm world
         return rc;
     }
 
-    void *ref = malloc(nbytes + 1);
+    reference r;
+    r.ref = malloc(nbytes + 1);
+    r.exact = malloc(nbytes + 1);
+    r.bound = malloc(sizeof(double) * ((size_t)c->count + 1));
+    r.scale = malloc(sizeof(double) * ((size_t)c->count + 1));
     void *first = malloc(nbytes + 1);
     void *other = malloc(nbytes + 1);
-    double *bound = malloc(sizeof(double) * ((size_t)c->count + 1));
-    if (!ref || !first || !other || !bound) {
+    if (!r.ref || !r.exact || !r.bound || !r.scale || !first || !other) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
     }
-    compute_reference(c, nprocs, ref, bound);
+    compute_reference(c, nprocs, &r);
 
     for (int holder = 0; holder < nprocs; holder++) {
         if (c->kind == CHECK_REDUCE && holder != c->root)
@@ -158,16 +238,18 @@ int check_result_collect(const check_case *c, const void *result, MPI_Comm world
             if (rc != MPI_SUCCESS)
                 goto cleanup;
         }
-        compare(c, buf, ref, bound, out);
+        compare(c, buf, &r, out);
         if (holder != first_holder && memcmp(buf, first, nbytes) != 0)
             out->ranks_agree = 0;
     }
     out->result_hash = check_hash(first, nbytes);
 
 cleanup:
-    free(ref);
+    free(r.ref);
+    free(r.exact);
+    free(r.bound);
+    free(r.scale);
     free(first);
     free(other);
-    free(bound);
     return rc;
 }

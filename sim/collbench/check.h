@@ -1,7 +1,8 @@
 /*
- * check.h: verification of a collective's result against an independent
- * reference: the rank-order sequential fold of the same generated inputs,
- * computed on rank 0 without communication.
+ * check.h: verification of a collective's result against independent
+ * references computed on rank 0 from the generator alone: the rank-order
+ * sequential fold of the same inputs, and for floating-point sums the
+ * correctly rounded exact sum.
  */
 #ifndef COLLBENCH_CHECK_H
 #define COLLBENCH_CHECK_H
@@ -20,13 +21,19 @@ typedef struct check_case {
     int root;        /* reduce, bcast */
     int count;
     uint64_t seed;
+    dist_id dist;    /* distribution of floating-point inputs */
 } check_case;
 
 typedef struct check_result {
     int ok;                 /* every holder's result within the bound */
     int bitwise_rank_order; /* every holder's result equals the rank-order fold bit for bit */
     int ranks_agree;        /* every holder's result is the same bytes */
-    double max_error_ratio; /* max over elements and holders of |result - ref| / bound */
+    double max_error_ratio; /* max over elements and holders of |error| / bound (<= 1 passes) */
+    double max_ulp_error;   /* max ulps from the correctly rounded exact sum (sums), or from
+                             * the rank-order result (other ops) */
+    double max_error_u_sum_abs; /* sums: max |result - exact| / (u sum |x_i|), to hold against
+                                 * gamma_d / u ~ d for an algorithm of summation depth d;
+                                 * -1 when not a floating-point sum */
     uint64_t result_hash;   /* FNV-1a 64 of the first holder's result (root, or rank 0) */
 } check_result;
 

@@ -3,10 +3,12 @@
  */
 #include "datagen.h"
 
+#include <math.h>
 #include <string.h>
 
 const char *const dtype_names[DTYPE_COUNT] = {"int32", "int64", "float", "double"};
 const char *const op_names[OP_COUNT] = {"sum", "prod", "max", "min", "first_nonzero"};
+const char *const dist_names[DIST_COUNT] = {"uniform", "lognormal", "illcond"};
 
 int dtype_size(dtype_id dtype)
 {
@@ -57,7 +59,58 @@ static float uniform_pm1_float(uint64_t bits)
     return (float)(bits >> 40) * 0x1.0p-23f - 1.0f;
 }
 
-void datagen_value(uint64_t seed, int rank, uint64_t index, dtype_id dtype, op_id op, void *out)
+/* e ~ normal: a sum of four independent bytes (mean 510, sigma ~148) / 16 - 32. */
+static int lognormal_exponent(uint64_t bits)
+{
+    const uint64_t more = splitmix64(bits);
+    const int byte_sum = (int)(more & 0xff) + (int)((more >> 8) & 0xff) +
+                         (int)((more >> 16) & 0xff) + (int)((more >> 24) & 0xff);
+    return byte_sum / 16 - 32;
+}
+
+/* The cancelling part of illcond for rank's pair: an integer times 2^20
+ * (double) or 2^8 (float), positive on even ranks, negative on odd ones. */
+static uint64_t illcond_bits(uint64_t seed, int rank, uint64_t index)
+{
+    return datagen_bits(seed ^ UINT64_C(0x5eedc0ffee123457), rank / 2, index);
+}
+
+static double double_value(uint64_t seed, int rank, uint64_t index, uint64_t bits, dist_id dist)
+{
+    switch (dist) {
+    case DIST_LOGNORMAL: {
+        const double mantissa = 1.0 + (double)(bits & ((UINT64_C(1) << 52) - 1)) * 0x1.0p-52;
+        const double magnitude = ldexp(mantissa, lognormal_exponent(bits));
+        return (bits >> 63) ? -magnitude : magnitude;
+    }
+    case DIST_ILLCOND: {
+        const double big = ldexp((double)(illcond_bits(seed, rank, index) >> 34), 20);
+        return (rank % 2 == 0 ? big : -big) + uniform_pm1(bits);
+    }
+    default:
+        return uniform_pm1(bits);
+    }
+}
+
+static float float_value(uint64_t seed, int rank, uint64_t index, uint64_t bits, dist_id dist)
+{
+    switch (dist) {
+    case DIST_LOGNORMAL: {
+        const float mantissa = 1.0f + (float)(bits & ((UINT64_C(1) << 23) - 1)) * 0x1.0p-23f;
+        const float magnitude = ldexpf(mantissa, lognormal_exponent(bits));
+        return (bits >> 63) ? -magnitude : magnitude;
+    }
+    case DIST_ILLCOND: {
+        const float big = ldexpf((float)(illcond_bits(seed, rank, index) >> 48), 8);
+        return (rank % 2 == 0 ? big : -big) + uniform_pm1_float(bits);
+    }
+    default:
+        return uniform_pm1_float(bits);
+    }
+}
+
+void datagen_value(uint64_t seed, int rank, uint64_t index, dtype_id dtype, op_id op,
+                   dist_id dist, void *out)
 {
     const uint64_t bits = datagen_bits(seed, rank, index);
     /* first_nonzero: bit 0 decides zero / nonzero, the rest gives the value */
@@ -72,8 +125,8 @@ void datagen_value(uint64_t seed, int rank, uint64_t index, dtype_id dtype, op_i
         fvalue = 1.0f + ((float)(bits >> 40) * 0x1.0p-24f - 0.5f) * 0x1.0p-10f;
     } else {
         ivalue = (int64_t)((bits >> 33) % 2001) - 1000; /* [-1000, 1000] */
-        dvalue = uniform_pm1(bits);
-        fvalue = uniform_pm1_float(bits);
+        dvalue = double_value(seed, rank, index, bits, dist);
+        fvalue = float_value(seed, rank, index, bits, dist);
         if (op == OP_FIRST_NONZERO) {
             if (ivalue == 0)
                 ivalue = 1;

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "collsim.h"
 #include "datagen.h"
+#include "exactsum.h"
 #include "options.h"
 
 #include <inttypes.h>
@@ -184,6 +185,15 @@ typedef struct run_context {
     char library[256];
 } run_context;
 
+/* Prints "key": number, or "key": null for an infinite number (no bound). */
+static void print_json_number_or_null(const char *key, double value)
+{
+    if (isinf(value) || isnan(value))
+        printf("\"%s\": null, ", key);
+    else
+        printf("\"%s\": %.6g, ", key, value);
+}
+
 /* Prints "key": "value", or "key": null; value is a registry-style name
  * (checked to hold only [a-z0-9_] before anything runs). */
 static void print_json_string_or_null(const char *key, const char *value)
@@ -217,16 +227,19 @@ static void print_row(const run_context *ctx, const check_case *c, long long byt
         printf("\"root\": null, ");
     else
         printf("\"root\": %d, ", c->root);
-    printf("\"seed\": %" PRIu64 ", \"rep\": %d, \"time_s\": %.17g, ", c->seed, rep, time_s);
+    printf("\"seed\": %" PRIu64 ", \"dist\": \"%s\", \"rep\": %d, \"time_s\": %.17g, ",
+           c->seed, dist_names[c->dist], rep, time_s);
     if (opt->check) {
         printf("\"check\": \"%s\", \"bitwise_rank_order\": %s, \"ranks_agree\": %s, ",
                res->ok ? "ok" : "wrong", res->bitwise_rank_order ? "true" : "false",
                res->ranks_agree ? "true" : "false");
         /* null: a value that had to match exactly (no error bound) differs */
-        if (isinf(res->max_error_ratio))
-            printf("\"max_error_ratio\": null, ");
+        print_json_number_or_null("max_error_ratio", res->max_error_ratio);
+        print_json_number_or_null("max_ulp_error", res->max_ulp_error);
+        if (res->max_error_u_sum_abs < 0)
+            printf("\"max_error_u_sum_abs\": null, ");
         else
-            printf("\"max_error_ratio\": %.6g, ", res->max_error_ratio);
+            print_json_number_or_null("max_error_u_sum_abs", res->max_error_u_sum_abs);
         printf("\"result_hash\": \"%016" PRIx64 "\", ", res->result_hash);
     } else {
         printf("\"check\": \"skipped\", ");
@@ -286,7 +299,8 @@ static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long l
         MPI_Reduce(&start, &start_min, 1, MPI_DOUBLE, MPI_MIN, 0, ctx->world);
         MPI_Reduce(&end, &end_max, 1, MPI_DOUBLE, MPI_MAX, 0, ctx->world);
 
-        check_result res = {1, 1, 1, 0.0, 0};
+        check_result res = {.ok = 1, .bitwise_rank_order = 1, .ranks_agree = 1,
+                            .max_error_u_sum_abs = -1.0};
         if (ctx->opt->check && check_result_collect(c, recvbuf, ctx->world, &res) != MPI_SUCCESS)
             status = EXIT_MPI_ERROR;
         if (ctx->rank == 0) {
@@ -411,6 +425,7 @@ static int run_measurements(run_context *ctx)
                         .root = kind == CHECK_ALLREDUCE ? 0 : opt->roots[r],
                         .count = (int)count,
                         .seed = opt->seed,
+                        .dist = opt->dist,
                     };
                     status = measure_case(ctx, &c, op, count * esize);
                 }
@@ -420,6 +435,55 @@ static int run_measurements(run_context *ctx)
         }
     }
     return status;
+}
+
+/* Prints, on rank 0, the inputs of every rank for --count elements (bits in
+ * hex) and, for sums of floating-point types, the correctly rounded exact sum
+ * of each element: so that the Python twin of the generator and of the
+ * exact sum can be held against this one. */
+static int run_dump_inputs(run_context *ctx)
+{
+    const options *opt = ctx->opt;
+    const int count = (int)opt->counts[0];
+    const dtype_id dtype = opt->dtypes[0];
+    const op_id op = opt->ops[0];
+    const int size = dtype_size(dtype);
+    if (ctx->rank != 0)
+        return EXIT_OK;
+    for (int i = 0; i < count; i++) {
+        exact_sum sum;
+        exact_sum_init(&sum);
+        printf("{\"index\": %d, \"values\": [", i);
+        for (int rank = 0; rank < ctx->size; rank++) {
+            unsigned char value[8];
+            uint64_t bits = 0;
+            datagen_value(opt->seed, rank, (uint64_t)i, dtype, op, opt->dist, value);
+            for (int b = size - 1; b >= 0; b--)
+                bits = (bits << 8) | value[b];
+            printf("%s\"%0*" PRIx64 "\"", rank ? ", " : "", 2 * size, bits);
+            if (dtype == DTYPE_DOUBLE) {
+                double d;
+                memcpy(&d, value, sizeof d);
+                exact_sum_add(&sum, d);
+            } else if (dtype == DTYPE_FLOAT) {
+                float f;
+                memcpy(&f, value, sizeof f);
+                exact_sum_add(&sum, f);
+            }
+        }
+        printf("]");
+        if (dtype_is_float(dtype)) {
+            int residual;
+            double rounded = exact_sum_round(&sum, &residual);
+            if (dtype == DTYPE_FLOAT)
+                printf(", \"exact_sum\": %.9g", (double)exact_sum_round_float(rounded, residual));
+            else
+                printf(", \"exact_sum\": %.17g", rounded);
+        }
+        printf("}\n");
+    }
+    fflush(stdout);
+    return EXIT_OK;
 }
 
 /* One-way message time between rank 0 and opt->peer: half a round trip. */
@@ -518,7 +582,12 @@ int main(int argc, char **argv)
     MPI_Comm_dup(ctx.world, &ctx.coll_comm);
     sync_init(&ctx.sync, ctx.world);
 
-    status = opt.mode == MODE_PINGPONG ? run_pingpong(&ctx) : run_measurements(&ctx);
+    if (opt.mode == MODE_PINGPONG)
+        status = run_pingpong(&ctx);
+    else if (opt.mode == MODE_DUMP_INPUTS)
+        status = run_dump_inputs(&ctx);
+    else
+        status = run_measurements(&ctx);
 
     sync_destroy(&ctx.sync, ctx.world);
     MPI_Comm_free(&ctx.coll_comm);

@@ -16,8 +16,10 @@ const char options_usage[] =
     "                 [--segment-bytes B] [--blocks K] [--groups G] [--inner A] [--outer A]\n"
     "                 [--node-size K] [--no-check]\n"
     "       collbench --pingpong --bytes N[,N...] [--peer R] [--reps K]\n"
+    "       collbench --dump-inputs --count K [--dtype T] [--op O] [--dist D] [--seed S]\n"
     "  C: allreduce | reduce | bcast; T: int32 int64 float double (default double);\n"
     "  O: sum prod max min first_nonzero (default sum); sizes in bytes, multiples of T;\n"
+    "  D: uniform lognormal illcond (default uniform), for floating-point inputs;\n"
     "  G defaults to the host property gamma_s_per_byte of the platform (else 0).\n"
     "  One JSON object per measurement on stdout; exit 0 ok, 1 wrong result, 2 bad input,\n"
     "  3 MPI error.\n";
@@ -141,6 +143,7 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
     memset(opt, 0, sizeof *opt);
     opt->mode = MODE_MEASURE;
     opt->seed = 1;
+    opt->dist = DIST_UNIFORM;
     opt->reps = 1;
     opt->check = 1;
     opt->gamma_s_per_byte = -1.0;
@@ -156,6 +159,9 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
             takes_value = 0;
         } else if (strcmp(arg, "--json") == 0) {
             opt->json = 1;
+            takes_value = 0;
+        } else if (strcmp(arg, "--dump-inputs") == 0) {
+            opt->mode = MODE_DUMP_INPUTS;
             takes_value = 0;
         } else if (strcmp(arg, "--pingpong") == 0) {
             opt->mode = MODE_PINGPONG;
@@ -189,6 +195,17 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
         } else if (strcmp(arg, "--root") == 0) {
             if (for_each_item(value, add_root, opt, err, errlen) != 0)
                 return -1;
+        } else if (strcmp(arg, "--dist") == 0) {
+            int found = 0;
+            for (int d = 0; d < DIST_COUNT; d++) {
+                if (strcmp(value, dist_names[d]) == 0) {
+                    opt->dist = (dist_id)d;
+                    found = 1;
+                }
+            }
+            if (!found)
+                return fail(err, errlen, "unknown distribution '%s' (uniform, lognormal, illcond)",
+                            value);
         } else if (strcmp(arg, "--seed") == 0) {
             if (parse_ll(value, &v) != 0 || v < 0)
                 return fail(err, errlen, "malformed seed '%s'", value);
@@ -249,6 +266,8 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
     }
     if (opt->nbytes > 0 && opt->ncounts > 0)
         return fail(err, errlen, "%s", "give --bytes or --count, not both");
+    if (opt->mode == MODE_DUMP_INPUTS && opt->ncounts != 1)
+        return fail(err, errlen, "%s", "--dump-inputs needs one --count");
     if (opt->mode == MODE_PINGPONG && opt->nbytes == 0)
         return fail(err, errlen, "%s", "--bytes is required");
     if (opt->mode == MODE_MEASURE && opt->nbytes == 0 && opt->ncounts == 0)

@@ -14,7 +14,7 @@
 #define OPTIONS_MAX_SIZES 64
 #define OPTIONS_MAX_ROOTS 64
 
-typedef enum { MODE_MEASURE, MODE_LIST, MODE_PINGPONG, MODE_HELP } run_mode;
+typedef enum { MODE_MEASURE, MODE_LIST, MODE_PINGPONG, MODE_DUMP_INPUTS, MODE_HELP } run_mode;
 
 typedef struct options {
     run_mode mode;
@@ -32,6 +32,7 @@ typedef struct options {
     int roots[OPTIONS_MAX_ROOTS];
     int nroots;
     uint64_t seed;
+    dist_id dist;                /* --dist: distribution of floating-point inputs */
     int reps;
     int check;                   /* 0 with --no-check */
     double gamma_s_per_byte;     /* < 0: take it from the platform */

@@ -23,7 +23,7 @@ from collsim.errors import CollsimError
 from collsim.platforms import GENERATORS, crossbar, map_ranks, pair_parameters, write_platform
 from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import builtin_profiles, load_profile
-from collsim.runner import DTYPE_BYTES, OPS, RunSpec, find_algorithm, registry, run, simulate
+from collsim.runner import DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, find_algorithm, registry, run, simulate
 from collsim.analysis.models import AlgorithmParams
 from collsim.units import (
     format_bytes,
@@ -178,6 +178,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             op=args.op,
             root=args.root,
             seed=args.seed,
+            dist=args.dist,
             reps=args.reps,
             params=params,
         )
@@ -275,6 +276,8 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser.add_argument("--op", default="sum", choices=OPS)
     run_parser.add_argument("--root", type=int, default=0)
     run_parser.add_argument("--seed", type=int, default=1)
+    run_parser.add_argument("--dist", default="uniform", choices=DISTRIBUTIONS,
+                            help="distribution of floating-point inputs (default uniform)")
     run_parser.add_argument("--reps", type=int, default=1)
     tuning = run_parser.add_argument_group("algorithm parameters (0: the algorithm's default)")
     tuning.add_argument("--segment-bytes", default=None,

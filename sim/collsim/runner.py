@@ -47,6 +47,7 @@ __all__ = [
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DTYPE_BYTES = {"int32": 4, "int64": 8, "float": 4, "double": 8}
 OPS = ("sum", "prod", "max", "min", "first_nonzero")
+DISTRIBUTIONS = ("uniform", "lognormal", "illcond")
 NONCOMMUTATIVE_OPS = {"first_nonzero"}
 
 
@@ -202,6 +203,7 @@ class RunSpec:
     op: str = "sum"
     root: int = 0
     seed: int = 1
+    dist: str = "uniform"
     reps: int = 1
     mapping: str = "block"
     check: bool = True
@@ -216,6 +218,9 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
         raise CollsimError(f"np={spec.np} is larger than the platform's {total_cores} cores")
     if spec.dtype not in DTYPE_BYTES:
         raise CollsimError(f"unknown datatype {spec.dtype!r} (known: {', '.join(DTYPE_BYTES)})")
+    if spec.dist not in DISTRIBUTIONS:
+        raise CollsimError(
+            f"unknown distribution {spec.dist!r} (known: {', '.join(DISTRIBUTIONS)})")
     if spec.op not in OPS:
         raise CollsimError(f"unknown op {spec.op!r} (known: {', '.join(OPS)})")
     if not spec.sizes_bytes:
@@ -262,6 +267,7 @@ def collbench_args(spec: RunSpec) -> list[str]:
         "--op", spec.op,
         "--root", str(spec.root),
         "--seed", str(spec.seed),
+        "--dist", spec.dist,
         "--reps", str(spec.reps),
     ]  # fmt: skip
     params = spec.params
@@ -324,6 +330,7 @@ def annotate(row: dict, G: nx.Graph, net: NetworkParams, model_class: str, *,
         "op": row["op"],
         "root": row["root"],
         "seed": row["seed"],
+        "dist": row["dist"],
         "rep": row["rep"],
         "time_s": time_s,
         "model_s": prediction.time_s,
@@ -333,7 +340,8 @@ def annotate(row: dict, G: nx.Graph, net: NetworkParams, model_class: str, *,
         "model_agrees": agrees,
         "ratio": ratio,
     }
-    for key in ("check", "bitwise_rank_order", "ranks_agree", "max_error_ratio", "result_hash"):
+    for key in ("check", "bitwise_rank_order", "ranks_agree", "max_error_ratio", "max_ulp_error",
+                "max_error_u_sum_abs", "result_hash"):
         if key in row:
             out[key] = row[key]
     out["collsim_version"] = row["collsim_version"]
