@@ -476,7 +476,7 @@ static int run_dump_inputs(run_context *ctx)
             int residual;
             double rounded = exact_sum_round(&sum, &residual);
             if (dtype == DTYPE_FLOAT)
-                printf(", \"exact_sum\": %.9g", (double)exact_sum_round_float(rounded, residual));
+                printf(", \"exact_sum\": %.17g", (double)exact_sum_round_float(rounded, residual));
             else
                 printf(", \"exact_sum\": %.17g", rounded);
         }
