@@ -55,7 +55,8 @@ typedef int collsim_bcast_fn(void *buffer, int count, MPI_Datatype datatype, int
 /* Restrictions an algorithm can declare in registry.def. */
 enum {
     COLLSIM_RESTRICT_COMMUTATIVE = 1u << 0, /* the op must be commutative */
-    COLLSIM_RESTRICT_POWER_OF_TWO = 1u << 1 /* the process count must be a power of two */
+    COLLSIM_RESTRICT_POWER_OF_TWO = 1u << 1, /* the process count must be a power of two */
+    COLLSIM_RESTRICT_FLOAT_SUM = 1u << 2     /* the op must be MPI_SUM on float or double */
 };
 
 /* Parameters an algorithm reads, declared in registry.def. */
@@ -103,9 +104,20 @@ const collsim_algorithm *collsim_find_algorithm(const char *collective, const ch
 const char *collsim_check_restrictions(const collsim_algorithm *alg, int comm_size,
                                        int op_is_commutative);
 
+/* NULL when the algorithm accepts this op on this datatype; otherwise a
+ * sentence naming the violated restriction (COLLSIM_RESTRICT_FLOAT_SUM). */
+const char *collsim_check_op_restrictions(const collsim_algorithm *alg, MPI_Op op,
+                                          MPI_Datatype datatype);
+
 /* NULL when every parameter set in params (non-zero / non-NULL) is one the
  * algorithm reads; otherwise a sentence naming the first one it does not. */
 const char *collsim_check_parameters(const collsim_algorithm *alg, const collsim_params *params);
+
+/* Charges the computation of work_bytes bytes' worth of local work (as many
+ * bytes as one local reduction would combine) on the simulated clock:
+ * work_bytes * gamma seconds.  For local work other than reductions, e.g.
+ * the pre-rounding of the reproducible algorithms. */
+void collsim_charge_compute(double work_bytes, const collsim_params *params);
 
 /* Applies op elementwise: inoutbuf[i] = inbuf[i] op inoutbuf[i] (MPI order:
  * inbuf is the left operand), then charges count * type size * gamma seconds

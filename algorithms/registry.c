@@ -67,3 +67,12 @@ const char *collsim_check_parameters(const collsim_algorithm *alg, const collsim
         return "takes no node size";
     return NULL;
 }
+
+const char *collsim_check_op_restrictions(const collsim_algorithm *alg, MPI_Op op,
+                                          MPI_Datatype datatype)
+{
+    if ((alg->restrictions & COLLSIM_RESTRICT_FLOAT_SUM) &&
+        (op != MPI_SUM || (datatype != MPI_DOUBLE && datatype != MPI_FLOAT)))
+        return "requires MPI_SUM on float or double";
+    return NULL;
+}

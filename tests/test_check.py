@@ -39,21 +39,27 @@ def check(capsys, *args):
     return status, captured.out, captured.err
 
 
-def test_pass_then_baseline_roundtrip_with_junit_and_json(tmp_path, capsys):
+def allreduce_measurements(entries):
+    """Measurements of the small suite: allreduce algorithms x 2 np x 2 sizes."""
+    return 4 * sum(1 for e in entries if e["collective"] == "allreduce")
+
+
+def test_pass_then_baseline_roundtrip_with_junit_and_json(tmp_path, capsys, entries):
+    n = allreduce_measurements(entries)
     suite = write_suite(tmp_path)
     status, out, _ = check(capsys, suite)
     assert status == 1 and "[no-baseline]" in out  # nothing recorded yet
     status, out, _ = check(capsys, suite, "--update-baseline")
-    assert status == 0 and out.rstrip().endswith("16 passed, 0 failed")
+    assert status == 0 and out.rstrip().endswith(f"{n} passed, 0 failed")
     baseline = (tmp_path / "small.baseline.tsv").read_text().splitlines()
     rows = [line for line in baseline if not line.startswith("#")]
-    assert len(rows) == 16 and rows == sorted(rows)
+    assert len(rows) == n and rows == sorted(rows)
     assert all(row.split("\t")[1].startswith("SimGrid ") for row in rows)
     junit, report = tmp_path / "junit.xml", tmp_path / "report.json"
     status, out, _ = check(capsys, suite, "--junit", junit, "--json", report)
     assert status == 0
     SCHEMA.validate(str(junit))
-    assert junit.read_text().count("<testcase ") == 16
+    assert junit.read_text().count("<testcase ") == n
     assert '"failed": 0' in report.read_text()
 
 
@@ -117,7 +123,7 @@ def test_a_baseline_from_another_simgrid_is_stale_not_drift(tmp_path, capsys):
     assert check(capsys, suite)[0] == 0
 
 
-def test_a_changed_baseline_time_is_a_drift(tmp_path, capsys):
+def test_a_changed_baseline_time_is_a_drift(tmp_path, capsys, entries):
     suite = write_suite(tmp_path, checks='["baseline"]')
     assert check(capsys, suite, "--update-baseline")[0] == 0
     baseline = tmp_path / "small.baseline.tsv"
@@ -128,7 +134,7 @@ def test_a_changed_baseline_time_is_a_drift(tmp_path, capsys):
     baseline.write_text("\n".join(lines) + "\n")
     status, out, _ = check(capsys, suite)
     assert status == 1 and "[baseline-drift]" in out and "-1.96" in out
-    assert out.rstrip().endswith("15 passed, 1 failed")
+    assert out.rstrip().endswith(f"{allreduce_measurements(entries) - 1} passed, 1 failed")
 
 
 @pytest.mark.parametrize(

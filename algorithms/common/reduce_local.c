@@ -15,6 +15,17 @@
 #include <simgrid/host.h>
 #endif
 
+void collsim_charge_compute(double work_bytes, const collsim_params *params)
+{
+#ifdef COLLSIM_SMPI
+    if (params->gamma_s_per_byte > 0 && work_bytes > 0)
+        smpi_execute_flops(work_bytes * params->gamma_s_per_byte * sg_host_get_speed(sg_host_self()));
+#else
+    (void)work_bytes;
+    (void)params;
+#endif
+}
+
 int collsim_reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                          MPI_Op op, const collsim_params *params)
 {
@@ -23,17 +34,10 @@ int collsim_reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datat
     int rc = MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
     if (rc != MPI_SUCCESS)
         return rc;
-#ifdef COLLSIM_SMPI
-    if (params->gamma_s_per_byte > 0) {
-        int type_size;
-        rc = MPI_Type_size(datatype, &type_size);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        double seconds = (double)count * type_size * params->gamma_s_per_byte;
-        smpi_execute_flops(seconds * sg_host_get_speed(sg_host_self()));
-    }
-#else
-    (void)params;
-#endif
+    int type_size;
+    rc = MPI_Type_size(datatype, &type_size);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    collsim_charge_compute((double)count * type_size, params);
     return MPI_SUCCESS;
 }

@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["AlgorithmParams", "NetworkParams", "Prediction", "message_s", "reduce_s", "exact"]
+__all__ = ["AlgorithmParams", "NetworkParams", "Prediction", "message_s", "reduce_s", "exact",
+           "total"]
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,15 @@ def reduce_s(net: NetworkParams, n_bytes: float) -> float:
 def exact(time_s: float) -> Prediction:
     """A prediction that claims the exact time."""
     return Prediction(time_s, time_s, time_s)
+
+
+def total(*parts: Prediction, extra_s: float = 0.0) -> Prediction:
+    """The prediction of phases run one after the other, plus extra_s."""
+    return Prediction(
+        sum(p.time_s for p in parts) + extra_s,
+        sum(p.low_s for p in parts) + extra_s,
+        sum(p.high_s for p in parts) + extra_s,
+    )
 
 
 def check_arguments(p: int, n_bytes: int, elem_bytes: int) -> int:

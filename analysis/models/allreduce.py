@@ -21,11 +21,12 @@ from ._base import (
     floor_log2,
     message_s,
     reduce_s,
+    total,
 )
 from . import bcast as _bcast
 from . import reduce as _reduce
 
-__all__ = ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast"]
+__all__ = ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast", "prerounded"]
 
 
 def recursive_doubling(
@@ -167,3 +168,54 @@ def reduce_bcast(
     reduce_part = _reduce.binomial(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
     bcast_part = _bcast.binomial(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
     return exact(reduce_part.time_s + bcast_part.time_s)
+
+
+PREROUND_LEVELS = 2  # algorithms/common/prerounding.h
+
+
+def prerounded(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Reproducible allreduce by pre-rounding (Demmel and Nguyen, IEEE TC 2015).
+
+    ``T = T_inner(8 count, max) + T_inner(2 * 8 count, sum) + 2 * 8 count gamma``:
+    an allreduce of the per-element bound (count doubles, whatever the input
+    type), an allreduce of the two extracted levels (2 count doubles), and
+    the splitting, charged as one gamma per extracted byte.  ``inner`` is
+    params.inner_algorithm (default recursive_doubling).
+
+    Accuracy: exact when the first allreduce ends on every rank at the same
+    instant, so the second starts together (recursive_doubling,
+    rabenseifner; reduce_bcast because its last rank to finish is the first
+    the next reduce waits for): checked by the model-agreement test.  With
+    ``ring`` and a count that p does not divide, ranks leave the first ring
+    up to (p - 1)(2 beta + gamma) per element apart, and the second ring can
+    start that much earlier on its critical path: the time is then bounded
+    below by the sum minus that skew.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if p == 1 or count == 0:
+        return exact(0.0)
+    inner_name = params.inner_algorithm or "recursive_doubling"
+    inner = _inner_model(inner_name)
+    bound = inner(p, 8 * count, net, elem_bytes=8)
+    levels = inner(p, 8 * count * PREROUND_LEVELS, net, elem_bytes=8)
+    sequential = total(bound, levels, extra_s=reduce_s(net, 8 * count * PREROUND_LEVELS))
+    if inner_name == "ring" and count % p:
+        skew = (p - 1) * (2 * 8 * net.beta_s_per_byte + reduce_s(net, 8))
+        return Prediction(sequential.time_s, sequential.low_s - skew, sequential.high_s)
+    return sequential
+
+
+def _inner_model(name: str):
+    """The model of the allreduce algorithm `name` used inside a two-phase algorithm."""
+    if name not in __all__ or name == "prerounded":
+        raise ValueError(f"no allreduce algorithm {name!r} to use as the inner algorithm")
+    return globals()[name]

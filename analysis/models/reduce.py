@@ -16,9 +16,10 @@ from ._base import (
     exact,
     message_s,
     reduce_s,
+    total,
 )
 
-__all__ = ["binomial", "linear"]
+__all__ = ["binomial", "linear", "prerounded"]
 
 
 def binomial(
@@ -72,3 +73,40 @@ def linear(
     if p == 1 or count == 0:
         return exact(0.0)
     return exact((p - 1) * (message_s(net, n_bytes) + reduce_s(net, n_bytes)))
+
+
+def prerounded(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Reproducible reduce by pre-rounding (Demmel and Nguyen, IEEE TC 2015).
+
+    ``T = T_allreduce_recursive_doubling(8 count, max) + T_inner(2 * 8 count)
+    + 2 * 8 count gamma``: every rank needs the per-element bound, so it
+    comes from an allreduce; the two extracted levels (2 count doubles) go
+    to the root with params.inner_algorithm (default binomial).
+
+    Accuracy: that of the inner model (exact for the exact ones).
+    """
+    from . import allreduce as _allreduce
+
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if p == 1 or count == 0:
+        return exact(0.0)
+    inner = _inner_model(params.inner_algorithm or "binomial")
+    bound = _allreduce.recursive_doubling(p, 8 * count, net, elem_bytes=8)
+    levels = inner(p, 8 * count * _allreduce.PREROUND_LEVELS, net, elem_bytes=8, root=root)
+    return total(bound, levels, extra_s=reduce_s(net, 8 * count * _allreduce.PREROUND_LEVELS))
+
+
+def _inner_model(name: str):
+    """The model of the reduce algorithm `name` used inside a two-phase algorithm."""
+    if name not in __all__ or name == "prerounded":
+        raise ValueError(f"no reduce algorithm {name!r} to use as the inner algorithm")
+    return globals()[name]

@@ -135,8 +135,12 @@ static void print_registry(int json)
                 printf("\"commutative\"");
                 first = 0;
             }
-            if (a->restrictions & COLLSIM_RESTRICT_POWER_OF_TWO)
+            if (a->restrictions & COLLSIM_RESTRICT_POWER_OF_TWO) {
                 printf("%s\"power_of_two\"", first ? "" : ", ");
+                first = 0;
+            }
+            if (a->restrictions & COLLSIM_RESTRICT_FLOAT_SUM)
+                printf("%s\"float_sum\"", first ? "" : ", ");
             static const struct {
                 unsigned flag;
                 const char *name;
@@ -385,6 +389,22 @@ static int validate(const run_context *ctx, char *err, size_t errlen)
             snprintf(err, errlen, "%s/%s %s (op %s, np=%d)", ctx->alg->collective_name,
                      ctx->alg->name, why, op_names[opt->ops[o]], ctx->size);
             return -1;
+        }
+    }
+    for (int o = 0; o < opt->nops; o++) {
+        for (int d = 0; d < opt->ndtypes; d++) {
+            MPI_Op op = MPI_OP_NULL;
+            int created = 0;
+            if (op_create(opt->ops[o], &op, &created) != MPI_SUCCESS)
+                return -1;
+            const char *why = collsim_check_op_restrictions(ctx->alg, op, dtype_mpi(opt->dtypes[d]));
+            if (created)
+                MPI_Op_free(&op);
+            if (why != NULL) {
+                snprintf(err, errlen, "%s/%s %s (op %s, datatype %s)", ctx->alg->collective_name,
+                         ctx->alg->name, why, op_names[opt->ops[o]], dtype_names[opt->dtypes[d]]);
+                return -1;
+            }
         }
     }
     const char *why = collsim_check_restrictions(ctx->alg, ctx->size, 1);

@@ -240,6 +240,10 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
         raise CollsimError(
             f"{spec.collective}/{spec.algorithm} requires a commutative op ({spec.op} is not)"
         )
+    if ("float_sum" in entry["restrictions"] and spec.collective != "bcast"
+            and (spec.op != "sum" or spec.dtype not in ("float", "double"))):
+        raise CollsimError(f"{spec.collective}/{spec.algorithm} requires op sum on float or "
+                           f"double (got {spec.op} on {spec.dtype})")
     params = spec.params
     for name, given, message in (
         ("segments", params.segment_bytes or params.block_count, "segment size or block count"),

@@ -1,0 +1,70 @@
+/*
+ * prerounding.c: the extraction of Demmel and Nguyen's reproducible sum.
+ *
+ * For a bound M (max |x| over all ranks, M < 2^e) and p ranks, let
+ * L = ceil(lg p) and m = e + L + 1.  With sigma = 1.5 * 2^m every sigma + x
+ * (|x| < 2^(m-1)) lies in [2^m, 2^(m+1)), so q = fl(sigma + x) - sigma is
+ * exact and a multiple of u_m = 2^(m-52), and r = x - q is exact with
+ * |r| <= u_m / 2.  The sum of p such q is below p M + p u_m < 2^m in
+ * magnitude and a multiple of u_m: every partial sum, in every order, is
+ * exact.  The second level extracts r the same way below 2^(m-53+L+1).
+ */
+#include "prerounding.h"
+
+#include <math.h>
+
+void collsim_preround_abs(const void *x, int count, MPI_Datatype datatype, double *abs_out)
+{
+    for (int i = 0; i < count; i++)
+        abs_out[i] = datatype == MPI_FLOAT ? fabs((double)((const float *)x)[i])
+                                           : fabs(((const double *)x)[i]);
+}
+
+static int ceil_log2(int p)
+{
+    int l = 0;
+    while ((1 << l) < p)
+        l++;
+    return l;
+}
+
+/* q = fl(sigma + x) - sigma, written so that no compiler may fold it. */
+static double extract(double x, double sigma)
+{
+    volatile double shifted = sigma + x;
+    return shifted - sigma;
+}
+
+void collsim_preround_split(const void *x, int count, MPI_Datatype datatype, const double *absmax,
+                            int p, double *levels)
+{
+    const int lg = ceil_log2(p);
+    for (int i = 0; i < count; i++) {
+        double rest = datatype == MPI_FLOAT ? (double)((const float *)x)[i]
+                                            : ((const double *)x)[i];
+        int e;
+        frexp(absmax[i], &e); /* absmax < 2^e */
+        int m = e + lg + 1;
+        for (int level = 0; level < PREROUND_LEVELS; level++) {
+            const double sigma = ldexp(1.5, m);
+            const double q = extract(rest, sigma);
+            levels[(size_t)level * count + i] = q;
+            rest -= q; /* exact */
+            m = m - 53 + lg + 1;
+        }
+    }
+}
+
+void collsim_preround_finish(const double *level_sums, int count, MPI_Datatype datatype,
+                             void *out)
+{
+    for (int i = 0; i < count; i++) {
+        double total = 0.0;
+        for (int level = 0; level < PREROUND_LEVELS; level++)
+            total += level_sums[(size_t)level * count + i];
+        if (datatype == MPI_FLOAT)
+            ((float *)out)[i] = (float)total;
+        else
+            ((double *)out)[i] = total;
+    }
+}

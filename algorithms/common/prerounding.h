@@ -1,0 +1,35 @@
+/*
+ * prerounding.h: order-independent summation by pre-rounding (Demmel and
+ * Nguyen, "Parallel reproducible summation", IEEE TC 64(7), 2015), shared by
+ * the reduce and allreduce `prerounded` algorithms.
+ *
+ * Given a bound M_i >= max over ranks |x_i| known to every rank, each value is
+ * split into PREROUND_LEVELS parts, each a multiple of a quantum fixed by M_i
+ * and p alone, small enough that the sum of p parts is exact in double.  Any
+ * algorithm that sums the parts (in any order, on any topology) therefore
+ * returns the same bits; the parts of each level are then added in a fixed
+ * order.
+ */
+#ifndef COLLSIM_PREROUNDING_H
+#define COLLSIM_PREROUNDING_H
+
+#include "../collsim.h"
+
+/* Levels of extraction: 2 gives an error below ~p^2 M 2^-104 per element
+ * before the final rounding, so the result is the correctly rounded sum in
+ * all but the most ill-conditioned cases. */
+#define PREROUND_LEVELS 2
+
+/* |x_i| as doubles (x of MPI_FLOAT or MPI_DOUBLE). */
+void collsim_preround_abs(const void *x, int count, MPI_Datatype datatype, double *abs_out);
+
+/* Splits x into levels[l * count + i], l < PREROUND_LEVELS, using the bounds
+ * absmax[i] (the same on every rank) for p ranks. */
+void collsim_preround_split(const void *x, int count, MPI_Datatype datatype, const double *absmax,
+                            int p, double *levels);
+
+/* out[i] = the level sums added in fixed order, rounded to datatype. */
+void collsim_preround_finish(const double *level_sums, int count, MPI_Datatype datatype,
+                             void *out);
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * reduce_prerounded.c: bitwise-reproducible reduce by pre-rounding (Demmel
+ * and Nguyen, IEEE TC 64(7), 2015); see allreduce_prerounded.c.
+ *
+ * 1. max |x_i| over all ranks with allreduce recursive_doubling and MPI_MAX
+ *    (every rank needs the bound to split its values);
+ * 2. every rank splits each x_i into PREROUND_LEVELS parts (exactly summable);
+ * 3. the inner reduce sums the parts to the root with MPI_SUM: exact, so the
+ *    same bits whatever the algorithm, mapping or topology;
+ * 4. the root adds the level sums in a fixed order.
+ *
+ * Restrictions: MPI_SUM on float or double.
+ * Parameters: inner = the reduce algorithm of step 3 (default binomial).
+ * Cost:      T_allreduce_rd(count * 8 bytes, max) + T_inner(2 count * 8 bytes)
+ *            + 2 count * 8 gamma
+ */
+#include "common/internal.h"
+#include "common/prerounding.h"
+
+int collsim_reduce_prerounded(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                              MPI_Op op, int root, MPI_Comm comm, const collsim_params *params)
+{
+    int rc = MPI_SUCCESS, size, rank;
+    double *abs_local = NULL, *absmax = NULL, *parts = NULL, *sums = NULL;
+    const char *inner_name = params->inner_algorithm ? params->inner_algorithm : "binomial";
+    const collsim_algorithm *inner = collsim_find_algorithm("reduce", inner_name);
+    (void)op; /* MPI_SUM, enforced by the registry restriction */
+
+    if (inner == NULL || inner->fn.reduce == collsim_reduce_prerounded)
+        return MPI_ERR_ARG;
+    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
+    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
+    if (collsim_check_restrictions(inner, size, 1) != NULL)
+        return MPI_ERR_ARG;
+    if (count == 0)
+        return MPI_SUCCESS;
+
+    collsim_params inner_params = *params;
+    inner_params.inner_algorithm = NULL;
+    inner_params.outer_algorithm = NULL;
+    abs_local = malloc(sizeof(double) * (size_t)count);
+    absmax = malloc(sizeof(double) * (size_t)count);
+    parts = malloc(sizeof(double) * (size_t)count * PREROUND_LEVELS);
+    sums = malloc(sizeof(double) * (size_t)count * PREROUND_LEVELS);
+    if (!abs_local || !absmax || !parts || !sums) {
+        rc = MPI_ERR_NO_MEM;
+        goto cleanup;
+    }
+    collsim_preround_abs(sendbuf, count, datatype, abs_local);
+    COLLSIM_CHECK(collsim_allreduce_recursive_doubling(abs_local, absmax, count, MPI_DOUBLE,
+                                                       MPI_MAX, comm, &inner_params));
+    collsim_preround_split(sendbuf, count, datatype, absmax, size, parts);
+    collsim_charge_compute((double)count * PREROUND_LEVELS * sizeof(double), params);
+    COLLSIM_CHECK(inner->fn.reduce(parts, sums, count * PREROUND_LEVELS, MPI_DOUBLE, MPI_SUM, root,
+                                   comm, &inner_params));
+    if (rank == root)
+        collsim_preround_finish(sums, count, datatype, recvbuf);
+
+cleanup:
+    free(abs_local);
+    free(absmax);
+    free(parts);
+    free(sums);
+    return rc;
+}
