@@ -26,7 +26,8 @@ from ._base import (
 from . import bcast as _bcast
 from . import reduce as _reduce
 
-__all__ = ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast", "prerounded"]
+__all__ = ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast", "prerounded",
+           "fixed_order"]
 
 
 def recursive_doubling(
@@ -212,6 +213,30 @@ def prerounded(
         skew = (p - 1) * (2 * 8 * net.beta_s_per_byte + reduce_s(net, 8))
         return Prediction(sequential.time_s, sequential.low_s - skew, sequential.high_s)
     return sequential
+
+
+def fixed_order(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Reproducible topology-aware allreduce: reduce fixed_order to rank 0, binomial bcast.
+
+    ``T = T_reduce_fixed_order(root 0) + ceil(lg p) (alpha + n beta)``.
+
+    Accuracy: exact on the crossbar with one rank per node (the sum of two
+    exact parts; the broadcast starts when rank 0 has the result and the
+    others wait for it).
+    """
+    reduce_part = _reduce.fixed_order(p, n_bytes, net, elem_bytes=elem_bytes, root=0,
+                                      params=params)
+    bcast_part = _bcast.binomial(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
+    return total(reduce_part, bcast_part)
 
 
 def _inner_model(name: str):

@@ -19,7 +19,7 @@ from ._base import (
     total,
 )
 
-__all__ = ["binomial", "linear", "prerounded"]
+__all__ = ["binomial", "linear", "prerounded", "fixed_order"]
 
 
 def binomial(
@@ -103,6 +103,41 @@ def prerounded(
     bound = _allreduce.recursive_doubling(p, 8 * count, net, elem_bytes=8)
     levels = inner(p, 8 * count * _allreduce.PREROUND_LEVELS, net, elem_bytes=8, root=root)
     return total(bound, levels, extra_s=reduce_s(net, 8 * count * _allreduce.PREROUND_LEVELS))
+
+
+def fixed_order(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Reproducible topology-aware reduce (fixed summation tree, node-aware messages).
+
+    With one rank per node (every rank its node's leader):
+    ``T = sum_k T(min(2^k, p - 2^k)) + ceil(lg p) (T(12) + T(n) + n gamma) + [root != 0] T(n)``,
+    ``T(m) = alpha + (m + 16) beta``: the dissemination allgather of the
+    leader flags (one byte per rank, ceil(lg p) rounds), then a binomial tree
+    whose every edge carries one tree node (a 12-byte header: count, level,
+    index; then the vector), which the receiver combines with its own, and
+    the final message from rank 0 to the root.  Derived here (no seed gives
+    it); with several ranks per node the messages depend on the mapping and
+    the runner marks the model approximate.
+
+    Accuracy: exact on the crossbar, one rank per node: the allgather rounds
+    are symmetric, and the binomial part is the binomial reduce with one more
+    message per edge.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if p == 1 or count == 0:
+        return exact(0.0)
+    lg = ceil_log2(p)
+    discovery = sum(message_s(net, min(2**k, p - 2**k)) for k in range(lg))
+    tree = lg * (message_s(net, 12) + message_s(net, n_bytes) + reduce_s(net, n_bytes))
+    return exact(discovery + tree + (message_s(net, n_bytes) if root != 0 else 0.0))
 
 
 def _inner_model(name: str):

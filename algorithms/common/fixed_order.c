@@ -1,0 +1,343 @@
+/*
+ * fixed_order.c: a reduction whose combination order is fixed by rank alone
+ * while its messages follow the machine's nodes (the idea behind ReproRed,
+ * Stelz et al. 2026: separate the communication tree from the summation tree).
+ *
+ * The summation tree: the dyadic tree over ranks 0 .. P-1 (P = the next
+ * power of two >= p).  The value of a tree node covering [lo, lo + 2^level) is
+ * left op right of its two children, in that order; a child whose range lies
+ * entirely at or above p is empty and the node takes the other child's value
+ * as is.  That value is a function of the inputs alone.
+ *
+ *       [0,8)                 p = 6: [6,8) is empty, so
+ *      /     \                [4,8) = [4,6), and
+ *   [0,4)   [4,8)             [0,8) = [0,4) op [4,6)
+ *   /  \     /  \
+ *  ... ...  [4,6) [6,8)
+ *
+ * The communication: the ranks of each node (MPI_Comm_split_type SHARED, or
+ * node_size consecutive ranks) send to the node's lowest rank, its leader,
+ * which receives in rank order; the leaders then run a binomial tree over
+ * their ranks in ascending order; the top leader sends the result to the
+ * root if it is not the root.  Every message carries a set of summation-tree
+ * nodes (a header of (level, index) pairs, then their values); a process
+ * merges what it receives into its set, combining two siblings as soon as it
+ * holds both.  Whatever the mapping, every tree node is computed the same
+ * way, so the result has the same bits on every placement; what the mapping
+ * changes is how many values a message carries (one per message when nodes
+ * hold aligned blocks of consecutive ranks, up to one per rank of the node
+ * when they hold ranks far apart).
+ *
+ * Leaders are found with a dissemination (Bruck) allgather of one byte per
+ * rank: ceil(lg p) rounds.
+ */
+#include "fixed_order.h"
+
+#include "internal.h"
+
+#define FIXED_ORDER_TAG_HEADER 7201
+#define FIXED_ORDER_TAG_VALUES 7202
+
+/* A set of summation-tree nodes with their values. */
+typedef struct node_set {
+    int count;     /* number of tree nodes held */
+    int capacity;
+    int *level;    /* level[k], index[k]: the node covers [index << level, (index + 1) << level) */
+    int *index;
+    char *values;  /* capacity * elems * extent bytes */
+} node_set;
+
+typedef struct context {
+    int p;
+    int elems;
+    MPI_Aint extent;
+    MPI_Datatype datatype;
+    MPI_Op op;
+    const collsim_params *params;
+    int top_level; /* ceil(lg p) */
+} context;
+
+static void *value_at(const context *ctx, const node_set *set, int k)
+{
+    return set->values + (size_t)k * (size_t)ctx->elems * (size_t)ctx->extent;
+}
+
+static int set_init(const context *ctx, node_set *set, int capacity)
+{
+    set->count = 0;
+    set->capacity = capacity;
+    set->level = malloc(sizeof(int) * (size_t)capacity);
+    set->index = malloc(sizeof(int) * (size_t)capacity);
+    set->values = malloc((size_t)capacity * (size_t)ctx->elems * (size_t)ctx->extent + 1);
+    return set->level && set->index && set->values ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+static void set_free(node_set *set)
+{
+    free(set->level);
+    free(set->index);
+    free(set->values);
+}
+
+static int find(const node_set *set, int level, int index)
+{
+    for (int k = 0; k < set->count; k++)
+        if (set->level[k] == level && set->index[k] == index)
+            return k;
+    return -1;
+}
+
+static void remove_at(const context *ctx, node_set *set, int k)
+{
+    const int last = set->count - 1;
+    if (k != last) {
+        set->level[k] = set->level[last];
+        set->index[k] = set->index[last];
+        collsim_copy(value_at(ctx, set, k), value_at(ctx, set, last), ctx->elems, ctx->extent);
+    }
+    set->count--;
+}
+
+/* Adds tree node (level, index) with the value at `value` (scratch space of
+ * elems elements that this function may overwrite) and combines upward. */
+static int set_add(const context *ctx, node_set *set, int level, int index, void *value)
+{
+    for (;;) {
+        if (level >= ctx->top_level)
+            break;
+        const int sibling = index ^ 1;
+        if ((sibling << level) >= ctx->p) { /* an empty sibling: promote as is */
+            level++;
+            index >>= 1;
+            continue;
+        }
+        const int k = find(set, level, sibling);
+        if (k < 0)
+            break;
+        if (sibling < index) { /* value = sibling op value */
+            int rc = collsim_reduce_local(value_at(ctx, set, k), value, ctx->elems, ctx->datatype,
+                                          ctx->op, ctx->params);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        } else { /* value = value op sibling */
+            void *right = value_at(ctx, set, k);
+            int rc = collsim_reduce_local(value, right, ctx->elems, ctx->datatype, ctx->op,
+                                          ctx->params);
+            if (rc != MPI_SUCCESS)
+                return rc;
+            collsim_copy(value, right, ctx->elems, ctx->extent);
+        }
+        remove_at(ctx, set, k);
+        level++;
+        index >>= 1;
+    }
+    if (set->count == set->capacity)
+        return MPI_ERR_INTERN;
+    set->level[set->count] = level;
+    set->index[set->count] = index;
+    collsim_copy(value_at(ctx, set, set->count), value, ctx->elems, ctx->extent);
+    set->count++;
+    return MPI_SUCCESS;
+}
+
+/* Sends the whole set: a header (count, then level/index pairs), then the values. */
+static int send_set(const context *ctx, const node_set *set, int *header, int dest, MPI_Comm comm)
+{
+    header[0] = set->count;
+    for (int k = 0; k < set->count; k++) {
+        header[1 + 2 * k] = set->level[k];
+        header[2 + 2 * k] = set->index[k];
+    }
+    int rc = MPI_Send(header, 1 + 2 * set->count, MPI_INT, dest, FIXED_ORDER_TAG_HEADER, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return MPI_Send(set->values, set->count * ctx->elems, ctx->datatype, dest,
+                    FIXED_ORDER_TAG_VALUES, comm);
+}
+
+/* Receives a set from src and merges it into `set`. */
+static int receive_set(const context *ctx, node_set *set, node_set *incoming, int *header,
+                       int header_capacity, int src, MPI_Comm comm)
+{
+    int rc = MPI_Recv(header, header_capacity, MPI_INT, src, FIXED_ORDER_TAG_HEADER, comm,
+                      MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    const int count = header[0];
+    if (count < 0 || count > incoming->capacity)
+        return MPI_ERR_INTERN;
+    rc = MPI_Recv(incoming->values, count * ctx->elems, ctx->datatype, src, FIXED_ORDER_TAG_VALUES,
+                  comm, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int k = 0; k < count; k++) {
+        rc = set_add(ctx, set, header[1 + 2 * k], header[2 + 2 * k], value_at(ctx, incoming, k));
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* is_leader[r] for every rank r, by a dissemination allgather of one byte. */
+static int gather_leader_flags(int rank, int p, char my_flag, char *flags, MPI_Comm comm)
+{
+    /* flags is used rotated: slot j holds the flag of rank (rank + j) mod p */
+    char *rotated = malloc((size_t)p);
+    if (rotated == NULL)
+        return MPI_ERR_NO_MEM;
+    rotated[0] = my_flag;
+    int have = 1, rc = MPI_SUCCESS;
+    for (int distance = 1; distance < p; distance <<= 1) {
+        const int amount = have < p - have ? have : p - have;
+        const int to = (rank - distance + p) % p, from = (rank + distance) % p;
+        rc = MPI_Sendrecv(rotated, amount, MPI_CHAR, to, FIXED_ORDER_TAG_HEADER, rotated + have,
+                          amount, MPI_CHAR, from, FIXED_ORDER_TAG_HEADER, comm, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            break;
+        have += amount;
+    }
+    for (int j = 0; j < p && rc == MPI_SUCCESS; j++)
+        flags[(rank + j) % p] = rotated[j];
+    free(rotated);
+    return rc;
+}
+
+/* The world ranks of this rank's node, ascending, into members; returns their number. */
+static int node_members(int rank, int p, int node_size, MPI_Comm comm, int *members, int *count)
+{
+    if (node_size > 0) {
+        const int first = rank / node_size * node_size;
+        *count = 0;
+        for (int r = first; r < first + node_size && r < p; r++)
+            members[(*count)++] = r;
+        return MPI_SUCCESS;
+    }
+    MPI_Comm node;
+    MPI_Group node_group, world_group;
+    int rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int n;
+    MPI_Comm_size(node, &n);
+    int *local = malloc(sizeof(int) * (size_t)n);
+    if (local == NULL) {
+        MPI_Comm_free(&node);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int i = 0; i < n; i++)
+        local[i] = i;
+    MPI_Comm_group(node, &node_group);
+    MPI_Comm_group(comm, &world_group);
+    rc = MPI_Group_translate_ranks(node_group, n, local, world_group, members);
+    MPI_Group_free(&node_group);
+    MPI_Group_free(&world_group);
+    MPI_Comm_free(&node);
+    free(local);
+    /* ascending order (MPI_Comm_split_type may ignore the key) */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && members[j - 1] > members[j]; j--) {
+            int t = members[j];
+            members[j] = members[j - 1];
+            members[j - 1] = t;
+        }
+    *count = n;
+    return rc;
+}
+
+int collsim_fixed_order_reduce(const void *sendbuf, void *recvbuf, int count,
+                               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                               const collsim_params *params)
+{
+    int rc = MPI_SUCCESS, rank, p, nmembers = 0, nleaders = 0;
+    MPI_Aint lb, extent;
+    node_set set = {0}, incoming = {0};
+    int *members = NULL, *leaders = NULL, *header = NULL;
+    char *flags = NULL;
+    void *scratch = NULL;
+
+    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
+    COLLSIM_CHECK(MPI_Comm_size(comm, &p));
+    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    if (count == 0)
+        return MPI_SUCCESS;
+    if (p == 1) {
+        collsim_copy(recvbuf, sendbuf, count, extent);
+        return MPI_SUCCESS;
+    }
+
+    context ctx = {p, count, extent, datatype, op, params, 0};
+    while ((1 << ctx.top_level) < p)
+        ctx.top_level++;
+    const int header_capacity = 1 + 2 * p;
+    members = malloc(sizeof(int) * (size_t)p);
+    leaders = malloc(sizeof(int) * (size_t)p);
+    header = malloc(sizeof(int) * (size_t)header_capacity);
+    flags = malloc((size_t)p);
+    scratch = malloc((size_t)count * (size_t)extent + 1);
+    if (!members || !leaders || !header || !flags || !scratch) {
+        rc = MPI_ERR_NO_MEM;
+        goto cleanup;
+    }
+    COLLSIM_CHECK(set_init(&ctx, &set, p));
+    COLLSIM_CHECK(set_init(&ctx, &incoming, p));
+
+    COLLSIM_CHECK(node_members(rank, p, params->node_size, comm, members, &nmembers));
+    const int leader = members[0];
+    COLLSIM_CHECK(gather_leader_flags(rank, p, (char)(rank == leader), flags, comm));
+    for (int r = 0; r < p; r++)
+        if (flags[r])
+            leaders[nleaders++] = r;
+
+    /* the own input as a leaf of the summation tree */
+    collsim_copy(scratch, sendbuf, count, extent);
+    COLLSIM_CHECK(set_add(&ctx, &set, 0, rank, scratch));
+
+    if (rank != leader) {
+        COLLSIM_CHECK(send_set(&ctx, &set, header, leader, comm));
+        set.count = 0;
+    } else {
+        for (int m = 1; m < nmembers; m++)
+            COLLSIM_CHECK(receive_set(&ctx, &set, &incoming, header, header_capacity, members[m],
+                                      comm));
+        int me = 0;
+        while (leaders[me] != rank)
+            me++;
+        /* binomial tree over leader positions, rooted at the lowest leader */
+        for (int mask = 1; mask < nleaders; mask <<= 1) {
+            if (me & mask) {
+                COLLSIM_CHECK(send_set(&ctx, &set, header, leaders[me - mask], comm));
+                set.count = 0;
+                break;
+            }
+            if (me + mask < nleaders)
+                COLLSIM_CHECK(receive_set(&ctx, &set, &incoming, header, header_capacity,
+                                          leaders[me + mask], comm));
+        }
+    }
+
+    /* the lowest leader (rank 0) holds the root of the summation tree */
+    if (rank == 0) {
+        if (set.count != 1 || set.level[0] != ctx.top_level) {
+            rc = MPI_ERR_INTERN;
+            goto cleanup;
+        }
+        if (root == 0)
+            collsim_copy(recvbuf, value_at(&ctx, &set, 0), count, extent);
+        else
+            COLLSIM_CHECK(MPI_Send(value_at(&ctx, &set, 0), count, datatype, root,
+                                   FIXED_ORDER_TAG_VALUES, comm));
+    } else if (rank == root) {
+        COLLSIM_CHECK(MPI_Recv(recvbuf, count, datatype, 0, FIXED_ORDER_TAG_VALUES, comm,
+                               MPI_STATUS_IGNORE));
+    }
+
+cleanup:
+    set_free(&set);
+    set_free(&incoming);
+    free(members);
+    free(leaders);
+    free(header);
+    free(flags);
+    free(scratch);
+    return rc;
+}
