@@ -1,8 +1,9 @@
 """Alpha and beta between hosts, read off a platform graph.
 
 alpha is the sum of the latencies on the route, beta the inverse of the
-route's bottleneck bandwidth.  Routes are the graph's shortest paths, as the
-generated SimGrid routing uses them.
+route's bottleneck bandwidth.  Routes are those the generated SimGrid routing
+takes (``collsim.platforms.routing.route``): hop-minimal paths with SimGrid's
+tie-breaking, or the explicit routes of a rail policy.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import networkx as nx
+
+from .routing import route
 
 __all__ = ["PairParameters", "pair_parameters", "network_parameters"]
 
@@ -41,7 +44,7 @@ def pair_parameters(G: nx.Graph, source: str, target: str) -> PairParameters:
             beta_s_per_byte=1.0 / G.graph["loopback_bandwidth_Bps"],
             hops=0,
         )
-    path = nx.shortest_path(G, source, target)
+    path = route(G, source, target)
     edges = [G.edges[a, b] for a, b in zip(path, path[1:])]
     return PairParameters(
         alpha_s=sum(edge["latency_s"] for edge in edges),
