@@ -6,7 +6,7 @@ from .dual_rail import RAIL_POLICIES, dual_rail
 from .fat_tree import fat_tree
 from .mapping import MAPPINGS, hosts, map_ranks
 from .multicore import multicore
-from .network import network_parameters, pair_parameters
+from .network import network_parameters, pair_classes, pair_parameters
 from .routing import route
 from .simgrid import platform_hash, platform_xml, write_hostfile, write_platform
 
@@ -29,6 +29,7 @@ __all__ = [
     "map_ranks",
     "multicore",
     "network_parameters",
+    "pair_classes",
     "pair_parameters",
     "platform_hash",
     "platform_xml",

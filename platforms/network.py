@@ -14,7 +14,7 @@ import networkx as nx
 
 from .routing import route
 
-__all__ = ["PairParameters", "pair_parameters", "network_parameters"]
+__all__ = ["PairParameters", "pair_parameters", "network_parameters", "pair_classes"]
 
 
 @dataclass(frozen=True)
@@ -79,3 +79,39 @@ def network_parameters(G: nx.Graph, rank_hosts: list[str]) -> tuple[PairParamete
     classes = {(pp.alpha_s, pp.beta_s_per_byte) for pp in seen.values()}
     worst = max(seen.values(), key=lambda pp: (pp.alpha_s, pp.beta_s_per_byte))
     return worst, len(classes) == 1
+
+
+def pair_classes(G: nx.Graph, *, sources=None) -> dict:
+    """Return the distinct (alpha, beta) classes between hosts, one sample pair each.
+
+    Parameters
+    ----------
+    G : networkx.Graph
+        The platform.
+    sources : list of str, optional
+        Hosts to start from (default: every host); targets are all hosts.
+        A host with more than one core also forms the same-host class.
+
+    Returns
+    -------
+    dict
+        ``{(alpha_s, beta_s_per_byte): (source, target, hops)}``, first pair
+        found in host order.
+
+    Examples
+    --------
+    >>> from collsim.platforms import crossbar
+    >>> sorted(pair_classes(crossbar(nodes=3, cores_per_node=2, latency_s=1e-6)).values())
+    [('node-0', 'node-0', 0), ('node-0', 'node-1', 2)]
+    """
+    from .mapping import hosts
+
+    all_hosts = hosts(G)
+    classes = {}
+    for source in all_hosts if sources is None else sources:
+        for target in all_hosts:
+            if source == target and G.nodes[source]["cores"] < 2:
+                continue
+            pair = pair_parameters(G, source, target)
+            classes.setdefault((pair.alpha_s, pair.beta_s_per_byte), (source, target, pair.hops))
+    return classes

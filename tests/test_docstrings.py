@@ -10,6 +10,11 @@ MODULES = [
     "collsim.platforms.crossbar",
     "collsim.platforms.mapping",
     "collsim.platforms.network",
+    "collsim.platforms.routing",
+    "collsim.platforms.fat_tree",
+    "collsim.platforms.dragonfly",
+    "collsim.platforms.multicore",
+    "collsim.platforms.dual_rail",
     "collsim.analysis.models",
 ]
 
