@@ -15,6 +15,7 @@ MODULES = [
     "collsim.platforms.dragonfly",
     "collsim.platforms.multicore",
     "collsim.platforms.dual_rail",
+    "collsim.platforms.catalog",
     "collsim.analysis.models",
 ]
 
