@@ -163,6 +163,8 @@ def platform_xml(G: nx.Graph) -> bytes:
         If the graph does not come from a generator with an XML writer.
     """
     family = G.graph.get("name")
+    if family == "xml_file":
+        return G.graph["xml_bytes"]
     writer = _WRITERS.get(family)
     if writer is None:
         raise ValueError(f"no SimGrid writer for platform family {family!r}")
