@@ -45,10 +45,10 @@ CATALOG = {
         params=dict(sockets_per_node=2, cores_per_socket=4, socket_bandwidth_Bps=40e9,
                     socket_latency_s=2e-7),
         sources=dict(
-            nodes="seed 000 sec. V.B: 320 nodes",
-            sockets_per_node="seed 000 sec. V.B: two Intel Xeon X5550 quad-core CPUs per node",
-            cores_per_socket="seed 000 sec. V.B: quad-core",
-            bandwidth_Bps=_QDR + "; seed 000 sec. V.B: Mellanox QDR InfiniBand HCAs",
+            nodes="seed 000 sec. VI.B: 320 nodes",
+            sockets_per_node="seed 000 sec. VI.B: two Intel Xeon X5550 quad-core CPUs per node",
+            cores_per_socket="seed 000 sec. VI.B: quad-core",
+            bandwidth_Bps=_QDR + "; seed 000 sec. VI.B: Mellanox QDR InfiniBand HCAs",
             topology="assumed: the seed names no topology; a non-blocking two-level fat-tree "
                      "(20 leaf switches of 16 nodes + 16 up-links, 16 spines)",
             latency_s=_SWITCH_LAT,
@@ -67,9 +67,10 @@ CATALOG = {
             params=dict(sockets_per_node=2, cores_per_socket=cores, socket_bandwidth_Bps=40e9,
                         socket_latency_s=2e-7),
             sources=dict(
-                nodes="seed 002 sec. 2: the tests run on two nodes of each type",
-                cores_per_socket=f"seed 002 sec. 2: {kind.upper()} {cpu}",
-                sockets_per_node="seed 002 sec. 2: mapping by socket (two sockets per node)",
+                nodes="seed 002 sec. 3.1: the tests run on two nodes of each type",
+                cores_per_socket=f"seed 002 sec. 3.1 and 3.2: {cores} cores per socket; {cpu}",
+                sockets_per_node="seed 002 sec. 3.1: mapping by socket or NUMA domain "
+                                 "(two sockets per node)",
                 bandwidth_Bps="assumed: the seed names no network; 100 Gb/s InfiniBand "
                               "(ORFEO's HDR100 fabric per its public documentation)",
                 latency_s=_SWITCH_LAT,
@@ -78,10 +79,12 @@ CATALOG = {
             ),
         )
         for kind, cores, cpu, speed in (
-            ("thin", 12, "Intel Xeon Gold 6126, 2 x 12 cores", 41.6e9),
-            ("fat", 18, "Intel Xeon Gold 6154, 2 x 18 cores", 48e9),
-            ("epyc", 64, "AMD EPYC 7H12 'Rome', 2 x 64 cores (the seed's '128 cores' per node)",
+            ("thin", 12, "Intel Xeon Gold (the model, 6126, from ORFEO's public documentation)",
              41.6e9),
+            ("fat", 18, "Intel Xeon Gold (the model, 6154, from ORFEO's public documentation)",
+             48e9),
+            ("epyc", 64, "AMD EPYC 7H12 (seed 002 sec. 1); the seed's '128 cores' per node are "
+             "2 sockets x 64", 41.6e9),
         )
     },
     "seed003_hydra": dict(
