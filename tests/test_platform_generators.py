@@ -225,3 +225,22 @@ def test_dual_rail_doubles_what_leaves_a_node(hockney):
     assert dual_s == pytest.approx(
         alone.alpha_s + (n_bytes + hockney.envelope_bytes) * alone.beta_s_per_byte, rel=1e-6)
     assert dual_s / single_s == pytest.approx(0.5, rel=0.01)
+
+
+def test_cores_of_a_socket_share_its_link(hockney):
+    """Contention inside a node is modeled: bcast/binomial on 4 ranks, ranks 0 and 2 on
+    socket 0, ranks 1 and 3 on socket 1 of the same node.  Step 1 (0 -> 2) uses the
+    loopback; in step 2 the messages 0 -> 1 and 2 -> 3 share both socket links, so
+    each gets half the bandwidth."""
+    n_bytes = 1 << 20
+    G = multicore(crossbar(nodes=1), sockets_per_node=2, cores_per_socket=2,
+                  socket_bandwidth_Bps=10e9, socket_latency_s=1e-7)
+    ranks = ["node-0.s0", "node-0.s1", "node-0.s0", "node-0.s1"]
+    rows, status = simulate(G, ranks, hockney, ["--coll", "bcast", "--alg", "binomial",
+                                                "--bytes", str(n_bytes)], what="bcast")
+    assert status == 0
+    wire = n_bytes + hockney.envelope_bytes
+    loop = pair_parameters(G, ranks[0], ranks[2])
+    cross = pair_parameters(G, ranks[0], ranks[1])
+    expected = (loop.alpha_s + wire * loop.beta_s_per_byte) + (cross.alpha_s + 2 * wire * cross.beta_s_per_byte)
+    assert rows[0]["time_s"] == pytest.approx(expected, rel=1e-6)
