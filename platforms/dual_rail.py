@@ -4,7 +4,7 @@ Every node has ``sockets_per_node`` sockets (one SimGrid host each, joined by
 socket links to the node's router, as in ``multicore``) and one NIC per rail;
 NIC k hangs off socket k (``k < sockets_per_node``), as on the Hydra cluster
 of seed 003 where each socket drives its own OmniPath card.  Each rail is one
-non-blocking switch.  SimGrid 3.32 has no multi-rail routing, so every
+non-blocking switch, or a fat-tree (``plane_down_ports``/``plane_up_ports``).  SimGrid 3.32 has no multi-rail routing, so every
 host-to-host route is written explicitly (a ``Full`` zone), chosen by the rail
 policy:
 
@@ -29,7 +29,8 @@ import networkx as nx
 
 from ._common import NODE_DEFAULTS, add_host, add_link, check_node_parameters, new_platform
 from ._validate import check_count, check_nonnegative, check_positive
-from .routing import register_route_policy
+from .fat_tree import fat_tree
+from .routing import register_route_policy, route
 
 __all__ = ["dual_rail", "RAIL_POLICIES"]
 
@@ -46,6 +47,8 @@ def dual_rail(
     nic_latency_s: float = 1e-6,
     socket_bandwidth_Bps: float = 40e9,
     socket_latency_s: float = 2e-7,
+    plane_down_ports=None,
+    plane_up_ports=None,
     loopback_bandwidth_Bps: float = NODE_DEFAULTS["loopback_bandwidth_Bps"],
     loopback_latency_s: float = NODE_DEFAULTS["loopback_latency_s"],
     speed_flops: float = NODE_DEFAULTS["speed_flops"],
@@ -68,6 +71,11 @@ def dual_rail(
         ``single_double``).
     socket_bandwidth_Bps, socket_latency_s : float
         Link between a socket and its node's router.
+    plane_down_ports, plane_up_ports : list of int, optional
+        Make each plane a fat-tree (as ``fat_tree``, whose product of
+        ``plane_down_ports`` must equal ``nodes``) instead of one switch; every
+        plane link has the NIC's bandwidth and latency.  Inside a plane a route
+        is the one ``collsim.platforms.route`` gives on that fat-tree.
     loopback_bandwidth_Bps, loopback_latency_s, speed_flops, gamma_s_per_byte
         As for ``crossbar``.
 
@@ -75,9 +83,10 @@ def dual_rail(
     -------
     networkx.Graph
         ``nodes * sockets_per_node`` hosts ``node-i.s<k>``, ``nodes`` node
-        routers ``node-i``, one switch per rail (``rail-0``, ``rail-1``);
-        ``nodes * sockets_per_node`` socket links and ``nodes`` NIC links per
-        rail.
+        routers ``node-i``, one switch per rail (``rail-0``, ``rail-1``) or
+        the switches of each plane's fat-tree (``rail-0.switch-1-0``, ...);
+        ``nodes * sockets_per_node`` socket links and, per rail, ``nodes`` NIC
+        links (times the plane's ``up_ports[0]``) plus the plane's upper links.
 
     Raises
     ------
@@ -104,6 +113,18 @@ def dual_rail(
     check_nonnegative("nic_latency_s", nic_latency_s)
     check_positive("socket_bandwidth_Bps", socket_bandwidth_Bps)
     check_nonnegative("socket_latency_s", socket_latency_s)
+    plane = None
+    if plane_down_ports is not None or plane_up_ports is not None:
+        if plane_down_ports is None:
+            raise ValueError("plane_down_ports is needed with plane_up_ports")
+        levels = len(plane_down_ports) if hasattr(plane_down_ports, "__len__") else 0
+        plane = fat_tree(levels=max(levels, 1), down_ports=plane_down_ports,
+                         up_ports=plane_up_ports,
+                         bandwidth_Bps=nic_bandwidth_Bps * (2 if rail_policy == "single_double" else 1),
+                         latency_s=nic_latency_s)
+        plane_nodes = sum(1 for _, k in plane.nodes(data="kind") if k == "host")
+        if plane_nodes != nodes:
+            raise ValueError(f"plane_down_ports multiply to {plane_nodes} nodes, not nodes={nodes}")
     check_node_parameters(cores_per_node=cores_per_socket,
                           loopback_bandwidth_Bps=loopback_bandwidth_Bps,
                           loopback_latency_s=loopback_latency_s, speed_flops=speed_flops,
@@ -112,6 +133,7 @@ def dual_rail(
                   cores_per_socket=cores_per_socket, rail_policy=rail_policy,
                   nic_bandwidth_Bps=nic_bandwidth_Bps, nic_latency_s=nic_latency_s,
                   socket_bandwidth_Bps=socket_bandwidth_Bps, socket_latency_s=socket_latency_s,
+                  plane_down_ports=plane_down_ports, plane_up_ports=plane_up_ports,
                   loopback_bandwidth_Bps=loopback_bandwidth_Bps,
                   loopback_latency_s=loopback_latency_s, speed_flops=speed_flops,
                   gamma_s_per_byte=gamma_s_per_byte)
@@ -120,8 +142,14 @@ def dual_rail(
                      loopback_latency_s=loopback_latency_s, gamma_s_per_byte=gamma_s_per_byte)
     rails = 2 if rail_policy in ("socket_affine", "striped") else 1
     nic_bw = nic_bandwidth_Bps * (2 if rail_policy == "single_double" else 1)
+    G.graph["_plane"] = plane
     for r in range(rails):
-        G.add_node(f"rail-{r}", kind="switch", rail=r)
+        if plane is None:
+            G.add_node(f"rail-{r}", kind="switch", rail=r)
+        else:
+            for name, data in plane.nodes(data=True):
+                if data["kind"] != "host":
+                    G.add_node(f"rail-{r}.{name}", kind="switch", rail=r, level=data["level"])
     for i in range(nodes):
         hub = f"node-{i}"
         G.add_node(hub, kind="node", node=i)
@@ -132,9 +160,27 @@ def dual_rail(
                      latency_s=socket_latency_s, kind="socket")
         for r in range(rails):
             nic_end = f"node-{i}.s{r}" if rails == 2 else hub
-            add_link(G, nic_end, f"rail-{r}", bandwidth_Bps=nic_bw, latency_s=nic_latency_s,
-                     kind=f"nic-{r}")
+            leaves = [f"rail-{r}"] if plane is None else [
+                f"rail-{r}.{leaf}" for leaf in plane.adj[f"node-{i}"]]
+            for leaf in leaves:
+                add_link(G, nic_end, leaf, bandwidth_Bps=nic_bw,
+                         latency_s=nic_latency_s, kind=f"nic-{r}")
+    if plane is not None:
+        for r in range(rails):
+            for u, v, data in plane.edges(data=True):
+                if plane.nodes[u]["kind"] != "host" and plane.nodes[v]["kind"] != "host":
+                    add_link(G, f"rail-{r}.{u}", f"rail-{r}.{v}", bandwidth_Bps=data["bandwidth_Bps"],
+                             latency_s=data["latency_s"], kind=f"plane-{r}")
     return G
+
+
+def _across_plane(G, rail, source_node, target_node):
+    """The switches a message crosses inside rail ``rail`` between two nodes."""
+    plane = G.graph.get("_plane")
+    if plane is None:
+        return [f"rail-{rail}"]
+    path = route(plane, f"node-{source_node}", f"node-{target_node}")
+    return [f"rail-{rail}.{switch}" for switch in path[1:-1]]
 
 
 def _to_socket(G, host, socket):
@@ -148,7 +194,8 @@ def _to_socket(G, host, socket):
 def _two_rail_route(G, source, target, rail):
     out = _to_socket(G, source, rail)
     back = _to_socket(G, target, rail)
-    return out + [f"rail-{rail}"] + back[::-1]
+    return (out + _across_plane(G, rail, G.nodes[source]["node"], G.nodes[target]["node"])
+            + back[::-1])
 
 
 def _socket_affine(G, source, target):
@@ -169,7 +216,8 @@ def _single(G, source, target):
     src, dst = G.nodes[source], G.nodes[target]
     if src["node"] == dst["node"]:
         return _to_socket(G, source, dst["socket"])
-    return [source, f"node-{src['node']}", "rail-0", f"node-{dst['node']}", target]
+    return ([source, f"node-{src['node']}"] + _across_plane(G, 0, src["node"], dst["node"])
+            + [f"node-{dst['node']}", target])
 
 
 register_route_policy("socket_affine", _socket_affine)

@@ -108,6 +108,9 @@ def test_multicore_three_classes_over_a_fat_tree():
         (lambda: dual_rail(nodes=2, rail_policy="round_robin"), "rail_policy"),
         (lambda: dual_rail(nodes=2, sockets_per_node=1), "sockets_per_node"),
         (lambda: dual_rail(nodes=0), "nodes"),
+        (lambda: dual_rail(nodes=6, plane_down_ports=[4, 2]), "plane_down_ports multiply to 8"),
+        (lambda: dual_rail(nodes=8, plane_up_ports=[1, 2]), "plane_down_ports is needed"),
+        (lambda: dual_rail(nodes=8, plane_down_ports=[4, 2], plane_up_ports=[1]), "up_ports"),
     ],
 )
 def test_bad_parameters_name_the_parameter(make, name):
@@ -192,6 +195,16 @@ def test_some_pairs_have_several_minimal_routes():
     G = dragonfly(groups=3, chassis_per_group=2, routers_per_chassis=2, nodes_per_router=1,
                   global_links=2)
     assert any(len(list(nx.all_shortest_paths(G, "node-0", h))) > 1 for h in _hosts(G))
+
+
+@pytest.mark.parametrize("policy", ["socket_affine", "single"])
+def test_dual_rail_fat_tree_planes_pingpong_per_class(hockney, policy):
+    G = dual_rail(nodes=8, rail_policy=policy, plane_down_ports=[2, 4], plane_up_ports=[1, 2],
+                  nic_latency_s=7e-7)
+    classes = _assert_classes_match(G, hockney, sources=["node-0.s0", "node-0.s1"])
+    assert max(h for _, _, h in classes.values()) >= 6
+    path = route(G, "node-0.s1", "node-7.s0")
+    assert (policy == "socket_affine") == all(n.startswith(("node", "rail-1")) for n in path)
 
 
 def test_dual_rail_socket_affine_routes():

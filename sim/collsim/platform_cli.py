@@ -96,6 +96,8 @@ _FAMILY_OPTIONS = {
                   "latency": ("nic_latency_s", parse_time),
                   "socket_bandwidth": ("socket_bandwidth_Bps", parse_bandwidth),
                   "socket_latency": ("socket_latency_s", parse_time),
+                  "plane_down_ports": ("plane_down_ports", _int_list),
+                  "plane_up_ports": ("plane_up_ports", _int_list),
                   "loopback_bandwidth": ("loopback_bandwidth_Bps", parse_bandwidth),
                   "loopback_latency": ("loopback_latency_s", parse_time),
                   "speed": ("speed_flops", float), "gamma": ("gamma_s_per_byte", float)},
@@ -148,6 +150,9 @@ def add_platform_arguments(parser: argparse.ArgumentParser, *, positional: bool 
     add("--socket-bandwidth", help="socket-to-node-router link")
     add("--socket-latency")
     add("--rail-policy", help=f"dual-rail: {', '.join(RAIL_POLICIES)}")
+    add("--plane-down-ports", help="dual-rail: make each plane a fat-tree with these "
+        "down-ports (their product is --nodes)")
+    add("--plane-up-ports", help="dual-rail: the planes' up-ports")
 
 
 def _fat_tree_for(nodes: int) -> dict:
@@ -193,6 +198,8 @@ def build_platform(args: argparse.Namespace, np: int | None = None) -> tuple[nx.
                         * multicore_kwargs.get("cores_per_socket", 1))
         if family == "crossbar" and "nodes" not in kwargs:
             kwargs["nodes"] = -(-(np or 2) // max(per_node, 1))
+        if family == "dual_rail" and "nodes" not in kwargs and "plane_down_ports" in kwargs:
+            kwargs["nodes"] = math.prod(kwargs["plane_down_ports"])
         if family == "dual_rail" and "nodes" not in kwargs:
             per_node = kwargs.get("sockets_per_node", 2) * kwargs.get("cores_per_socket", 1)
             kwargs["nodes"] = -(-(np or 2) // max(per_node, 1))
