@@ -58,9 +58,11 @@ def network_parameters(G: nx.Graph, rank_hosts: list[str]) -> tuple[PairParamete
 
     The parameters are those of the slowest route between rank 0's host and
     any other rank's host (largest alpha, then largest beta), together with
-    whether all those routes have the same parameters.  When they do not (ranks
-    sharing nodes, or a hierarchical network), a flat model with one (alpha,
-    beta) is an approximation, not exact.
+    whether the flat model is exact for them: all those routes have the same
+    parameters and the ranks' hosts hang off one switch (so that concurrent
+    messages between distinct pairs never share a link).  Otherwise (ranks
+    sharing nodes, or a hierarchical network) a flat model with one (alpha,
+    beta) is an approximation.
 
     Parameters
     ----------
@@ -78,7 +80,26 @@ def network_parameters(G: nx.Graph, rank_hosts: list[str]) -> tuple[PairParamete
             seen[host] = pair_parameters(G, first, host)
     classes = {(pp.alpha_s, pp.beta_s_per_byte) for pp in seen.values()}
     worst = max(seen.values(), key=lambda pp: (pp.alpha_s, pp.beta_s_per_byte))
-    return worst, len(classes) == 1
+    return worst, len(classes) == 1 and _one_switch(G, set(rank_hosts))
+
+
+def _one_switch(G: nx.Graph, used_hosts: set) -> bool:
+    """Whether the hosts hang off one common element by one link each (a crossbar for them).
+
+    Only then do messages between distinct pairs never share a link, which the
+    seeds' models assume.  Ranks spread over the leaves of a fat-tree or the
+    routers of a dragonfly may share up-links even when every pair has the
+    same (alpha, beta), so the flat model is not claimed exact there.
+    """
+    if G.graph.get("name") == "crossbar" or len(used_hosts) < 2:
+        return True
+    neighbours = set()
+    for host in used_hosts:
+        adjacent = list(G.adj[host])
+        if len(adjacent) != 1:
+            return False
+        neighbours.add(adjacent[0])
+    return len(neighbours) == 1
 
 
 def pair_classes(G: nx.Graph, *, sources=None) -> dict:

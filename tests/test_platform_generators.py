@@ -257,3 +257,16 @@ def test_cores_of_a_socket_share_its_link(hockney):
     cross = pair_parameters(G, ranks[0], ranks[1])
     expected = (loop.alpha_s + wire * loop.beta_s_per_byte) + (cross.alpha_s + 2 * wire * cross.beta_s_per_byte)
     assert rows[0]["time_s"] == pytest.approx(expected, rel=1e-6)
+
+
+def test_flat_model_is_exact_only_under_one_switch():
+    from collsim.platforms import map_ranks, network_parameters
+
+    G = fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 2])
+    assert network_parameters(G, map_ranks(G, 4, "block"))[1]        # one leaf switch
+    # one rank per leaf: every pair has the same (alpha, beta), but the leaves'
+    # up-links can be shared by concurrent messages
+    spread = ["node-0", "node-4", "node-8", "node-12"]
+    assert len({(p.alpha_s, p.beta_s_per_byte) for p in
+                (pair_parameters(G, "node-0", h) for h in spread[1:])}) == 1
+    assert not network_parameters(G, spread)[1]
