@@ -111,9 +111,8 @@ _MULTICORE = {"sockets_per_node": ("sockets_per_node", int),
 def add_platform_arguments(parser: argparse.ArgumentParser, *, positional: bool = False) -> None:
     """Add the options that choose and shape a platform."""
     group = parser.add_argument_group("platform")
-    help_text = ("a generator (" + ", ".join(sorted(set(FAMILIES) - set(GENERATORS)) +
-                 ["crossbar"]) + "), a catalog name (collsim platform list) or a SimGrid "
-                 "XML file")
+    help_text = ("a generator (crossbar, fat-tree, dragonfly, dual-rail), a catalog name "
+                 "(collsim platform list) or a SimGrid XML file")
     if positional:
         group.add_argument("platform", help=help_text)
     else:
