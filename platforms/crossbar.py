@@ -105,6 +105,7 @@ def crossbar(
     G.add_node("switch", kind="switch")
     for i in range(nodes):
         host = f"node-{i}"
-        G.add_node(host, kind="host", cores=cores_per_node, speed_flops=float(speed_flops))
+        G.add_node(host, kind="host", node=i, socket=0, cores=cores_per_node,
+                   speed_flops=float(speed_flops))
         G.add_edge(host, "switch", bandwidth_Bps=float(bandwidth_Bps), latency_s=float(latency_s))
     return G

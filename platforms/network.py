@@ -1,8 +1,9 @@
 """Alpha and beta between hosts, read off a platform graph.
 
 alpha is the sum of the latencies on the route, beta the inverse of the
-route's bottleneck bandwidth.  Routes are the graph's shortest paths, as the
-generated SimGrid routing uses them.
+route's bottleneck bandwidth.  Routes are those the generated SimGrid routing
+takes (``collsim.platforms.routing.route``): hop-minimal paths with SimGrid's
+tie-breaking, or the explicit routes of a rail policy.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-__all__ = ["PairParameters", "pair_parameters", "network_parameters"]
+from .routing import route
+
+__all__ = ["PairParameters", "pair_parameters", "network_parameters", "pair_classes"]
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ def pair_parameters(G: nx.Graph, source: str, target: str) -> PairParameters:
             beta_s_per_byte=1.0 / G.graph["loopback_bandwidth_Bps"],
             hops=0,
         )
-    path = nx.shortest_path(G, source, target)
+    path = route(G, source, target)
     edges = [G.edges[a, b] for a, b in zip(path, path[1:])]
     return PairParameters(
         alpha_s=sum(edge["latency_s"] for edge in edges),
@@ -55,9 +58,11 @@ def network_parameters(G: nx.Graph, rank_hosts: list[str]) -> tuple[PairParamete
 
     The parameters are those of the slowest route between rank 0's host and
     any other rank's host (largest alpha, then largest beta), together with
-    whether all those routes have the same parameters.  When they do not (ranks
-    sharing nodes, or a hierarchical network), a flat model with one (alpha,
-    beta) is an approximation, not exact.
+    whether the flat model is exact for them: all those routes have the same
+    parameters and the ranks' hosts hang off one switch (so that concurrent
+    messages between distinct pairs never share a link).  Otherwise (ranks
+    sharing nodes, or a hierarchical network) a flat model with one (alpha,
+    beta) is an approximation.
 
     Parameters
     ----------
@@ -75,4 +80,59 @@ def network_parameters(G: nx.Graph, rank_hosts: list[str]) -> tuple[PairParamete
             seen[host] = pair_parameters(G, first, host)
     classes = {(pp.alpha_s, pp.beta_s_per_byte) for pp in seen.values()}
     worst = max(seen.values(), key=lambda pp: (pp.alpha_s, pp.beta_s_per_byte))
-    return worst, len(classes) == 1
+    return worst, len(classes) == 1 and _one_switch(G, set(rank_hosts))
+
+
+def _one_switch(G: nx.Graph, used_hosts: set) -> bool:
+    """Whether the hosts hang off one common element by one link each (a crossbar for them).
+
+    Only then do messages between distinct pairs never share a link, which the
+    seeds' models assume.  Ranks spread over the leaves of a fat-tree or the
+    routers of a dragonfly may share up-links even when every pair has the
+    same (alpha, beta), so the flat model is not claimed exact there.
+    """
+    if G.graph.get("name") == "crossbar" or len(used_hosts) < 2:
+        return True
+    neighbours = set()
+    for host in used_hosts:
+        adjacent = list(G.adj[host])
+        if len(adjacent) != 1:
+            return False
+        neighbours.add(adjacent[0])
+    return len(neighbours) == 1
+
+
+def pair_classes(G: nx.Graph, *, sources=None) -> dict:
+    """Return the distinct (alpha, beta) classes between hosts, one sample pair each.
+
+    Parameters
+    ----------
+    G : networkx.Graph
+        The platform.
+    sources : list of str, optional
+        Hosts to start from (default: every host); targets are all hosts.
+        A host with more than one core also forms the same-host class.
+
+    Returns
+    -------
+    dict
+        ``{(alpha_s, beta_s_per_byte): (source, target, hops)}``, first pair
+        found in host order.
+
+    Examples
+    --------
+    >>> from collsim.platforms import crossbar
+    >>> sorted(pair_classes(crossbar(nodes=3, cores_per_node=2, latency_s=1e-6)).values())
+    [('node-0', 'node-0', 0), ('node-0', 'node-1', 2)]
+    """
+    from .mapping import hosts
+
+    all_hosts = hosts(G)
+    classes = {}
+    for source in all_hosts if sources is None else sources:
+        for target in all_hosts:
+            if source == target and G.nodes[source]["cores"] < 2:
+                continue
+            pair = pair_parameters(G, source, target)
+            classes.setdefault((pair.alpha_s, pair.beta_s_per_byte), (source, target, pair.hops))
+    return classes

@@ -60,7 +60,88 @@ def _crossbar_xml(G: nx.Graph) -> ET.Element:
     return platform
 
 
-_WRITERS = {"crossbar": _crossbar_xml}
+def _link_name(u: str, v: str) -> str:
+    return f"{u}--{v}"
+
+
+def _link_in_route(G: nx.Graph, u: str, v: str) -> tuple[str, str]:
+    """The link id and the half (UP/DOWN) a message from u to v crosses."""
+    tail = G.edges[u, v].get("tail")
+    if tail is None:
+        tail = u if _edge_index(G)[frozenset((u, v))][1] == u else v
+    name = _link_name(tail, v if tail == u else u)
+    return name, "UP" if tail == u else "DOWN"
+
+
+def _edge_index(G: nx.Graph) -> dict:
+    index = G.graph.get("_edge_index")
+    if index is None:
+        index = {frozenset((u, v)): (i, u) for i, (u, v) in enumerate(G.edges())}
+        G.graph["_edge_index"] = index
+    return index
+
+
+def _routed_xml(G: nx.Graph) -> ET.Element:
+    """Hosts, routers and one SPLITDUPLEX link per graph edge.
+
+    ``routing="dijkstra"``: one route per edge and direction, in ``G.edges``
+    order, which fixes SimGrid's tie-breaking (see ``collsim.platforms.routing``).
+    ``routing="explicit"``: a Full zone with the route of every ordered host pair.
+    Messages between ranks of one host use SimGrid's loopback, set through
+    ``<config>`` (it is a FATPIPE link: no contention between them).
+    """
+    from .routing import route
+
+    platform = ET.Element("platform", version="4.1")
+    config = ET.SubElement(platform, "config")
+    ET.SubElement(config, "prop", id="network/loopback-bw",
+                  value=repr(float(G.graph["loopback_bandwidth_Bps"])))
+    ET.SubElement(config, "prop", id="network/loopback-lat",
+                  value=repr(float(G.graph["loopback_latency_s"])))
+    explicit = G.graph.get("routing") == "explicit"
+    zone = ET.SubElement(platform, "zone", id="world", routing="Full" if explicit else "Dijkstra")
+    gamma = repr(float(G.graph["gamma_s_per_byte"]))
+    host_names = [n for n, kind in G.nodes(data="kind") if kind == "host"]
+    for name in host_names:
+        data = G.nodes[name]
+        host = ET.SubElement(zone, "host", id=name, speed=f"{float(data['speed_flops'])!r}f",
+                             core=str(data["cores"]))
+        ET.SubElement(host, "prop", id="gamma_s_per_byte", value=gamma)
+        ET.SubElement(host, "prop", id="node", value=str(data["node"]))
+    for name, kind in G.nodes(data="kind"):
+        if kind != "host":
+            ET.SubElement(zone, "router", id=name)
+    for u, v, data in G.edges(data=True):
+        tail = data.get("tail", u)
+        ET.SubElement(zone, "link", id=_link_name(tail, v if tail == u else u),
+                      bandwidth=simgrid_bandwidth(data["bandwidth_Bps"]),
+                      latency=simgrid_time(data["latency_s"]), sharing_policy="SPLITDUPLEX")
+
+    def add_route(src, dst, path):
+        element = ET.SubElement(zone, "route", src=src, dst=dst, symmetrical="NO")
+        for a, b in zip(path, path[1:]):
+            link, direction = _link_in_route(G, a, b)
+            ET.SubElement(element, "link_ctn", id=link, direction=direction)
+
+    if explicit:
+        for src in host_names:
+            for dst in host_names:
+                if src != dst:
+                    add_route(src, dst, route(G, src, dst))
+    else:
+        for u, v in G.edges():
+            add_route(u, v, [u, v])
+            add_route(v, u, [v, u])
+    return platform
+
+
+_WRITERS = {
+    "crossbar": _crossbar_xml,
+    "fat_tree": _routed_xml,
+    "dragonfly": _routed_xml,
+    "multicore": _routed_xml,
+    "dual_rail": _routed_xml,
+}
 
 
 def platform_xml(G: nx.Graph) -> bytes:
@@ -82,6 +163,8 @@ def platform_xml(G: nx.Graph) -> bytes:
         If the graph does not come from a generator with an XML writer.
     """
     family = G.graph.get("name")
+    if family == "xml_file":
+        return G.graph["xml_bytes"]
     writer = _WRITERS.get(family)
     if writer is None:
         raise ValueError(f"no SimGrid writer for platform family {family!r}")

@@ -10,6 +10,12 @@ MODULES = [
     "collsim.platforms.crossbar",
     "collsim.platforms.mapping",
     "collsim.platforms.network",
+    "collsim.platforms.routing",
+    "collsim.platforms.fat_tree",
+    "collsim.platforms.dragonfly",
+    "collsim.platforms.multicore",
+    "collsim.platforms.dual_rail",
+    "collsim.platforms.catalog",
     "collsim.analysis.models",
     "collsim.analysis.datagen",
 ]

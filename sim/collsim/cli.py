@@ -16,11 +16,11 @@ import json
 import sys
 from typing import Sequence
 
-import networkx as nx
 
 from collsim import __version__
 from collsim.errors import CollsimError
-from collsim.platforms import GENERATORS, crossbar, map_ranks, pair_parameters, write_platform
+from collsim.platform_cli import add_platform_arguments, build_platform, register_platform_command
+from collsim.platforms import map_ranks, pair_parameters
 from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import builtin_profiles, load_profile
 from collsim.runner import DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, find_algorithm, registry, run, simulate
@@ -29,9 +29,7 @@ from collsim.units import (
     format_bytes,
     parse_bytes,
     format_seconds,
-    parse_bandwidth,
     parse_byte_list,
-    parse_time,
 )
 
 __all__ = ["main"]
@@ -45,43 +43,16 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _add_platform_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("platform")
-    group.add_argument("--platform", default="crossbar", choices=sorted(GENERATORS),
-                       help="platform generator (default: crossbar)")
-    group.add_argument("--nodes", type=int, default=None,
-                       help="number of nodes (default: enough for --np)")
-    group.add_argument("--cores-per-node", type=int, default=1)
-    group.add_argument("--bandwidth", default="12.5GBps",
-                       help="link bandwidth, e.g. 12.5GBps or 100Gbps (default 12.5GBps)")
-    group.add_argument("--latency", default="1us",
-                       help="link latency, e.g. 1us (default 1us; a route has two links)")
-    group.add_argument("--loopback-bandwidth", default="50GBps")
-    group.add_argument("--loopback-latency", default="0.1us")
-    group.add_argument("--speed", type=float, default=1e9, help="host speed, flop/s")
-    group.add_argument("--gamma", type=float, default=1e-10,
-                       help="local reduction cost, seconds per byte (default 1e-10)")
+    # The platform options live in platform_cli (generators, catalog, XML files).
+    add_platform_arguments(parser)
+    parser.add_argument("--mapping", default="block",
+                        help="ranks to hosts: block, cyclic, socket, random[:SEED] or file:PATH "
+                        "(default block)")
     parser.add_argument("--profile", default="hockney",
                         help=f"SMPI profile: {', '.join(builtin_profiles())} or a .toml file "
                         "(default hockney)")
     parser.add_argument("--timeout-s", type=float, default=600.0,
                         help="stop a simulation after this many wall-clock seconds")
-
-
-def _build_platform(args: argparse.Namespace, np: int) -> nx.Graph:
-    nodes = args.nodes if args.nodes is not None else -(-np // max(args.cores_per_node, 1))
-    try:
-        return crossbar(
-            nodes=nodes,
-            cores_per_node=args.cores_per_node,
-            bandwidth_Bps=parse_bandwidth(args.bandwidth),
-            latency_s=parse_time(args.latency),
-            loopback_bandwidth_Bps=parse_bandwidth(args.loopback_bandwidth),
-            loopback_latency_s=parse_time(args.loopback_latency),
-            speed_flops=args.speed,
-            gamma_s_per_byte=args.gamma,
-        )
-    except ValueError as error:
-        raise CollsimError(str(error)) from None
 
 
 def _parse_sizes(text: str) -> tuple[int, ...]:
@@ -167,7 +138,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     sizes = _parse_sizes(args.bytes)
     profile = _load_profile(args.profile)
     params = _algorithm_params(args)
-    G = _build_platform(args, args.np)
+    G, platform_label = build_platform(args, args.np)
     specs = [
         RunSpec(
             collective=collective,
@@ -181,12 +152,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
             dist=args.dist,
             reps=args.reps,
             params=params,
+            mapping=args.mapping,
         )
         for collective, algorithm in _selected_algorithms(args.coll, args.alg)
     ]
     rows, status = [], 0
     for spec in specs:
-        spec_rows, spec_status = run(spec, G, profile, platform=args.platform,
+        spec_rows, spec_status = run(spec, G, profile, platform=platform_label,
                                      timeout_s=args.timeout_s)
         rows.extend(spec_rows)
         status = max(status, spec_status)
@@ -219,9 +191,12 @@ def _cmd_pingpong(args: argparse.Namespace) -> int:
     profile = _load_profile(args.profile)
     if args.np < 2:
         raise CollsimError(f"a ping-pong needs np >= 2, got {args.np}")
-    G = _build_platform(args, args.np)
+    G, _ = build_platform(args, args.np)
+    if G.graph.get("routing") == "opaque":
+        raise CollsimError("pingpong compares with the routes of a generated platform; "
+                           "an XML file has none (use collsim run on it)")
     try:
-        rank_hosts = map_ranks(G, args.np, "block")
+        rank_hosts = map_ranks(G, args.np, args.mapping)
     except ValueError as error:
         raise CollsimError(str(error)) from None
     peer = len(rank_hosts) - 1
@@ -320,6 +295,8 @@ def build_parser() -> argparse.ArgumentParser:
     check_parser.add_argument("--jobs", type=int, default=0,
                               help="worker processes (default: one per core)")
     check_parser.set_defaults(handler=_cmd_check)
+
+    register_platform_command(commands, _Parser)
     return parser
 
 

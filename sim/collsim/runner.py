@@ -22,6 +22,7 @@ import networkx as nx
 
 from collsim.analysis.models import AlgorithmParams, NetworkParams, model_for
 from collsim.errors import CollsimError
+from collsim.platforms.network import PairParameters
 from collsim.platforms import (
     crossbar,
     map_ranks,
@@ -290,9 +291,38 @@ def collbench_args(spec: RunSpec) -> list[str]:
     return args
 
 
+def measured_pair(G: nx.Graph, source: str, target: str, profile: Profile,
+                  timeout_s: float = 600.0) -> PairParameters:
+    """alpha and beta between two hosts from a simulated ping-pong at 0 and 1 MiB.
+
+    For platforms whose routes collsim does not know (an XML file): under
+    ``hockney`` a message takes alpha + (n + envelope) beta, so two sizes
+    determine both.
+    """
+    sizes = [0, 1 << 20]
+    rows, _ = simulate(G, [source, target], profile,
+                       ["--pingpong", "--bytes", ",".join(map(str, sizes)), "--peer", "1"],
+                       what=f"ping-pong {source} -> {target}", timeout_s=timeout_s)
+    t0, t1 = rows[0]["time_s"], rows[1]["time_s"]
+    beta = (t1 - t0) / sizes[1]
+    return PairParameters(alpha_s=t0 - profile.envelope_bytes * beta, beta_s_per_byte=beta, hops=-1)
+
+
 def model_parameters(G: nx.Graph, rank_hosts: list[str], profile: Profile) -> tuple[NetworkParams, bool]:
-    """The model's parameters for these ranks, and whether they are uniform."""
-    pair, uniform = network_parameters(G, rank_hosts)
+    """The model's parameters for these ranks, and whether they are uniform.
+
+    On a platform read from an XML file, the routes are unknown: alpha and
+    beta come from a simulated ping-pong between rank 0's host and the last
+    rank's host, and the model is never called uniform.
+    """
+    if G.graph.get("routing") == "opaque":
+        if len(rank_hosts) < 2:
+            pair = PairParameters(0.0, 0.0, 0)
+        else:
+            pair = measured_pair(G, rank_hosts[0], rank_hosts[-1], profile)
+        uniform = False
+    else:
+        pair, uniform = network_parameters(G, rank_hosts)
     net = NetworkParams(
         alpha_s=pair.alpha_s,
         beta_s_per_byte=pair.beta_s_per_byte,
