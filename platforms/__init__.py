@@ -17,6 +17,8 @@ GENERATORS = {
     "dual_rail": dual_rail,
 }
 
+from .spec import platform_from_spec  # noqa: E402  (uses GENERATORS)
+
 __all__ = [
     "GENERATORS",
     "MAPPINGS",
@@ -31,6 +33,7 @@ __all__ = [
     "network_parameters",
     "pair_classes",
     "pair_parameters",
+    "platform_from_spec",
     "platform_hash",
     "platform_xml",
     "route",

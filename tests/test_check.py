@@ -150,6 +150,8 @@ def test_a_changed_baseline_time_is_a_drift(tmp_path, capsys, entries):
          "np = 'two'\nbytes = [8]\n", "np: must be a positive integer"),
         ("[[case]]\nplatform = {generator = 'torus'}\ncollective = 'allreduce'\nnp = 2\n"
          "bytes = [8]\n", "unknown generator 'torus'"),
+        ("[[case]]\nplatform = {catalog = 'cray-1'}\ncollective = 'allreduce'\nnp = 2\n"
+         "bytes = [8]\n", "unknown machine 'cray-1'"),
         ("[[case]]\nplatform = {generator = 'crossbar', nodes = 0}\ncollective = 'allreduce'\n"
          "np = 2\nbytes = [8]\n", "nodes must be an integer >= 1"),
         ("[suite]\nname = 'x'\n", "has no [[case]]"),
@@ -185,5 +187,9 @@ def test_the_projects_gate_covers_the_registry(entries):
 
     suite = load_suite(REPO_ROOT / "scenarios" / "ci.toml")
     model_checked = {(c.spec.collective, c.spec.algorithm) for c in suite.cases
-                     if "model" in c.checks and c.platform["generator"] == "crossbar"}
+                     if "model" in c.checks and c.platform.get("generator") == "crossbar"}
     assert model_checked == {(e["collective"], e["algorithm"]) for e in entries}
+    baseline_platforms = {c.platform.get("generator", "catalog") for c in suite.cases
+                          if "baseline" in c.checks}
+    assert {"fat_tree", "dragonfly", "dual_rail"} <= baseline_platforms
+    assert any("multicore" in c.platform for c in suite.cases if "baseline" in c.checks)

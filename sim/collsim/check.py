@@ -31,7 +31,7 @@ from pathlib import Path
 
 from collsim.analysis.models import AlgorithmParams
 from collsim.errors import CollsimError
-from collsim.platforms import GENERATORS
+from collsim.platforms import platform_from_spec
 from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import load_profile
 from collsim.runner import RunSpec, find_algorithm, registry, run
@@ -133,20 +133,11 @@ def _sizes(path: Path, where: str, value: object) -> tuple[int, ...]:
 
 
 def _platform(path: Path, where: str, value: object) -> tuple[str, dict]:
-    if not isinstance(value, dict) or "generator" not in value:
-        raise _fail(path, where, "must be a table with a 'generator' key, "
-                    f"one of {', '.join(sorted(GENERATORS))}")
-    params = dict(value)
-    generator = params.pop("generator")
-    if generator not in GENERATORS:
-        raise _fail(path, f"{where}.generator",
-                    f"unknown generator {generator!r} (known: {', '.join(sorted(GENERATORS))})")
     try:
-        GENERATORS[generator](**params)
-    except (TypeError, ValueError) as error:
+        _, label = platform_from_spec(value)
+    except ValueError as error:
         raise _fail(path, where, str(error)) from None
-    label = str(value.get("name", generator))
-    return label, {"generator": generator, **params}
+    return label, dict(value)
 
 
 def load_suite(path: str | os.PathLike) -> Suite:
@@ -262,8 +253,7 @@ def load_suite(path: str | os.PathLike) -> Suite:
 def _simulate_case(case: Case) -> tuple[list[dict], float]:
     """Run one case (in a worker process) and return its rows and wall time."""
     started = time.perf_counter()
-    params = dict(case.platform)
-    G = GENERATORS[params.pop("generator")](**params)
+    G, _ = platform_from_spec(case.platform)
     rows, _ = run(case.spec, G, load_profile(case.profile), platform=case.platform_name)
     return rows, time.perf_counter() - started
 
