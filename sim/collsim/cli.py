@@ -23,6 +23,7 @@ from collsim.platform_cli import add_platform_arguments, build_platform, registe
 from collsim.platforms import map_ranks, pair_parameters
 from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import builtin_profiles, load_profile
+from collsim.repro import add_repro_command
 from collsim.runner import DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, find_algorithm, registry, run, simulate
 from collsim.analysis.models import AlgorithmParams
 from collsim.units import (
@@ -297,6 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     check_parser.set_defaults(handler=_cmd_check)
 
     register_platform_command(commands, _Parser)
+    add_repro_command(commands, _Parser, build_platform, _load_profile, _parse_sizes)
     return parser
 
 
