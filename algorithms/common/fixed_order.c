@@ -62,14 +62,27 @@ static void *value_at(const context *ctx, const node_set *set, int k)
     return set->values + (size_t)k * (size_t)ctx->elems * (size_t)ctx->extent;
 }
 
-static int set_init(const context *ctx, node_set *set, int capacity)
+/* Makes room for at least `capacity` tree nodes (memory grows with what a
+ * process actually holds, not with p). */
+static int set_reserve(const context *ctx, node_set *set, int capacity)
 {
-    set->count = 0;
+    if (capacity <= set->capacity)
+        return MPI_SUCCESS;
+    int *level = realloc(set->level, sizeof(int) * (size_t)capacity);
+    if (level == NULL)
+        return MPI_ERR_NO_MEM;
+    set->level = level;
+    int *index = realloc(set->index, sizeof(int) * (size_t)capacity);
+    if (index == NULL)
+        return MPI_ERR_NO_MEM;
+    set->index = index;
+    char *values = realloc(set->values,
+                           (size_t)capacity * (size_t)ctx->elems * (size_t)ctx->extent + 1);
+    if (values == NULL)
+        return MPI_ERR_NO_MEM;
+    set->values = values;
     set->capacity = capacity;
-    set->level = malloc(sizeof(int) * (size_t)capacity);
-    set->index = malloc(sizeof(int) * (size_t)capacity);
-    set->values = malloc((size_t)capacity * (size_t)ctx->elems * (size_t)ctx->extent + 1);
-    return set->level && set->index && set->values ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    return MPI_SUCCESS;
 }
 
 static void set_free(node_set *set)
@@ -131,8 +144,11 @@ static int set_add(const context *ctx, node_set *set, int level, int index, void
         level++;
         index >>= 1;
     }
-    if (set->count == set->capacity)
-        return MPI_ERR_INTERN;
+    if (set->count == set->capacity) {
+        int rc = set_reserve(ctx, set, 2 * set->capacity + 1);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
     set->level[set->count] = level;
     set->index[set->count] = index;
     collsim_copy(value_at(ctx, set, set->count), value, ctx->elems, ctx->extent);
@@ -164,8 +180,11 @@ static int receive_set(const context *ctx, node_set *set, node_set *incoming, in
     if (rc != MPI_SUCCESS)
         return rc;
     const int count = header[0];
-    if (count < 0 || count > incoming->capacity)
+    if (count < 0 || 1 + 2 * count > header_capacity)
         return MPI_ERR_INTERN;
+    rc = set_reserve(ctx, incoming, count);
+    if (rc != MPI_SUCCESS)
+        return rc;
     rc = MPI_Recv(incoming->values, count * ctx->elems, ctx->datatype, src, FIXED_ORDER_TAG_VALUES,
                   comm, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS)
@@ -278,8 +297,6 @@ int collsim_fixed_order_reduce(const void *sendbuf, void *recvbuf, int count,
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
     }
-    COLLSIM_CHECK(set_init(&ctx, &set, p));
-    COLLSIM_CHECK(set_init(&ctx, &incoming, p));
 
     COLLSIM_CHECK(node_members(rank, p, params->node_size, comm, members, &nmembers));
     const int leader = members[0];
