@@ -107,6 +107,15 @@ const char *collsim_check_restrictions(const collsim_algorithm *alg, int comm_si
  * algorithm reads; otherwise a sentence naming the first one it does not. */
 const char *collsim_check_parameters(const collsim_algorithm *alg, const collsim_params *params);
 
+/* NULL when the two-level parameters of alg (group count, inner and outer
+ * algorithm, node size) can be used on comm_size processes with an op of the
+ * given commutativity; otherwise a sentence, written into buf, naming the
+ * problem (an unknown inner algorithm, a restriction of the inner or outer
+ * algorithm the groups violate, ...). */
+const char *collsim_check_composition(const collsim_algorithm *alg, int comm_size,
+                                      int op_is_commutative, const collsim_params *params,
+                                      char *buf, size_t len);
+
 /* Applies op elementwise: inoutbuf[i] = inbuf[i] op inoutbuf[i] (MPI order:
  * inbuf is the left operand), then charges count * type size * gamma seconds
  * of computation on the simulated clock. */

@@ -6,6 +6,8 @@ classes hold on the crossbar (one rank per node) under the ``hockney`` profile.
 
 from __future__ import annotations
 
+import math
+
 from ._base import (
     DEFAULT_PARAMS,
     AlgorithmParams,
@@ -19,7 +21,7 @@ from ._base import (
 )
 from ._replay import Clocks
 
-__all__ = ["binomial", "linear", "rabenseifner"]
+__all__ = ["binomial", "linear", "rabenseifner", "hierarchical"]
 
 
 def binomial(
@@ -178,3 +180,127 @@ def rabenseifner(
             clocks.send(rank_of(v), rank_of(u), cur_hi[v] - cur_lo[v])
             cur_lo[u], cur_hi[u] = before[level][u]
     return exact(clocks.finish())
+
+
+#: Algorithms that transform others; never an inner or outer algorithm.
+TWO_LEVEL = ("hierarchical", "node_aware")
+
+
+def subcomm_creation_s(net: NetworkParams, q: int) -> float:
+    """Simulated cost of making a communicator of q ranks (MPI_Comm_create_group).
+
+    SMPI 3.32 broadcasts the new context id inside the group: ``ceil(lg q)``
+    messages of 4 bytes (measured on the crossbar for q = 2..32); 0 for q < 2,
+    where no communicator is made.
+    """
+    return ceil_log2(q) * message_s(net, 4) if q > 1 else 0.0
+
+
+def default_group_count(p: int) -> int:
+    """round(sqrt(p)): the optimum of seed 004 (8) for the flat algorithm."""
+    return max(1, math.floor(math.sqrt(p) + 0.5))
+
+
+def two_level_names(params: AlgorithmParams, default: str) -> tuple[str, str]:
+    """(inner, outer): the given names; one given = both; none = default."""
+    inner = params.inner_algorithm or params.outer_algorithm or default
+    return inner, params.outer_algorithm or inner
+
+
+def sub_params(params: AlgorithmParams) -> AlgorithmParams:
+    """The parameters a two-level algorithm passes on: segment size or block count."""
+    return AlgorithmParams(segment_bytes=params.segment_bytes, block_count=params.block_count)
+
+
+def level_model(module, role: str, name: str):
+    """The model of an inner or outer algorithm, or ValueError naming it."""
+    if name in TWO_LEVEL or name not in module.__all__:
+        raise ValueError(f"{role} algorithm must be a plain {module.__name__.rsplit('.', 1)[-1]} "
+                         f"algorithm, got {name!r}")
+    return getattr(module, name)
+
+
+def hierarchical(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Two-level (hierarchical) reduce: G groups, inner then outer algorithm.
+
+    Seed 004 sec. 3: the groups reduce in parallel to their leaders with the
+    inner algorithm on ``q = p/G`` ranks, then the G leaders with the outer
+    one, so ``T = C(q) + T_inner(q, n) + C(G) + T_outer(G, n)``, with
+    ``C(q) = ceil(lg q) (alpha + (4 + 16) beta)`` the simulated cost of making
+    a sub-communicator (see :func:`subcomm_creation_s`).  For ``linear`` at
+    both levels this is seed 004 (8), ``(G + p/G - 2)(alpha + n beta + n gamma)``,
+    minimal at ``G = sqrt(p)`` (9); for ``binomial`` ``ceil(lg q) + ceil(lg G)
+    = ceil(lg p)`` steps when q and G are powers of two: G changes nothing
+    (sec. 3.4).  G = 1 and G = p are the inner and the outer algorithm on all
+    ranks (no sub-communicator).  Defaults: G = round(sqrt(p)),
+    inner = outer = ``linear``.
+
+    Accuracy: exact when every group's inner reduce ends at the same time
+    (G divides p and the inner algorithm's time does not depend on where its
+    root is) and both levels' models are exact; otherwise the bound between
+    the earliest and the latest leader starting the outer level at once (the
+    leaders that finish early can only shorten the outer level).  Inner and
+    outer bounds carry over.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if not 0 <= root < p:
+        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    import sys
+
+    this = sys.modules[__name__]
+    groups = params.group_count or default_group_count(p)
+    if groups > p:
+        raise ValueError(f"group_count must be in 1..p={p}, got {groups}")
+    inner_name, outer_name = two_level_names(params, "linear")
+    inner = level_model(this, "inner", inner_name)
+    outer = level_model(this, "outer", outer_name)
+    sub = sub_params(params)
+    common = dict(elem_bytes=elem_bytes, commutative=commutative, params=sub)
+    if groups == 1:
+        return inner(p, n_bytes, net, root=root, **common)
+    if groups == p:
+        return outer(p, n_bytes, net, root=root, **common)
+    if count == 0:
+        return exact(0.0)
+    lows, highs = [], []
+    root_group = 0
+    for g in range(groups):
+        first, members = _block_offset(p, groups, g), _block_count(p, groups, g)
+        if first <= root < first + members:
+            root_group = g
+            leader = root - first
+        else:
+            leader = 0
+        if members == 1:
+            lows.append(0.0)
+            highs.append(0.0)
+            continue
+        level = inner(members, n_bytes, net, root=leader, **common)
+        creation = subcomm_creation_s(net, members)
+        lows.append(creation + level.low_s)
+        highs.append(creation + level.high_s)
+    top = outer(groups, n_bytes, net, root=root_group, **common)
+    tail_low = subcomm_creation_s(net, groups) + top.low_s
+    tail_high = subcomm_creation_s(net, groups) + top.high_s
+    low, high = min(lows) + tail_low, max(highs) + tail_high
+    return Prediction(high, low, high) if low < high else exact(high)
+
+
+def _block_count(count: int, nblocks: int, i: int) -> int:
+    """Elements in block i of count cut into nblocks (the first count % nblocks get one more)."""
+    return count // nblocks + (1 if i < count % nblocks else 0)
+
+
+def _block_offset(count: int, nblocks: int, i: int) -> int:
+    """First element of block i in the same partition."""
+    rem = count % nblocks
+    return i * (count // nblocks) + min(i, rem)

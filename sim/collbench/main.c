@@ -379,6 +379,16 @@ static int validate(const run_context *ctx, char *err, size_t errlen)
                  ctx->size);
         return -1;
     }
+    for (int o = 0; o < opt->nops; o++) {
+        char buf[256];
+        const char *why2 = collsim_check_composition(
+            ctx->alg, ctx->size, opt->ops[o] != OP_FIRST_NONZERO, &ctx->params, buf, sizeof buf);
+        if (why2 != NULL) {
+            snprintf(err, errlen, "%s/%s %s (op %s, np=%d)", ctx->alg->collective_name,
+                     ctx->alg->name, why2, op_names[opt->ops[o]], ctx->size);
+            return -1;
+        }
+    }
     return 0;
 }
 
