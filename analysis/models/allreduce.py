@@ -11,6 +11,9 @@ classes hold on the crossbar (one rank per node) under the ``hockney`` profile.
 
 from __future__ import annotations
 
+import math
+import sys
+
 from ._base import (
     DEFAULT_PARAMS,
     AlgorithmParams,
@@ -25,7 +28,7 @@ from ._base import (
 from . import bcast as _bcast
 from . import reduce as _reduce
 
-__all__ = ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast"]
+__all__ = ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast", "hierarchical"]
 
 
 def recursive_doubling(
@@ -167,3 +170,61 @@ def reduce_bcast(
     reduce_part = _reduce.binomial(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
     bcast_part = _bcast.binomial(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
     return exact(reduce_part.time_s + bcast_part.time_s)
+
+
+def default_group_count(p: int) -> int:
+    """The divisor of p nearest sqrt(p) (the smaller one on a tie)."""
+    root = math.sqrt(p)
+    return min((g for g in range(1, p + 1) if p % g == 0), key=lambda g: (abs(g - root), g))
+
+
+def hierarchical(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Two-level (hierarchical) allreduce on a G x q grid, q = p / G.
+
+    Seed 004's transform applied to allreduce: the inner algorithm inside each
+    group of q consecutive ranks, then the outer one across each column of G,
+    ``T = C(q) + T_inner(q, n) + C(G) + T_outer(G, n)`` with
+    ``C(q) = ceil(lg q)(alpha + (4 + 16) beta)`` the simulated cost of a new
+    communicator (``reduce.subcomm_creation_s``).  For ``ring`` at both levels:
+    ``2 (q - 1 + G - 1) alpha + ...``, least latency at G = sqrt(p); for
+    ``recursive_doubling`` (the default) ``lg q + lg G = lg p`` steps: G only
+    adds the communicators.  G = 1 and G = p are the inner and the outer
+    algorithm on all ranks.  Default G: the divisor of p nearest sqrt(p).
+
+    Accuracy: exact when both levels' models are exact: the groups are equal
+    and run the same schedule, so all columns start together; bounds of the
+    levels carry over.
+    """
+    from . import reduce as _red
+
+    count = check_arguments(p, n_bytes, elem_bytes)
+    this = sys.modules[__name__]
+    groups = params.group_count or default_group_count(p)
+    if groups > p or p % groups:
+        raise ValueError(f"group_count must divide p={p}, got {groups}")
+    inner_name, outer_name = _red.two_level_names(params, "recursive_doubling")
+    inner = _red.level_model(this, "inner", inner_name)
+    outer = _red.level_model(this, "outer", outer_name)
+    common = dict(elem_bytes=elem_bytes, commutative=commutative, params=_red.sub_params(params))
+    if groups == 1:
+        return inner(p, n_bytes, net, **common)
+    if groups == p:
+        return outer(p, n_bytes, net, **common)
+    if count == 0:
+        return exact(0.0)
+    q = p // groups
+    first = inner(q, n_bytes, net, **common)
+    second = outer(groups, n_bytes, net, **common)
+    creation = _red.subcomm_creation_s(net, q) + _red.subcomm_creation_s(net, groups)
+    low = creation + first.low_s + second.low_s
+    high = creation + first.high_s + second.high_s
+    return Prediction(high, low, high) if low < high else exact(high)
