@@ -134,11 +134,6 @@ const char *collsim_check_composition(const collsim_algorithm *alg, int comm_siz
                                 len) != 0)
             return buf;
     }
-    if ((alg->parameters & COLLSIM_PARAM_NODE_SIZE) && params->node_size > comm_size) {
-        snprintf(buf, len, "has node size %d but only %d processes", params->node_size,
-                 comm_size);
-        return buf;
-    }
     return NULL;
 }
 
@@ -158,4 +153,130 @@ cleanup:
     if (world != MPI_GROUP_NULL)
         MPI_Group_free(&world);
     return rc;
+}
+
+int collsim_node_split(MPI_Comm comm, int root, int node_size, collsim_nodes *nodes)
+{
+    int rc = MPI_SUCCESS, rank, size;
+    MPI_Group world = MPI_GROUP_NULL, local = MPI_GROUP_NULL;
+    int *members = NULL, *world_ranks = NULL;
+
+    nodes->node = MPI_COMM_NULL;
+    nodes->leaders = MPI_COMM_NULL;
+    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
+    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
+
+    if (node_size > 0) {
+        /* exposed nodes: k consecutive ranks each; leaders in node order */
+        const int node = rank / node_size, first = node * node_size;
+        const int n = (first + node_size <= size ? node_size : size - first);
+        const int count = (size + node_size - 1) / node_size;
+        members = malloc((size_t)(n > count ? n : count) * sizeof *members);
+        if (members == NULL) {
+            rc = MPI_ERR_NO_MEM;
+            goto cleanup;
+        }
+        for (int i = 0; i < n; i++)
+            members[i] = first + i;
+        COLLSIM_CHECK(collsim_create_subcomm(comm, members, n, COLLSIM_TAG_INNER_COMM,
+                                             &nodes->node));
+        nodes->node_size = n;
+        nodes->node_rank = rank - first;
+        nodes->leader_in_node = 0;
+        nodes->root_in_node = (root >= first && root < first + n) ? root - first : -1;
+        nodes->is_leader = rank == first;
+        nodes->node_count = count;
+        nodes->root_node = root >= 0 ? root / node_size : 0;
+        nodes->leaders_made = 0;
+    } else {
+        /* real nodes: SMPI groups by host and ignores the key, so the
+         * members' ranks in comm are looked up rather than assumed */
+        COLLSIM_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
+                                          &nodes->node));
+        COLLSIM_CHECK(MPI_Comm_size(nodes->node, &nodes->node_size));
+        COLLSIM_CHECK(MPI_Comm_rank(nodes->node, &nodes->node_rank));
+        const int n = nodes->node_size;
+        members = malloc((size_t)n * sizeof *members);
+        world_ranks = malloc((size_t)n * sizeof *world_ranks);
+        if (members == NULL || world_ranks == NULL) {
+            rc = MPI_ERR_NO_MEM;
+            goto cleanup;
+        }
+        for (int i = 0; i < n; i++)
+            members[i] = i;
+        COLLSIM_CHECK(MPI_Comm_group(comm, &world));
+        COLLSIM_CHECK(MPI_Comm_group(nodes->node, &local));
+        COLLSIM_CHECK(MPI_Group_translate_ranks(local, n, members, world, world_ranks));
+        nodes->leader_in_node = 0;
+        nodes->root_in_node = -1;
+        for (int i = 0; i < n; i++) {
+            if (world_ranks[i] < world_ranks[nodes->leader_in_node])
+                nodes->leader_in_node = i;
+            if (world_ranks[i] == root)
+                nodes->root_in_node = i;
+        }
+        nodes->is_leader = nodes->node_rank == nodes->leader_in_node;
+        /* The leaders learn of each other only by communicating: one
+         * MPI_Comm_split over comm.  The root's node's leader gets key -1, so
+         * it is rank 0 of the leaders. */
+        COLLSIM_CHECK(MPI_Comm_split(comm, nodes->is_leader ? 0 : MPI_UNDEFINED,
+                                     nodes->root_in_node >= 0 ? -1 : rank, &nodes->leaders));
+        nodes->node_count = -1; /* only the leaders know it */
+        if (nodes->leaders != MPI_COMM_NULL)
+            COLLSIM_CHECK(MPI_Comm_size(nodes->leaders, &nodes->node_count));
+        nodes->root_node = 0;
+        nodes->leaders_made = 1;
+    }
+
+cleanup:
+    if (local != MPI_GROUP_NULL)
+        MPI_Group_free(&local);
+    if (world != MPI_GROUP_NULL)
+        MPI_Group_free(&world);
+    free(members);
+    free(world_ranks);
+    return rc;
+}
+
+int collsim_node_leaders(MPI_Comm comm, int node_size, collsim_nodes *nodes)
+{
+    int rc = MPI_SUCCESS, size;
+    int *members = NULL;
+    if (nodes->leaders_made || !nodes->is_leader)
+        return MPI_SUCCESS;
+    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
+    members = malloc((size_t)nodes->node_count * sizeof *members);
+    if (members == NULL)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < nodes->node_count; i++)
+        members[i] = i * node_size;
+    COLLSIM_CHECK(collsim_create_subcomm(comm, members, nodes->node_count,
+                                         COLLSIM_TAG_OUTER_COMM, &nodes->leaders));
+    nodes->leaders_made = 1;
+cleanup:
+    free(members);
+    return rc;
+}
+
+void collsim_node_free(collsim_nodes *nodes)
+{
+    if (nodes->node != MPI_COMM_NULL)
+        MPI_Comm_free(&nodes->node);
+    if (nodes->leaders != MPI_COMM_NULL)
+        MPI_Comm_free(&nodes->leaders);
+}
+
+const collsim_algorithm *collsim_mpich_reduce(long long bytes, int size)
+{
+    const int power_of_two = (size & (size - 1)) == 0;
+    return collsim_find_algorithm("reduce",
+                                  bytes < 2048 || !power_of_two ? "binomial" : "rabenseifner");
+}
+
+const collsim_algorithm *collsim_mpich_allreduce(long long bytes, int count, int size)
+{
+    return collsim_find_algorithm("allreduce",
+                                  bytes < 2048 || count < collsim_pow2_floor(size)
+                                      ? "recursive_doubling"
+                                      : "rabenseifner");
 }
