@@ -28,7 +28,7 @@ from ._base import (
 from . import bcast as _bcast
 from . import reduce as _reduce
 
-__all__ = ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast", "hierarchical"]
+__all__ = ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast", "hierarchical", "node_aware"]
 
 
 def recursive_doubling(
@@ -227,4 +227,75 @@ def hierarchical(
     creation = _red.subcomm_creation_s(net, q) + _red.subcomm_creation_s(net, groups)
     low = creation + first.low_s + second.low_s
     high = creation + first.high_s + second.high_s
+    return Prediction(high, low, high) if low < high else exact(high)
+
+
+def mpich_allreduce_choice(p: int, n_bytes: int, elem_bytes: int) -> str:
+    """MPICH's non-topology-aware allreduce (seed 000 sec. III-B): recursive doubling
+    below 2 KiB or when the count is below the largest power of two <= p, else
+    reduce-scatter + allgather (``rabenseifner``)."""
+    pof2 = 1 << (p.bit_length() - 1)
+    return "recursive_doubling" if n_bytes < 2048 or n_bytes // elem_bytes < pof2 else "rabenseifner"
+
+
+def node_aware(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """MPICH's topology-aware allreduce: reduce in each node, allreduce across leaders, bcast.
+
+    Seed 000 sec. III-B.  With N nodes of k ranks (``node_size`` k; the last
+    may be smaller): ``T = max(C(k) + T_r(k)) + C(N) + T_a(N) + T_b(k)``,
+    T_r MPICH's reduce choice (``reduce.mpich_reduce_choice``), T_a its
+    allreduce choice (:func:`mpich_allreduce_choice`), T_b the binomial
+    broadcast, ``C(q) = ceil(lg q)(alpha + 20 beta)`` a sub-communicator.
+    ``node_size`` 0 is modelled for one rank per node: the leaders'
+    MPI_Comm_split (``reduce.comm_split_s``) and ``T_a(p)``.
+
+    Accuracy: exact when all nodes have the same size; else the bound between
+    the smallest and the largest node (first and last level).  With several
+    ranks per host the runner reports ``approx``.
+    """
+    from . import reduce as _red
+
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if not commutative:
+        raise ValueError("node_aware needs a commutative op (commutative=True)")
+    if p == 1 or count == 0:
+        return exact(0.0)
+
+    def t_allreduce(q: int) -> Prediction:
+        if q < 2:
+            return exact(0.0)
+        return globals()[mpich_allreduce_choice(q, n_bytes, elem_bytes)](
+            q, n_bytes, net, elem_bytes=elem_bytes)
+
+    def t_reduce(q: int) -> Prediction:
+        if q < 2:
+            return exact(0.0)
+        return getattr(_red, _red.mpich_reduce_choice(q, n_bytes))(q, n_bytes, net,
+                                                                  elem_bytes=elem_bytes)
+
+    k = params.node_size
+    if k == 0:
+        across = t_allreduce(p)
+        split = _red.comm_split_s(net, p, p)
+        return Prediction(split + across.time_s, split + across.low_s, split + across.high_s)
+    nodes = -(-p // k)
+    sizes = sorted({min(k, p - i * k) for i in range(nodes)})
+    firsts = [(_red.subcomm_creation_s(net, q) + t_reduce(q).low_s,
+               _red.subcomm_creation_s(net, q) + t_reduce(q).high_s) for q in sizes]
+    lasts = [_bcast.binomial(q, n_bytes, net, elem_bytes=elem_bytes) if q > 1 else exact(0.0)
+             for q in sizes]
+    across = t_allreduce(nodes)
+    middle_low = _red.subcomm_creation_s(net, nodes) + across.low_s
+    middle_high = _red.subcomm_creation_s(net, nodes) + across.high_s
+    low = min(f[0] for f in firsts) + middle_low + min(b.low_s for b in lasts)
+    high = max(f[1] for f in firsts) + middle_high + max(b.high_s for b in lasts)
     return Prediction(high, low, high) if low < high else exact(high)
