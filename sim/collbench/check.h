@@ -10,6 +10,7 @@
 
 #include <mpi.h>
 #include <stdint.h>
+#include <stddef.h>
 
 typedef enum { CHECK_ALLREDUCE, CHECK_REDUCE, CHECK_BCAST } check_kind;
 

@@ -103,7 +103,12 @@ static void library_version(char *buf, size_t len)
     for (char *c = version; *c; c++)
         if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
             *c = ' ';
-    snprintf(buf, len, "%s", version);
+    /* copied by hand: the library string is longer than buf may hold */
+    size_t n = strlen(version);
+    if (n >= len)
+        n = len - 1;
+    memcpy(buf, version, n);
+    buf[n] = '\0';
 #endif
 }
 
