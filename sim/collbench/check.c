@@ -114,8 +114,55 @@ static void compare(const check_case *c, const void *result, const void *ref, co
     }
 }
 
+void check_cache_init(check_cache *cache)
+{
+    memset(cache, 0, sizeof *cache);
+}
+
+void check_cache_free(check_cache *cache)
+{
+    for (int i = 0; i < cache->used; i++) {
+        free(cache->slot[i].ref);
+        free(cache->slot[i].bound);
+    }
+    cache->used = 0;
+}
+
+/* The reference of case c on nprocs ranks, from the cache or computed into
+ * it; NULL when out of memory. */
+static const check_reference *reference_for(const check_case *c, int nprocs, check_cache *cache)
+{
+    const int root = c->kind == CHECK_BCAST ? c->root : -1;
+    for (int i = 0; i < cache->used; i++) {
+        const check_reference *r = &cache->slot[i];
+        if (r->kind == c->kind && r->dtype == c->dtype && r->op == c->op &&
+            r->count == c->count && r->root == root && r->nprocs == nprocs && r->seed == c->seed)
+            return r;
+    }
+    if (cache->used == CHECK_CACHE_SLOTS)
+        check_cache_free(cache);
+    check_reference *r = &cache->slot[cache->used];
+    r->ref = malloc((size_t)c->count * dtype_size(c->dtype) + 1);
+    r->bound = malloc(sizeof(double) * ((size_t)c->count + 1));
+    if (!r->ref || !r->bound) {
+        free(r->ref);
+        free(r->bound);
+        return NULL;
+    }
+    r->kind = c->kind;
+    r->dtype = c->dtype;
+    r->op = c->op;
+    r->count = c->count;
+    r->root = root;
+    r->nprocs = nprocs;
+    r->seed = c->seed;
+    compute_reference(c, nprocs, r->ref, r->bound);
+    cache->used++;
+    return r;
+}
+
 int check_result_collect(const check_case *c, const void *result, MPI_Comm world,
-                         check_result *out)
+                         check_cache *cache, check_result *out)
 {
     int rank, nprocs, rc = MPI_SUCCESS;
     MPI_Comm_rank(world, &rank);
@@ -136,15 +183,15 @@ int check_result_collect(const check_case *c, const void *result, MPI_Comm world
         return rc;
     }
 
-    void *ref = malloc(nbytes + 1);
     void *first = malloc(nbytes + 1);
     void *other = malloc(nbytes + 1);
-    double *bound = malloc(sizeof(double) * ((size_t)c->count + 1));
-    if (!ref || !first || !other || !bound) {
+    const check_reference *cached = reference_for(c, nprocs, cache);
+    if (!first || !other || !cached) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
     }
-    compute_reference(c, nprocs, ref, bound);
+    const void *ref = cached->ref;
+    const double *bound = cached->bound;
 
     for (int holder = 0; holder < nprocs; holder++) {
         if (c->kind == CHECK_REDUCE && holder != c->root)
@@ -165,9 +212,7 @@ int check_result_collect(const check_case *c, const void *result, MPI_Comm world
     out->result_hash = check_hash(first, nbytes);
 
 cleanup:
-    free(ref);
     free(first);
     free(other);
-    free(bound);
     return rc;
 }
