@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from collsim.cli import main
+from collsim.runner import registry
 
 RUN = ["run", "--np", "4", "--coll", "allreduce", "--alg", "ring", "--bytes", "8,64KiB"]
 

@@ -11,6 +11,9 @@ classes hold on the crossbar (one rank per node) under the ``hockney`` profile.
 
 from __future__ import annotations
 
+import math
+import sys
+
 from ._base import (
     DEFAULT_PARAMS,
     AlgorithmParams,
@@ -26,8 +29,8 @@ from ._base import (
 from . import bcast as _bcast
 from . import reduce as _reduce
 
-__all__ = ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast", "prerounded",
-           "fixed_order"]
+__all__ = ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast", "hierarchical", "node_aware",
+           "prerounded", "fixed_order"]
 
 
 def recursive_doubling(
@@ -169,6 +172,135 @@ def reduce_bcast(
     reduce_part = _reduce.binomial(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
     bcast_part = _bcast.binomial(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
     return exact(reduce_part.time_s + bcast_part.time_s)
+
+
+def default_group_count(p: int) -> int:
+    """The divisor of p nearest sqrt(p) (the smaller one on a tie)."""
+    root = math.sqrt(p)
+    return min((g for g in range(1, p + 1) if p % g == 0), key=lambda g: (abs(g - root), g))
+
+
+def hierarchical(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Two-level (hierarchical) allreduce on a G x q grid, q = p / G.
+
+    Seed 004's transform applied to allreduce: the inner algorithm inside each
+    group of q consecutive ranks, then the outer one across each column of G,
+    ``T = C(q) + T_inner(q, n) + C(G) + T_outer(G, n)`` with
+    ``C(q) = ceil(lg q)(alpha + (4 + 16) beta)`` the simulated cost of a new
+    communicator (``reduce.subcomm_creation_s``).  For ``ring`` at both levels:
+    ``2 (q - 1 + G - 1) alpha + ...``, least latency at G = sqrt(p); for
+    ``recursive_doubling`` (the default) ``lg q + lg G = lg p`` steps: G only
+    adds the communicators.  G = 1 and G = p are the inner and the outer
+    algorithm on all ranks.  Default G: the divisor of p nearest sqrt(p).
+
+    Accuracy: exact when both levels' models are exact: the groups are equal
+    and run the same schedule, so all columns start together; bounds of the
+    levels carry over.
+    """
+    from . import reduce as _red
+
+    count = check_arguments(p, n_bytes, elem_bytes)
+    this = sys.modules[__name__]
+    groups = params.group_count or default_group_count(p)
+    if groups > p or p % groups:
+        raise ValueError(f"group_count must divide p={p}, got {groups}")
+    inner_name, outer_name = _red.two_level_names(params, "recursive_doubling")
+    inner = _red.level_model(this, "inner", inner_name)
+    outer = _red.level_model(this, "outer", outer_name)
+    common = dict(elem_bytes=elem_bytes, commutative=commutative, params=_red.sub_params(params))
+    if groups == 1:
+        return inner(p, n_bytes, net, **common)
+    if groups == p:
+        return outer(p, n_bytes, net, **common)
+    if count == 0:
+        return exact(0.0)
+    q = p // groups
+    first = inner(q, n_bytes, net, **common)
+    second = outer(groups, n_bytes, net, **common)
+    creation = _red.subcomm_creation_s(net, q) + _red.subcomm_creation_s(net, groups)
+    low = creation + first.low_s + second.low_s
+    high = creation + first.high_s + second.high_s
+    return Prediction(high, low, high) if low < high else exact(high)
+
+
+def mpich_allreduce_choice(p: int, n_bytes: int, elem_bytes: int) -> str:
+    """MPICH's non-topology-aware allreduce (seed 000 sec. III-B): recursive doubling
+    below 2 KiB or when the count is below the largest power of two <= p, else
+    reduce-scatter + allgather (``rabenseifner``)."""
+    pof2 = 1 << (p.bit_length() - 1)
+    return "recursive_doubling" if n_bytes < 2048 or n_bytes // elem_bytes < pof2 else "rabenseifner"
+
+
+def node_aware(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """MPICH's topology-aware allreduce: reduce in each node, allreduce across leaders, bcast.
+
+    Seed 000 sec. III-B.  With N nodes of k ranks (``node_size`` k; the last
+    may be smaller): ``T = max(C(k) + T_r(k)) + C(N) + T_a(N) + T_b(k)``,
+    T_r MPICH's reduce choice (``reduce.mpich_reduce_choice``), T_a its
+    allreduce choice (:func:`mpich_allreduce_choice`), T_b the binomial
+    broadcast, ``C(q) = ceil(lg q)(alpha + 20 beta)`` a sub-communicator.
+    ``node_size`` 0 is modelled for one rank per node: the leaders'
+    MPI_Comm_split (``reduce.comm_split_s``) and ``T_a(p)``.
+
+    Accuracy: exact when all nodes have the same size; else the bound between
+    the smallest and the largest node (first and last level).  With several
+    ranks per host the runner reports ``approx``.
+    """
+    from . import reduce as _red
+
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if not commutative:
+        raise ValueError("node_aware needs a commutative op (commutative=True)")
+    if p == 1 or count == 0:
+        return exact(0.0)
+
+    def t_allreduce(q: int) -> Prediction:
+        if q < 2:
+            return exact(0.0)
+        return globals()[mpich_allreduce_choice(q, n_bytes, elem_bytes)](
+            q, n_bytes, net, elem_bytes=elem_bytes)
+
+    def t_reduce(q: int) -> Prediction:
+        if q < 2:
+            return exact(0.0)
+        return getattr(_red, _red.mpich_reduce_choice(q, n_bytes))(q, n_bytes, net,
+                                                                  elem_bytes=elem_bytes)
+
+    k = params.node_size
+    if k == 0:
+        across = t_allreduce(p)
+        split = _red.comm_split_s(net, p, p)
+        return Prediction(split + across.time_s, split + across.low_s, split + across.high_s)
+    nodes = -(-p // k)
+    sizes = sorted({min(k, p - i * k) for i in range(nodes)})
+    firsts = [(_red.subcomm_creation_s(net, q) + t_reduce(q).low_s,
+               _red.subcomm_creation_s(net, q) + t_reduce(q).high_s) for q in sizes]
+    lasts = [_bcast.binomial(q, n_bytes, net, elem_bytes=elem_bytes) if q > 1 else exact(0.0)
+             for q in sizes]
+    across = t_allreduce(nodes)
+    middle_low = _red.subcomm_creation_s(net, nodes) + across.low_s
+    middle_high = _red.subcomm_creation_s(net, nodes) + across.high_s
+    low = min(f[0] for f in firsts) + middle_low + min(b.low_s for b in lasts)
+    high = max(f[1] for f in firsts) + middle_high + max(b.high_s for b in lasts)
+    return Prediction(high, low, high) if low < high else exact(high)
 
 
 PREROUND_LEVELS = 2  # algorithms/common/prerounding.h

@@ -6,6 +6,8 @@ classes hold on the crossbar (one rank per node) under the ``hockney`` profile.
 
 from __future__ import annotations
 
+import math
+
 from ._base import (
     DEFAULT_PARAMS,
     AlgorithmParams,
@@ -18,8 +20,10 @@ from ._base import (
     reduce_s,
     total,
 )
+from ._replay import Clocks
 
-__all__ = ["binomial", "linear", "prerounded", "fixed_order"]
+__all__ = ["binomial", "linear", "rabenseifner", "hierarchical", "node_aware", "ring",
+           "prerounded", "fixed_order"]
 
 
 def binomial(
@@ -73,6 +77,371 @@ def linear(
     if p == 1 or count == 0:
         return exact(0.0)
     return exact((p - 1) * (message_s(net, n_bytes) + reduce_s(net, n_bytes)))
+
+
+def _halving_ranges(count: int, pof2: int) -> tuple[list[int], list[int], list[list[tuple[int, int]]]]:
+    """Ranges of recursive vector halving on pof2 ranks.
+
+    Returns the final (lo, hi) of every new rank, and per level the (lo, hi)
+    every rank held before that level's step (as in the C code: at distance
+    d the rank whose bit d is 0 keeps the lower half ``[lo, lo + (hi-lo)//2)``).
+    """
+    lo, hi = [0] * pof2, [count] * pof2
+    before: list[list[tuple[int, int]]] = []
+    mask = 1
+    while mask < pof2:
+        before.append(list(zip(lo, hi)))
+        for v in range(pof2):
+            mid = lo[v] + (hi[v] - lo[v]) // 2
+            if v & mask:
+                lo[v] = mid
+            else:
+                hi[v] = mid
+        mask <<= 1
+    return lo, hi, before
+
+
+def _rabenseifner_reduce_scatter(clocks: Clocks, p: int, count: int, rank_of, levels_ranges) -> None:
+    """Replay the recursive-halving reduce-scatter on the p' new ranks."""
+    for level, ranges in enumerate(levels_ranges):
+        mask = 1 << level
+        for v, (lo, hi) in enumerate(ranges):
+            u = v ^ mask
+            if v & mask:
+                continue
+            mid = lo + (hi - lo) // 2
+            clocks.exchange(rank_of(v), rank_of(u), hi - mid, mid - lo)
+            clocks.reduce(rank_of(v), mid - lo)
+            clocks.reduce(rank_of(u), hi - mid)
+
+
+def rabenseifner(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Rabenseifner's reduce: recursive-halving reduce-scatter + binomial gather.
+
+    Seed 001 sec. 2.5 (reduce-scatter + gather), with ``p' = 2^floor(lg p)``
+    and ``f_alpha = f_beta = 1``:
+
+    ``T = 2 lg p' alpha + 2 (1 - 1/p') n beta + (1 - 1/p') n gamma``
+    ``    + [p != p'] (2 alpha + n beta + n/2 gamma)``
+
+    (the pre-step folding 2r = 2(p - p') ranks into r: one exchange of halves,
+    a reduction of a half, and the half sent back; the root always takes part,
+    so no final message).  Every message carries SMPI's 16-byte envelope.
+
+    The blocks are whole elements: when halvings are uneven, the sizes are
+    replayed exactly on per-rank clocks (``_replay.Clocks``), which equals the
+    formula above when p' divides the count.
+
+    Accuracy: exact.  Every step is a blocking exchange or message between
+    two ranks on separate full-duplex links, so the replay of the schedule is
+    the simulation's critical path.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if not 0 <= root < p:
+        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    if p == 1 or count == 0:
+        return exact(0.0)
+    pof2 = 1 << (p.bit_length() - 1)
+    r = p - pof2
+    half = count // 2
+
+    def rank_of(v: int) -> int:
+        if v >= r:
+            return v + r
+        return root if root == 2 * v + 1 else 2 * v
+
+    clocks = Clocks(p, net, elem_bytes)
+    for i in range(r):
+        even, odd = 2 * i, 2 * i + 1
+        clocks.exchange(even, odd, count - half, half)
+        clocks.reduce(even, half)
+        clocks.reduce(odd, count - half)
+        if root == odd:
+            clocks.send(even, odd, half)
+        else:
+            clocks.send(odd, even, count - half)
+    lo, hi, before = _halving_ranges(count, pof2)
+    _rabenseifner_reduce_scatter(clocks, p, count, rank_of, before)
+    root_new = root // 2 if root < 2 * r else root - r
+    cur_lo, cur_hi = list(lo), list(hi)
+    for level in reversed(range(len(before))):
+        mask = 1 << level
+        for v in range(pof2):
+            if (v ^ root_new) >> level != 1:
+                continue  # a sender differs from the root in bit `level`, agrees above
+            u = v ^ mask
+            clocks.send(rank_of(v), rank_of(u), cur_hi[v] - cur_lo[v])
+            cur_lo[u], cur_hi[u] = before[level][u]
+    return exact(clocks.finish())
+
+
+#: Algorithms that transform others; never an inner or outer algorithm.
+TWO_LEVEL = ("hierarchical", "node_aware")
+
+
+def subcomm_creation_s(net: NetworkParams, q: int) -> float:
+    """Simulated cost of making a communicator of q ranks (MPI_Comm_create_group).
+
+    SMPI 3.32 broadcasts the new context id inside the group: ``ceil(lg q)``
+    messages of 4 bytes (measured on the crossbar for q = 2..32); 0 for q < 2,
+    where no communicator is made.
+    """
+    return ceil_log2(q) * message_s(net, 4) if q > 1 else 0.0
+
+
+def default_group_count(p: int) -> int:
+    """round(sqrt(p)): the optimum of seed 004 (8) for the flat algorithm."""
+    return max(1, math.floor(math.sqrt(p) + 0.5))
+
+
+def two_level_names(params: AlgorithmParams, default: str) -> tuple[str, str]:
+    """(inner, outer): the given names; one given = both; none = default."""
+    inner = params.inner_algorithm or params.outer_algorithm or default
+    return inner, params.outer_algorithm or inner
+
+
+def sub_params(params: AlgorithmParams) -> AlgorithmParams:
+    """The parameters a two-level algorithm passes on: segment size or block count."""
+    return AlgorithmParams(segment_bytes=params.segment_bytes, block_count=params.block_count)
+
+
+def level_model(module, role: str, name: str):
+    """The model of an inner or outer algorithm, or ValueError naming it."""
+    if name in TWO_LEVEL or name not in module.__all__:
+        raise ValueError(f"{role} algorithm must be a plain {module.__name__.rsplit('.', 1)[-1]} "
+                         f"algorithm, got {name!r}")
+    return getattr(module, name)
+
+
+def hierarchical(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Two-level (hierarchical) reduce: G groups, inner then outer algorithm.
+
+    Seed 004 sec. 3: the groups reduce in parallel to their leaders with the
+    inner algorithm on ``q = p/G`` ranks, then the G leaders with the outer
+    one, so ``T = C(q) + T_inner(q, n) + C(G) + T_outer(G, n)``, with
+    ``C(q) = ceil(lg q) (alpha + (4 + 16) beta)`` the simulated cost of making
+    a sub-communicator (see :func:`subcomm_creation_s`).  For ``linear`` at
+    both levels this is seed 004 (8), ``(G + p/G - 2)(alpha + n beta + n gamma)``,
+    minimal at ``G = sqrt(p)`` (9); for ``binomial`` ``ceil(lg q) + ceil(lg G)
+    = ceil(lg p)`` steps when q and G are powers of two: G changes nothing
+    (sec. 3.4).  G = 1 and G = p are the inner and the outer algorithm on all
+    ranks (no sub-communicator).  Defaults: G = round(sqrt(p)),
+    inner = outer = ``linear``.
+
+    Accuracy: exact when every group's inner reduce ends at the same time
+    (G divides p and the inner algorithm's time does not depend on where its
+    root is) and both levels' models are exact; otherwise the bound between
+    the earliest and the latest leader starting the outer level at once (the
+    leaders that finish early can only shorten the outer level).  Inner and
+    outer bounds carry over.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if not 0 <= root < p:
+        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    import sys
+
+    this = sys.modules[__name__]
+    groups = params.group_count or default_group_count(p)
+    if groups > p:
+        raise ValueError(f"group_count must be in 1..p={p}, got {groups}")
+    inner_name, outer_name = two_level_names(params, "linear")
+    inner = level_model(this, "inner", inner_name)
+    outer = level_model(this, "outer", outer_name)
+    sub = sub_params(params)
+    common = dict(elem_bytes=elem_bytes, commutative=commutative, params=sub)
+    if groups == 1:
+        return inner(p, n_bytes, net, root=root, **common)
+    if groups == p:
+        return outer(p, n_bytes, net, root=root, **common)
+    if count == 0:
+        return exact(0.0)
+    lows, highs = [], []
+    root_group = 0
+    for g in range(groups):
+        first, members = _block_offset(p, groups, g), _block_count(p, groups, g)
+        if first <= root < first + members:
+            root_group = g
+            leader = root - first
+        else:
+            leader = 0
+        if members == 1:
+            lows.append(0.0)
+            highs.append(0.0)
+            continue
+        level = inner(members, n_bytes, net, root=leader, **common)
+        creation = subcomm_creation_s(net, members)
+        lows.append(creation + level.low_s)
+        highs.append(creation + level.high_s)
+    top = outer(groups, n_bytes, net, root=root_group, **common)
+    tail_low = subcomm_creation_s(net, groups) + top.low_s
+    tail_high = subcomm_creation_s(net, groups) + top.high_s
+    low, high = min(lows) + tail_low, max(highs) + tail_high
+    return Prediction(high, low, high) if low < high else exact(high)
+
+
+def _block_count(count: int, nblocks: int, i: int) -> int:
+    """Elements in block i of count cut into nblocks (the first count % nblocks get one more)."""
+    return count // nblocks + (1 if i < count % nblocks else 0)
+
+
+def _block_offset(count: int, nblocks: int, i: int) -> int:
+    """First element of block i in the same partition."""
+    rem = count % nblocks
+    return i * (count // nblocks) + min(i, rem)
+
+
+def mpich_reduce_choice(p: int, n_bytes: int) -> str:
+    """MPICH's non-topology-aware reduce (seed 000 sec. III-A): binomial below 2 KiB or
+    when p is not a power of two, else reduce-scatter + gather (``rabenseifner``)."""
+    return "binomial" if n_bytes < 2048 or p & (p - 1) else "rabenseifner"
+
+
+def comm_split_s(net: NetworkParams, p: int, leaders: int) -> float:
+    """Simulated cost of SMPI 3.32's MPI_Comm_split of p ranks of which ``leaders`` get a color.
+
+    SMPI gathers (color, key) to rank 0 (p - 1 concurrent 8-byte messages
+    sharing rank 0's link), then rank 0 sends the new group to every other
+    member of each color (``leaders - 1`` concurrent messages), and the new
+    communicator's context id is broadcast in it (:func:`subcomm_creation_s`);
+    measured equal on the crossbar for p = 2..64, one color.
+    """
+    if p < 2:
+        return 0.0
+    gather = net.alpha_s + (p - 1) * (8 + net.envelope_bytes) * net.beta_s_per_byte
+    scatter = 0.0
+    if leaders > 1:
+        scatter = net.alpha_s + (leaders - 1) * (8 + net.envelope_bytes) * net.beta_s_per_byte
+    return gather + scatter + subcomm_creation_s(net, leaders)
+
+
+def node_aware(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """MPICH's topology-aware reduce: in each node, across the leaders, in the root's node.
+
+    Seed 000 sec. III-A.  With N nodes of k ranks (``node_size`` k; the last
+    node may be smaller), every node but the root's reduces to its leader
+    (the lowest rank), the N leaders reduce onto the root's node's leader,
+    and the root's node reduces to the root:
+    ``T = max(C(k) + T_r(k)) + C(N) + T_r(N) + T_r(k_root)``, each ``T_r``
+    being MPICH's choice (binomial below 2 KiB or p not a power of two, else
+    ``rabenseifner``) and ``C(q) = ceil(lg q)(alpha + 20 beta)`` the cost of a
+    sub-communicator.  ``node_size`` 0 (the real nodes) is modelled for one
+    rank per node: no reduction inside nodes, the leaders' MPI_Comm_split
+    (:func:`comm_split_s`) and ``T_r(p)`` to rank 0 of the leaders, which is
+    the root.
+
+    Accuracy: exact when every node but the root's has the same size; else the
+    bound between the earliest and the latest node finishing the first level.
+    With several ranks per host the flat parameters do not hold (loopback
+    inside a host): the runner reports ``approx``.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if not 0 <= root < p:
+        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    if not commutative:
+        raise ValueError("node_aware needs a commutative op (commutative=True)")
+    if p == 1 or count == 0:
+        return exact(0.0)
+    this = globals()
+
+    def t_reduce(q: int, at: int) -> Prediction:
+        if q < 2:
+            return exact(0.0)
+        return this[mpich_reduce_choice(q, n_bytes)](q, n_bytes, net, elem_bytes=elem_bytes,
+                                                    root=at)
+
+    k = params.node_size
+    if k == 0:
+        outer = t_reduce(p, 0)
+        split = comm_split_s(net, p, p)
+        return Prediction(split + outer.time_s, split + outer.low_s, split + outer.high_s)
+    nodes = -(-p // k)
+    root_node = root // k
+    sizes = [min(k, p - i * k) for i in range(nodes)]
+    firsts_low, firsts_high = [], []
+    for i, q in enumerate(sizes):
+        if i == root_node:
+            start = subcomm_creation_s(net, q)
+            firsts_low.append(start)
+            firsts_high.append(start)
+        else:
+            level = t_reduce(q, 0)
+            firsts_low.append(subcomm_creation_s(net, q) + level.low_s)
+            firsts_high.append(subcomm_creation_s(net, q) + level.high_s)
+    across = t_reduce(nodes, root_node)
+    inside = t_reduce(sizes[root_node], root - root_node * k)
+    tail_low = subcomm_creation_s(net, nodes) + across.low_s + inside.low_s
+    tail_high = subcomm_creation_s(net, nodes) + across.high_s + inside.high_s
+    low, high = min(firsts_low) + tail_low, max(firsts_high) + tail_high
+    return Prediction(high, low, high) if low < high else exact(high)
+
+
+def ring(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Pairwise-exchange reduce-scatter, then every block sent straight to the root.
+
+    Seed 001 sec. 2.7 with ``f_alpha = f_beta = 1``:
+    ``T = (p - 1)(alpha + n/p beta + n/p gamma) + (p - 1)(alpha + n/p beta)``
+    (the root receives the p - 1 blocks one after the other).  Blocks are
+    whole elements (the first ``count mod p`` one element larger); their
+    sizes are replayed exactly on per-rank clocks.
+
+    Accuracy: exact.  Each step is one MPI_Sendrecv per rank with distinct
+    partners on full-duplex links, and the gather is a sequence of blocking
+    messages into the root.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if not 0 <= root < p:
+        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    if not commutative:
+        raise ValueError("ring needs a commutative op (commutative=True)")
+    if p == 1 or count == 0:
+        return exact(0.0)
+    block = [_block_count(count, p, r) for r in range(p)]
+    clocks = Clocks(p, net, elem_bytes)
+    for step in range(1, p):
+        clocks.shift([(r, (r + step) % p, block[(r + step) % p], (r - step) % p)
+                      for r in range(p)])
+        for r in range(p):
+            clocks.reduce(r, block[r])
+    for src in range(p):
+        if src != root:
+            clocks.send(src, root, block[src])
+    return exact(clocks.finish())
 
 
 def prerounded(

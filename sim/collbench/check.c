@@ -54,18 +54,7 @@ static double as_double(dtype_id dtype, const void *p)
     return d;
 }
 
-/* Per-element references: the rank-order fold (ref), and for floating-point
- * sums the correctly rounded exact sum (exact), the bound of the check
- * (bound; 0: an exact match with ref is required) and u sum |x_i| (scale). */
-typedef struct reference {
-    void *ref;
-    void *exact;
-    double *bound;
-    double *scale;
-    int exact_sum; /* the case is a floating-point sum */
-} reference;
-
-static void compute_reference(const check_case *c, int nprocs, reference *r)
+static void compute_reference(const check_case *c, int nprocs, check_reference *r)
 {
     const int size = dtype_size(c->dtype);
     const int is_float = dtype_is_float(c->dtype) && c->kind != CHECK_BCAST;
@@ -132,7 +121,7 @@ static double ulps(dtype_id dtype, const void *a, const void *b)
 }
 
 /* Compares one holder's result with the references; updates out. */
-static void compare(const check_case *c, const void *result, const reference *r,
+static void compare(const check_case *c, const void *result, const check_reference *r,
                     check_result *out)
 {
     const int size = dtype_size(c->dtype);
@@ -188,8 +177,65 @@ static void compare(const check_case *c, const void *result, const reference *r,
     }
 }
 
+void check_cache_init(check_cache *cache)
+{
+    memset(cache, 0, sizeof *cache);
+}
+
+static void free_reference(check_reference *r)
+{
+    free(r->ref);
+    free(r->exact);
+    free(r->bound);
+    free(r->scale);
+    memset(r, 0, sizeof *r);
+}
+
+void check_cache_free(check_cache *cache)
+{
+    for (int i = 0; i < cache->used; i++)
+        free_reference(&cache->slot[i]);
+    cache->used = 0;
+}
+
+/* The references of case c on nprocs ranks, from the cache or computed into
+ * it; NULL when out of memory. */
+static const check_reference *reference_for(const check_case *c, int nprocs, check_cache *cache)
+{
+    const int root = c->kind == CHECK_BCAST ? c->root : -1;
+    for (int i = 0; i < cache->used; i++) {
+        const check_reference *r = &cache->slot[i];
+        if (r->kind == c->kind && r->dtype == c->dtype && r->op == c->op && r->dist == c->dist &&
+            r->count == c->count && r->root == root && r->nprocs == nprocs && r->seed == c->seed)
+            return r;
+    }
+    if (cache->used == CHECK_CACHE_SLOTS)
+        check_cache_free(cache);
+    check_reference *r = &cache->slot[cache->used];
+    const size_t nbytes = (size_t)c->count * dtype_size(c->dtype) + 1;
+    r->ref = malloc(nbytes);
+    r->exact = malloc(nbytes);
+    r->bound = malloc(sizeof(double) * ((size_t)c->count + 1));
+    r->scale = malloc(sizeof(double) * ((size_t)c->count + 1));
+    if (!r->ref || !r->exact || !r->bound || !r->scale) {
+        free_reference(r);
+        return NULL;
+    }
+    r->kind = c->kind;
+    r->dtype = c->dtype;
+    r->op = c->op;
+    r->dist = c->dist;
+    r->count = c->count;
+    r->root = root;
+    r->nprocs = nprocs;
+    r->seed = c->seed;
+    compute_reference(c, nprocs, r);
+    cache->used++;
+    return r;
+}
+
 int check_result_collect(const check_case *c, const void *result, MPI_Comm world,
-                         check_result *out)
+                         check_cache *cache, check_result *out)
 {
     int rank, nprocs, rc = MPI_SUCCESS;
     MPI_Comm_rank(world, &rank);
@@ -213,18 +259,13 @@ int check_result_collect(const check_case *c, const void *result, MPI_Comm world
         return rc;
     }
 
-    reference r;
-    r.ref = malloc(nbytes + 1);
-    r.exact = malloc(nbytes + 1);
-    r.bound = malloc(sizeof(double) * ((size_t)c->count + 1));
-    r.scale = malloc(sizeof(double) * ((size_t)c->count + 1));
     void *first = malloc(nbytes + 1);
     void *other = malloc(nbytes + 1);
-    if (!r.ref || !r.exact || !r.bound || !r.scale || !first || !other) {
+    const check_reference *r = reference_for(c, nprocs, cache);
+    if (!first || !other || !r) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
     }
-    compute_reference(c, nprocs, &r);
 
     for (int holder = 0; holder < nprocs; holder++) {
         if (c->kind == CHECK_REDUCE && holder != c->root)
@@ -238,17 +279,13 @@ int check_result_collect(const check_case *c, const void *result, MPI_Comm world
             if (rc != MPI_SUCCESS)
                 goto cleanup;
         }
-        compare(c, buf, &r, out);
+        compare(c, buf, r, out);
         if (holder != first_holder && memcmp(buf, first, nbytes) != 0)
             out->ranks_agree = 0;
     }
     out->result_hash = check_hash(first, nbytes);
 
 cleanup:
-    free(r.ref);
-    free(r.exact);
-    free(r.bound);
-    free(r.scale);
     free(first);
     free(other);
     return rc;

@@ -10,6 +10,7 @@
 #include "datagen.h"
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum { CHECK_ALLREDUCE, CHECK_REDUCE, CHECK_BCAST } check_kind;
@@ -37,6 +38,32 @@ typedef struct check_result {
     uint64_t result_hash;   /* FNV-1a 64 of the first holder's result (root, or rank 0) */
 } check_result;
 
+/* References rank 0 has computed, kept so that a case repeated with another
+ * root is not recomputed (a reduction's reference does not depend on the
+ * root; computing it is O(p count) and dominates the correctness matrix at
+ * large p).  Owned by the caller: no global state. */
+#define CHECK_CACHE_SLOTS 16
+typedef struct check_reference {
+    check_kind kind;
+    dtype_id dtype;
+    op_id op;
+    dist_id dist;
+    int count, root, nprocs;
+    uint64_t seed;
+    void *ref;      /* the rank-order fold */
+    void *exact;    /* floating-point sums: the correctly rounded exact sum */
+    double *bound;  /* per element: the bound of the check (0: exact match with ref) */
+    double *scale;  /* per element: u sum |x_i| (sums) */
+    int exact_sum;  /* the case is a floating-point sum */
+} check_reference;
+typedef struct check_cache {
+    int used;
+    check_reference slot[CHECK_CACHE_SLOTS];
+} check_cache;
+
+void check_cache_init(check_cache *cache);
+void check_cache_free(check_cache *cache);
+
 /* Fills buf with rank's input (count elements). */
 void check_fill_input(const check_case *c, int rank, void *buf);
 
@@ -44,7 +71,7 @@ void check_fill_input(const check_case *c, int rank, void *buf);
  * ranks that hold no result).  The verdict is meaningful on rank 0 only.
  * Returns an MPI error code. */
 int check_result_collect(const check_case *c, const void *result, MPI_Comm world,
-                         check_result *out);
+                         check_cache *cache, check_result *out);
 
 /* FNV-1a 64-bit hash of len bytes. */
 uint64_t check_hash(const void *data, size_t len);
