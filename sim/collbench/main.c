@@ -12,6 +12,7 @@
  */
 #include "check.h"
 #include "collsim.h"
+#include "common/tree.h"
 #include "datagen.h"
 #include "options.h"
 
@@ -156,6 +157,39 @@ static void print_registry(int json)
             printf("%-10s %-20s %s\n", a->collective_name, a->name, a->summary);
         }
     }
+}
+
+/* Prints one tree as a JSON object: its kind, np, root and, per rank, the
+ * parent (-1 at a root), the children in order, and the depth.  Returns an
+ * exit status. */
+static int dump_tree(const options *opt)
+{
+    const int kind = collsim_tree_kind_from_name(opt->tree_kind);
+    const int root = opt->roots[0];
+    if (kind < 0) {
+        fprintf(stderr, "collbench: error: unknown tree kind '%s' (binomial, binary, "
+                        "in_order_binary, chain, dual_postorder)\n", opt->tree_kind);
+        return EXIT_BAD_INPUT;
+    }
+    if (opt->nroots != 1 || root < 0 || root >= opt->tree_np) {
+        fprintf(stderr, "collbench: error: --dump-tree takes one root in [0, %d)\n",
+                opt->tree_np);
+        return EXIT_BAD_INPUT;
+    }
+    printf("{\"tree\": \"%s\", \"np\": %d, \"root\": %d, \"nodes\": [",
+           collsim_tree_kind_name((collsim_tree_kind)kind), opt->tree_np, root);
+    for (int rank = 0; rank < opt->tree_np; rank++) {
+        collsim_tree_node node;
+        if (collsim_tree_build((collsim_tree_kind)kind, rank, opt->tree_np, root, &node) != 0)
+            return EXIT_BAD_INPUT;
+        printf("%s{\"rank\": %d, \"parent\": %d, \"depth\": %d, \"height\": %d, "
+               "\"children\": [", rank ? ", " : "", rank, node.parent, node.depth, node.height);
+        for (int c = 0; c < node.nchildren; c++)
+            printf("%s%d", c ? ", " : "", node.children[c]);
+        printf("]}");
+    }
+    printf("]}\n");
+    return EXIT_OK;
 }
 
 /* Runs alg once on the prepared buffers. */
@@ -483,6 +517,13 @@ int main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     ctx.opt = &opt;
+    if (opt.mode == MODE_DUMP_TREE) {
+        if (ctx.rank == 0)
+            status = dump_tree(&opt);
+        MPI_Bcast(&status, 1, MPI_INT, 0, ctx.world);
+        MPI_Finalize();
+        return status;
+    }
     if (opt.mode == MODE_HELP || opt.mode == MODE_LIST) {
         if (ctx.rank == 0) {
             if (opt.mode == MODE_HELP)

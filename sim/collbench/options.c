@@ -16,6 +16,8 @@ const char options_usage[] =
     "                 [--segment-bytes B] [--blocks K] [--groups G] [--inner A] [--outer A]\n"
     "                 [--node-size K] [--no-check]\n"
     "       collbench --pingpong --bytes N[,N...] [--peer R] [--reps K]\n"
+    "       collbench --dump-tree KIND --np P [--root R]\n"
+    "  KIND: binomial binary in_order_binary chain dual_postorder (one JSON object).\n"
     "  C: allreduce | reduce | bcast; T: int32 int64 float double (default double);\n"
     "  O: sum prod max min first_nonzero (default sum); sizes in bytes, multiples of T;\n"
     "  G defaults to the host property gamma_s_per_byte of the platform (else 0).\n"
@@ -170,6 +172,13 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
             if (strncmp(arg, "--", 2) != 0)
                 return fail(err, errlen, "unexpected argument '%s'", arg);
             return fail(err, errlen, "option %s needs a value (or is unknown)", arg);
+        } else if (strcmp(arg, "--dump-tree") == 0) {
+            opt->mode = MODE_DUMP_TREE;
+            opt->tree_kind = value;
+        } else if (strcmp(arg, "--np") == 0) {
+            if (parse_ll(value, &v) != 0 || v < 1 || v > 1000000)
+                return fail(err, errlen, "malformed tree size '%s' (1..1000000)", value);
+            opt->tree_np = (int)v;
         } else if (strcmp(arg, "--coll") == 0) {
             opt->collective = value;
         } else if (strcmp(arg, "--alg") == 0) {
@@ -249,6 +258,8 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
     }
     if (opt->nbytes > 0 && opt->ncounts > 0)
         return fail(err, errlen, "%s", "give --bytes or --count, not both");
+    if (opt->mode == MODE_DUMP_TREE && opt->tree_np == 0)
+        return fail(err, errlen, "%s", "--dump-tree needs --np");
     if (opt->mode == MODE_PINGPONG && opt->nbytes == 0)
         return fail(err, errlen, "%s", "--bytes is required");
     if (opt->mode == MODE_MEASURE && opt->nbytes == 0 && opt->ncounts == 0)

@@ -14,7 +14,7 @@
 #define OPTIONS_MAX_SIZES 64
 #define OPTIONS_MAX_ROOTS 64
 
-typedef enum { MODE_MEASURE, MODE_LIST, MODE_PINGPONG, MODE_HELP } run_mode;
+typedef enum { MODE_MEASURE, MODE_LIST, MODE_PINGPONG, MODE_HELP, MODE_DUMP_TREE } run_mode;
 
 typedef struct options {
     run_mode mode;
@@ -42,6 +42,8 @@ typedef struct options {
     const char *outer_algorithm; /* --outer */
     int node_size;               /* --node-size */
     int peer;                    /* --pingpong partner of rank 0 */
+    const char *tree_kind;       /* --dump-tree KIND */
+    int tree_np;                 /* --np: ranks in the dumped tree */
 } options;
 
 /* Fills opt from argv.  Returns 0, or -1 with a one-line reason in err. */
