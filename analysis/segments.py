@@ -1,0 +1,67 @@
+"""Block plans of the pipelined algorithms, built the same way as
+``algorithms/common/segment.c``.
+
+Precedence: ``block_count`` K > 0 gives min(K, count) blocks cut as evenly as
+whole elements allow (the first ``count % K`` one element longer);
+``segment_bytes`` S > 0 gives blocks of ``max(1, S // elem_bytes)`` elements,
+the last one shorter; otherwise the pipelining lemma of seed 003 sec. 1.2
+picks the count.  For a time ``T(K) = (fill + steady (K - 1)) (alpha + beta n / K)``
+the best count is ``K* = sqrt((fill - steady) n beta / (steady alpha))``,
+rounded to the nearest integer within ``[1, count]``.  The C code does not know
+the network, so both sides assume ``alpha / beta = NOMINAL_ALPHA_OVER_BETA_BYTES``
+(that of the default crossbar).
+
+Examples
+--------
+>>> block_elems(count=10, elem_bytes=8, block_count=3)
+[4, 3, 3]
+>>> block_elems(count=10, elem_bytes=8, segment_bytes=32)
+[4, 4, 2]
+>>> optimal_blocks(count=1 << 21, elem_bytes=8, fill_steps=63, steady_steps=1)
+204
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["NOMINAL_ALPHA_OVER_BETA_BYTES", "optimal_blocks", "block_elems"]
+
+NOMINAL_ALPHA_OVER_BETA_BYTES = 25000.0
+
+
+def optimal_blocks(*, count: int, elem_bytes: int, fill_steps: float, steady_steps: float) -> int:
+    """The pipelining lemma's block count (0 when count is 0)."""
+    if count < 0:
+        raise ValueError(f"count must be >= 0, got {count!r}")
+    if count == 0:
+        return 0
+    n_bytes = float(count) * float(elem_bytes)
+    blocks = 1.0
+    if fill_steps > steady_steps and steady_steps > 0:
+        blocks = math.floor(
+            math.sqrt((fill_steps - steady_steps) * n_bytes
+                      / (steady_steps * NOMINAL_ALPHA_OVER_BETA_BYTES)) + 0.5)
+    return int(min(max(blocks, 1.0), float(count)))
+
+
+def block_elems(*, count: int, elem_bytes: int, block_count: int = 0, segment_bytes: int = 0,
+                fill_steps: float = 0.0, steady_steps: float = 1.0) -> list[int]:
+    """Elements in each block of the plan (an empty list when count is 0)."""
+    if count < 0:
+        raise ValueError(f"count must be >= 0, got {count!r}")
+    if elem_bytes < 1:
+        raise ValueError(f"elem_bytes must be >= 1, got {elem_bytes!r}")
+    if count == 0:
+        return []
+    if block_count > 0:
+        nblocks = min(block_count, count)
+    elif segment_bytes > 0:
+        per_block = min(max(1, segment_bytes // elem_bytes), count)
+        full, rest = divmod(count, per_block)
+        return [per_block] * full + ([rest] if rest else [])
+    else:
+        nblocks = optimal_blocks(count=count, elem_bytes=elem_bytes, fill_steps=fill_steps,
+                                 steady_steps=steady_steps)
+    base, extra = divmod(count, nblocks)
+    return [base + 1] * extra + [base] * (nblocks - extra)
