@@ -7,7 +7,7 @@ whole elements allow (the first ``count % K`` one element longer);
 the last one shorter; otherwise the pipelining lemma of seed 003 sec. 1.2
 picks the count.  For a time ``T(K) = (fill + steady (K - 1)) (alpha + beta n / K)``
 the best count is ``K* = sqrt((fill - steady) n beta / (steady alpha))``,
-rounded to the nearest integer within ``[1, count]``.  The C code does not know
+the better of the two integers around it, within ``[1, count]``.  The C code does not know
 the network, so both sides assume ``alpha / beta = NOMINAL_ALPHA_OVER_BETA_BYTES``
 (that of the default crossbar).
 
@@ -37,12 +37,17 @@ def optimal_blocks(*, count: int, elem_bytes: int, fill_steps: float, steady_ste
     if count == 0:
         return 0
     n_bytes = float(count) * float(elem_bytes)
+    ratio = NOMINAL_ALPHA_OVER_BETA_BYTES
     blocks = 1.0
     if fill_steps > steady_steps and steady_steps > 0:
-        blocks = math.floor(
-            math.sqrt((fill_steps - steady_steps) * n_bytes
-                      / (steady_steps * NOMINAL_ALPHA_OVER_BETA_BYTES)) + 0.5)
-    return int(min(max(blocks, 1.0), float(count)))
+        # the real optimum, then the better of the integers around it (as in C)
+        best = math.sqrt((fill_steps - steady_steps) * n_bytes / (steady_steps * ratio))
+        below = max(1.0, float(math.floor(best)))
+        above = below + 1.0
+        t_below = (fill_steps + steady_steps * (below - 1.0)) * (ratio + n_bytes / below)
+        t_above = (fill_steps + steady_steps * (above - 1.0)) * (ratio + n_bytes / above)
+        blocks = above if t_above < t_below else below
+    return int(min(blocks, float(count)))
 
 
 def block_elems(*, count: int, elem_bytes: int, block_count: int = 0, segment_bytes: int = 0,

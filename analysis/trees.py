@@ -51,10 +51,6 @@ def _floor_log2(n: int) -> int:
     return n.bit_length() - 1
 
 
-def _ceil_log2(n: int) -> int:
-    return (n - 1).bit_length()
-
-
 def in_order_root(size: int) -> int:
     """The root of the in-order binary tree over ``size`` ranks: ``size // 2``."""
     return size // 2
@@ -79,7 +75,7 @@ def _binomial(v: int, size: int, root: int) -> TreeNode:
         if v + mask < size:
             children.append((v + mask + root) % size)
         mask >>= 1
-    return TreeNode(parent, tuple(children), bin(v).count("1"), _ceil_log2(size))
+    return TreeNode(parent, tuple(children), bin(v).count("1"), _floor_log2(size))
 
 
 def _binary(v: int, size: int, root: int) -> TreeNode:
@@ -167,4 +163,6 @@ def tree_node(kind: str, *, rank: int, size: int, root: int = 0) -> TreeNode:
 
 def tree(kind: str, *, size: int, root: int = 0) -> list[TreeNode]:
     """Return the nodes of every rank 0..size-1 (see :func:`tree_node`)."""
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise ValueError(f"size must be an integer >= 1, got {size!r}")
     return [tree_node(kind, rank=rank, size=size, root=root) for rank in range(size)]

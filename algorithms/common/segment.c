@@ -11,13 +11,16 @@ int collsim_segment_optimal_blocks(int count, int elem_bytes, double fill_steps,
     if (count <= 0)
         return 0;
     const double n_bytes = (double)count * (double)elem_bytes;
+    const double ratio = COLLSIM_NOMINAL_ALPHA_OVER_BETA_BYTES;
     double blocks = 1.0;
-    if (fill_steps > steady_steps && steady_steps > 0.0)
-        blocks = floor(sqrt((fill_steps - steady_steps) * n_bytes /
-                            (steady_steps * COLLSIM_NOMINAL_ALPHA_OVER_BETA_BYTES)) +
-                       0.5);
-    if (blocks < 1.0)
-        blocks = 1.0;
+    if (fill_steps > steady_steps && steady_steps > 0.0) {
+        /* the real optimum, then the better of the integers around it */
+        const double best = sqrt((fill_steps - steady_steps) * n_bytes / (steady_steps * ratio));
+        const double below = floor(best) < 1.0 ? 1.0 : floor(best), above = below + 1.0;
+        const double t_below = (fill_steps + steady_steps * (below - 1.0)) * (ratio + n_bytes / below);
+        const double t_above = (fill_steps + steady_steps * (above - 1.0)) * (ratio + n_bytes / above);
+        blocks = t_above < t_below ? above : below;
+    }
     if (blocks > (double)count)
         blocks = (double)count;
     return (int)blocks;

@@ -93,14 +93,6 @@ static int floor_log2(int n)
     return h;
 }
 
-static int ceil_log2(int n)
-{
-    int h = 0;
-    while ((1LL << h) < n)
-        h++;
-    return h;
-}
-
 static void add_child(collsim_tree_node *node, int child)
 {
     node->children[node->nchildren++] = child;
@@ -122,7 +114,7 @@ static void build_binomial(int v, int size, int root, collsim_tree_node *node)
     for (int mask = limit >> 1; mask > 0; mask >>= 1)
         if (v + mask < size)
             add_child(node, (v + mask + root) % size);
-    node->height = ceil_log2(size);
+    node->height = floor_log2(size); /* the most set bits below size */
 }
 
 static void build_binary(int v, int size, int root, collsim_tree_node *node)

@@ -242,8 +242,9 @@ def dual_root_pipelined(
     """Traff's doubly pipelined dual-root allreduce (seed 003, Algorithm 1).
 
     Seed 003 sec. 1.2: three bidirectional steps per round, the first block
-    done after about ``6 H + 1`` steps (H the trees' height: 3 per level up,
-    1 between the roots, 3 per level down), so
+    done after at most ``6 H + 1`` steps (H the trees' height: 3 per level up,
+    1 between the roots, 3 per level down; fewer here, as exchanges whose both
+    blocks are empty are skipped instead of sent as empty messages), so
     ``T(B) ~ (6 H + 1 + 3 (B - 1)) (alpha + n/B beta)`` and with the best B
     ``3 n beta + O(sqrt(H n alpha beta))``: the factor 4 of ``pipelined_tree``
     becomes 3 on a network with bidirectional links (f_beta = 1 on the
