@@ -14,8 +14,8 @@
  *     (fill: message steps until the first block is done, steady: steps per
  *     further block, n the vector's bytes) is fastest at
  *         K* = sqrt((fill - steady) n beta / (steady alpha)),
- *     or rather the better of the two integers around it, kept in [1, count].  The algorithm
- *     does not know the network, so the plan assumes the nominal ratio
+ *     or rather the better of the two integers around it, kept in [1, count].
+ *     The algorithm does not know the network, so the plan assumes the ratio
  *     alpha / beta = COLLSIM_NOMINAL_ALPHA_OVER_BETA_BYTES (that of the
  *     default crossbar: 2 us route latency at 12.5 GB/s); give --blocks or
  *     --segment-bytes for another network.
