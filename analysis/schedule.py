@@ -4,7 +4,11 @@ The pipelined tree algorithms are written so that, at any moment, at most one
 message leaves and one enters each rank (full-duplex links).  On such a
 network, under the ``hockney`` profile, a message of n bytes takes
 ``alpha + (n + envelope) beta`` from the moment both its send and its receive
-are posted (blocking sends return only on delivery), so the time of the whole
+are posted (blocking sends return only on delivery).  Following seed 001
+sec. 2.1, that is the cost of a bidirectional exchange (a step that also moves
+a message the other way between the same ranks); a one-way message costs
+``f_alpha alpha + (n + envelope) f_beta beta`` (the factors are 1 on the
+full-duplex crossbar, where the simulation is exact).  The time of the whole
 algorithm is the longest path through its steps.  This module evaluates that
 path (a max-plus recursion), which is how the models of the pipelined
 algorithms stay exact for any tree shape, uneven blocks and gamma; their
@@ -97,7 +101,13 @@ def finish_times(programs: list[list[Step]], net) -> list[float]:
             raise ValueError(f"receives from {key[0]} at {key[1]} without sends")
 
     alpha, beta, gamma = net.alpha_s, net.beta_s_per_byte, net.gamma_s_per_byte
+    alpha_uni, beta_uni = net.f_alpha * alpha, net.f_beta * beta
     envelope = net.envelope_bytes
+    # A message is bidirectional when its step also moves one the other way
+    # between the same two ranks (a Sendrecv); otherwise it is one-way.
+    talks_both_ways = [[{op.peer for op in step.ops if op.kind == "send"}
+                        & {op.peer for op in step.ops if op.kind == "recv"}
+                        for step in program] for program in programs]
     position = [0] * size          # index of each rank's current step
     start = [[0.0] * len(program) for program in programs]
     clock = [0.0] * size           # start time of the current step
@@ -115,8 +125,11 @@ def finish_times(programs: list[list[Step]], net) -> list[float]:
                 end = begin
                 for peer, peer_step, n_bytes in partners[rank][index]:
                     posted = start[peer][peer_step] if position[peer] > peer_step else clock[peer]
-                    message_end = (max(begin, posted)
-                                   + alpha + (n_bytes + envelope) * beta)
+                    if peer in talks_both_ways[rank][index]:
+                        cost = alpha + (n_bytes + envelope) * beta
+                    else:
+                        cost = alpha_uni + (n_bytes + envelope) * beta_uni
+                    message_end = max(begin, posted) + cost
                     end = max(end, message_end)
                 clock[rank] = end + program[index].compute_bytes * gamma
                 position[rank] += 1

@@ -94,3 +94,23 @@ def test_schedule_evaluator_finds_deadlocks_and_mismatches():
         finish_times([[Step((send(1, 8),))], [Step((recv(0, 4),))]], net)
     with pytest.raises(ValueError, match="receives"):
         finish_times([[Step((send(1, 8),))], []], net)
+
+
+def test_one_way_messages_take_the_unidirectional_factors():
+    """Seed 001's f_alpha, f_beta: the single tree moves every block one way, the
+    dual-root trees exchange blocks both ways, so halving the one-way costs halves
+    the single tree's per-block cost and leaves the dual root's steady state alone."""
+    full = NetworkParams(alpha_s=2e-6, beta_s_per_byte=8e-11)
+    half = NetworkParams(alpha_s=2e-6, beta_s_per_byte=8e-11, f_alpha=0.5, f_beta=0.5)
+    segment = 1 << 16
+    params = AlgorithmParams(segment_bytes=segment)
+
+    def extra(algorithm, net):
+        t = [predict("allreduce", algorithm, 13, k * segment, net, params=params).time_s
+             for k in (40, 41)]
+        return t[1] - t[0]
+
+    assert extra("pipelined_tree", half) == pytest.approx(extra("pipelined_tree", full) / 2)
+    assert extra("dual_root_pipelined", half) == pytest.approx(extra("dual_root_pipelined", full))
+    assert predict("reduce", "chain", 5, 1024, half).time_s == pytest.approx(
+        predict("reduce", "chain", 5, 1024, full).time_s / 2)
