@@ -7,9 +7,10 @@ whole elements allow (the first ``count % K`` one element longer);
 the last one shorter; otherwise the pipelining lemma of seed 003 sec. 1.2
 picks the count.  For a time ``T(K) = (fill + steady (K - 1)) (alpha + beta n / K)``
 the best count is ``K* = sqrt((fill - steady) n beta / (steady alpha))``,
-the better of the two integers around it, within ``[1, count]``.  The C code does not know
-the network, so both sides assume ``alpha / beta = NOMINAL_ALPHA_OVER_BETA_BYTES``
-(that of the default crossbar).
+the better of the two integers around it, within ``[1, count]``.  alpha / beta is
+``alpha_over_beta_bytes`` (collbench's ``--alpha-over-beta-bytes``, which the
+runner sets from the platform), else ``NOMINAL_ALPHA_OVER_BETA_BYTES`` (that of
+the default crossbar).
 
 Examples
 --------
@@ -30,14 +31,16 @@ __all__ = ["NOMINAL_ALPHA_OVER_BETA_BYTES", "optimal_blocks", "block_elems"]
 NOMINAL_ALPHA_OVER_BETA_BYTES = 25000.0
 
 
-def optimal_blocks(*, count: int, elem_bytes: int, fill_steps: float, steady_steps: float) -> int:
-    """The pipelining lemma's block count (0 when count is 0)."""
+def optimal_blocks(*, count: int, elem_bytes: int, fill_steps: float, steady_steps: float,
+                   alpha_over_beta_bytes: float = 0.0) -> int:
+    """The pipelining lemma's block count (0 when count is 0); the ratio
+    alpha / beta is ``alpha_over_beta_bytes``, or the nominal one when 0."""
     if count < 0:
         raise ValueError(f"count must be >= 0, got {count!r}")
     if count == 0:
         return 0
     n_bytes = float(count) * float(elem_bytes)
-    ratio = NOMINAL_ALPHA_OVER_BETA_BYTES
+    ratio = alpha_over_beta_bytes if alpha_over_beta_bytes > 0 else NOMINAL_ALPHA_OVER_BETA_BYTES
     blocks = 1.0
     if fill_steps > steady_steps and steady_steps > 0:
         # the real optimum, then the better of the integers around it (as in C)
@@ -51,7 +54,8 @@ def optimal_blocks(*, count: int, elem_bytes: int, fill_steps: float, steady_ste
 
 
 def block_elems(*, count: int, elem_bytes: int, block_count: int = 0, segment_bytes: int = 0,
-                fill_steps: float = 0.0, steady_steps: float = 1.0) -> list[int]:
+                fill_steps: float = 0.0, steady_steps: float = 1.0,
+                alpha_over_beta_bytes: float = 0.0) -> list[int]:
     """Elements in each block of the plan (an empty list when count is 0)."""
     if count < 0:
         raise ValueError(f"count must be >= 0, got {count!r}")
@@ -67,6 +71,7 @@ def block_elems(*, count: int, elem_bytes: int, block_count: int = 0, segment_by
         return [per_block] * full + ([rest] if rest else [])
     else:
         nblocks = optimal_blocks(count=count, elem_bytes=elem_bytes, fill_steps=fill_steps,
-                                 steady_steps=steady_steps)
+                                 steady_steps=steady_steps,
+                                 alpha_over_beta_bytes=alpha_over_beta_bytes)
     base, extra = divmod(count, nblocks)
     return [base + 1] * extra + [base] * (nblocks - extra)

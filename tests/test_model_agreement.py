@@ -75,6 +75,22 @@ def test_given_block_plans_agree_with_model(request, crossbar64, hockney, collec
     check_agreement(rows, collective, algorithm, p, sizes)
 
 
+@pytest.mark.parametrize("collective, algorithm", SEGMENTED)
+def test_default_block_counts_follow_the_platform(hockney, collective, algorithm):
+    """The runner hands collbench the platform's alpha/beta for the pipelining
+    lemma; C and model pick the same block count on a slower network too."""
+    from collsim.platforms import crossbar
+
+    G = crossbar(nodes=16, latency_s=5e-6, bandwidth_Bps=1e9)
+    rows, status = run(RunSpec(collective, algorithm, 13, (16 << 10, 1 << 20)), G, hockney,
+                       platform="crossbar")
+    assert status == 0
+    for row in rows:
+        assert row["params"]["alpha_over_beta_bytes"] == pytest.approx(1e-5 * 1e9)
+        assert row["model_class"] == "exact" and row["model_agrees"]
+        assert row["time_s"] == pytest.approx(row["model_s"], rel=1e-6)
+
+
 def test_gamma_is_charged(crossbar64, hockney):
     """A model without the reduction term would not match: gamma is in the simulated time."""
     from collsim.platforms import crossbar

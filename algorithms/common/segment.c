@@ -6,12 +6,13 @@
 #include <math.h>
 
 int collsim_segment_optimal_blocks(int count, int elem_bytes, double fill_steps,
-                                   double steady_steps)
+                                   double steady_steps, double alpha_over_beta_bytes)
 {
     if (count <= 0)
         return 0;
     const double n_bytes = (double)count * (double)elem_bytes;
-    const double ratio = COLLSIM_NOMINAL_ALPHA_OVER_BETA_BYTES;
+    const double ratio =
+        alpha_over_beta_bytes > 0.0 ? alpha_over_beta_bytes : COLLSIM_NOMINAL_ALPHA_OVER_BETA_BYTES;
     double blocks = 1.0;
     if (fill_steps > steady_steps && steady_steps > 0.0) {
         /* the real optimum, then the better of the integers around it */
@@ -44,7 +45,9 @@ collsim_segment_plan collsim_segment_plan_make(int count, int elem_bytes,
         plan.block_elems = (int)elems;
         plan.nblocks = (int)(((size_t)count + elems - 1) / elems);
     } else {
-        plan.nblocks = collsim_segment_optimal_blocks(count, elem_bytes, fill_steps, steady_steps);
+        plan.nblocks = collsim_segment_optimal_blocks(count, elem_bytes, fill_steps, steady_steps,
+                                                      params != NULL ? params->alpha_over_beta_bytes
+                                                                     : 0.0);
     }
     return plan;
 }

@@ -15,10 +15,10 @@
  *     further block, n the vector's bytes) is fastest at
  *         K* = sqrt((fill - steady) n beta / (steady alpha)),
  *     or rather the better of the two integers around it, kept in [1, count].
- *     The algorithm does not know the network, so the plan assumes the ratio
- *     alpha / beta = COLLSIM_NOMINAL_ALPHA_OVER_BETA_BYTES (that of the
- *     default crossbar: 2 us route latency at 12.5 GB/s); give --blocks or
- *     --segment-bytes for another network.
+ *     The ratio alpha / beta comes from params->alpha_over_beta_bytes (the
+ *     collsim runner passes the platform's); when that is 0 the plan assumes
+ *     COLLSIM_NOMINAL_ALPHA_OVER_BETA_BYTES (the default crossbar's: 2 us
+ *     route latency at 12.5 GB/s).
  */
 #ifndef COLLSIM_SEGMENT_H
 #define COLLSIM_SEGMENT_H
@@ -38,9 +38,10 @@ typedef struct collsim_segment_plan {
 } collsim_segment_plan;
 
 /* The model-optimal block count for count elements of elem_bytes each, for an
- * algorithm with the given fill and steady step counts (see above). */
+ * algorithm with the given fill and steady step counts (see above), on a
+ * network with alpha / beta = alpha_over_beta_bytes (<= 0: the nominal ratio). */
 int collsim_segment_optimal_blocks(int count, int elem_bytes, double fill_steps,
-                                   double steady_steps);
+                                   double steady_steps, double alpha_over_beta_bytes);
 
 /* The plan for params (block_count, segment_bytes, else the optimal count). */
 collsim_segment_plan collsim_segment_plan_make(int count, int elem_bytes,

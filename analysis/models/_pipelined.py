@@ -27,7 +27,8 @@ def plan_bytes(count: int, elem_bytes: int, params: AlgorithmParams, *, segmente
         return [count * elem_bytes] if count else []
     elems = block_elems(count=count, elem_bytes=elem_bytes, block_count=params.block_count,
                         segment_bytes=params.segment_bytes, fill_steps=fill_steps,
-                        steady_steps=steady)
+                        steady_steps=steady,
+                        alpha_over_beta_bytes=params.alpha_over_beta_bytes)
     return [e * elem_bytes for e in elems]
 
 

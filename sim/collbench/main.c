@@ -235,9 +235,10 @@ static void print_row(const run_context *ctx, const check_case *c, long long byt
     const collsim_params *params = &ctx->params;
     printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", "
            "\"params\": {\"gamma_s_per_byte\": %.17g, \"segment_bytes\": %zu, "
-           "\"block_count\": %d, \"group_count\": %d, ",
+           "\"block_count\": %d, \"alpha_over_beta_bytes\": %.17g, \"group_count\": %d, ",
            ctx->alg->collective_name, ctx->alg->name, params->gamma_s_per_byte,
-           params->segment_bytes, params->block_count, params->group_count);
+           params->segment_bytes, params->block_count, params->alpha_over_beta_bytes,
+           params->group_count);
     print_json_string_or_null("inner_algorithm", params->inner_algorithm);
     print_json_string_or_null("outer_algorithm", params->outer_algorithm);
     printf("\"node_size\": %d}, \"np\": %d, \"bytes\": %lld, \"count\": %d, "
@@ -347,6 +348,7 @@ static void set_params(run_context *ctx, const options *opt)
     ctx->params.gamma_s_per_byte = resolve_gamma(opt);
     ctx->params.segment_bytes = (size_t)opt->segment_bytes;
     ctx->params.block_count = opt->block_count;
+    ctx->params.alpha_over_beta_bytes = opt->alpha_over_beta_bytes;
     ctx->params.group_count = opt->group_count;
     ctx->params.inner_algorithm = opt->inner_algorithm;
     ctx->params.outer_algorithm = opt->outer_algorithm;

@@ -37,6 +37,7 @@ typedef struct options {
     double gamma_s_per_byte;     /* < 0: take it from the platform */
     long long segment_bytes;     /* --segment-bytes */
     int block_count;             /* --blocks */
+    double alpha_over_beta_bytes; /* --alpha-over-beta-bytes (0: nominal) */
     int group_count;             /* --groups */
     const char *inner_algorithm; /* --inner */
     const char *outer_algorithm; /* --outer */
