@@ -34,15 +34,6 @@ int collsim_tree_bcast_pipelined(void *buffer, MPI_Datatype datatype,
 /* A plan of one block (the unsegmented algorithms). */
 collsim_segment_plan collsim_segment_plan_single(int count);
 
-#ifdef __cplusplus
-}
-#endif
-
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* Reduce to root along a tree of the given kind (BINARY, CHAIN or
  * IN_ORDER_BINARY), in one block or (segmented) along the plan of params with
  * the tree's fill and steady step counts.  The in-order tree's root is
