@@ -31,6 +31,11 @@ typedef struct collsim_params {
      * model-optimal block count). */
     size_t segment_bytes;
     int block_count;
+    /* The network's alpha / beta in bytes, for the default block count of the
+     * pipelined algorithms (the pipelining lemma); 0 = the nominal
+     * COLLSIM_NOMINAL_ALPHA_OVER_BETA_BYTES of common/segment.h.  A hint from
+     * the harness, read by every algorithm that takes segments. */
+    double alpha_over_beta_bytes;
     /* Hierarchical algorithms: the number of groups G (0 = default). */
     int group_count;
     /* Two-level algorithms: the algorithm used inside groups and between

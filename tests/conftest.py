@@ -53,3 +53,32 @@ def _build_with_fault(tmp_path, relative_path, old, new):
 def build_with_fault():
     """Builds a collbench with one planted fault; returns the program's path."""
     return _build_with_fault
+def pytest_terminal_summary(terminalreporter):
+    """Print the model-agreement table collected by tests/test_model_agreement.py
+    (works under pytest-xdist: user_properties travel with the reports)."""
+    rows = []
+    for report in terminalreporter.stats.get("passed", []) + terminalreporter.stats.get("failed", []):
+        if getattr(report, "when", "call") != "call":
+            continue
+        for key, value in getattr(report, "user_properties", ()):
+            if key == "agreement_rows":
+                rows.extend(value)
+    if not rows:
+        return
+    rows.sort(key=lambda r: (r["collective"], r["algorithm"], r["np"], r["bytes"],
+                             r["params"].get("block_count", 0), r["params"].get("segment_bytes", 0)))
+    write = terminalreporter.write_line
+    write("")
+    write("model agreement on the crossbar under hockney (simulated / model):")
+    write(f"{'collective':<10} {'algorithm':<22} {'params':<16} {'np':>3} {'bytes':>9} "
+          f"{'simulated_s':>13} {'model_s':>13} {'ratio':>10} {'class':<6} agrees")
+    for r in rows:
+        params = r["params"]
+        plan = (f"blocks={params['block_count']}" if params.get("block_count") else
+                f"seg={params['segment_bytes']}B" if params.get("segment_bytes") else "-")
+        ratio = f"{r['ratio']:.7f}" if r.get("ratio") is not None else "-"
+        write(f"{r['collective']:<10} {r['algorithm']:<22} {plan:<16} {r['np']:>3} {r['bytes']:>9} "
+              f"{r['time_s']:>13.6e} {r['model_s']:>13.6e} {ratio:>10} {r['model_class']:<6} "
+              f"{'yes' if r['model_agrees'] else 'NO'}")
+    agreeing = sum(1 for r in rows if r["model_agrees"])
+    write(f"{agreeing} of {len(rows)} cells agree with their model")

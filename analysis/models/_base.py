@@ -61,6 +61,10 @@ class AlgorithmParams:
         Pipelined algorithms: bytes per segment.
     block_count : int
         Pipelined algorithms: number of blocks (instead of segment_bytes).
+    alpha_over_beta_bytes : float
+        Pipelined algorithms without a block count or size: the network's
+        alpha / beta used by the pipelining lemma (the runner passes the
+        platform's; 0 = the nominal ratio of ``collsim.analysis.segments``).
     group_count : int
         Hierarchical algorithms: number of groups G.
     inner_algorithm, outer_algorithm : str or None
@@ -71,6 +75,7 @@ class AlgorithmParams:
 
     segment_bytes: int = 0
     block_count: int = 0
+    alpha_over_beta_bytes: float = 0.0
     group_count: int = 0
     inner_algorithm: str | None = None
     outer_algorithm: str | None = None
@@ -81,6 +86,10 @@ class AlgorithmParams:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+        ratio = self.alpha_over_beta_bytes
+        if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not (
+                0 <= ratio < float("inf")):
+            raise ValueError(f"alpha_over_beta_bytes must be a finite number >= 0, got {ratio!r}")
         if self.segment_bytes and self.block_count:
             raise ValueError("give segment_bytes or block_count, not both")
 

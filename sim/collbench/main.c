@@ -12,6 +12,7 @@
  */
 #include "check.h"
 #include "collsim.h"
+#include "common/tree.h"
 #include "datagen.h"
 #include "exactsum.h"
 #include "options.h"
@@ -168,6 +169,39 @@ static void print_registry(int json)
     }
 }
 
+/* Prints one tree as a JSON object: its kind, np, root and, per rank, the
+ * parent (-1 at a root), the children in order, and the depth.  Returns an
+ * exit status. */
+static int dump_tree(const options *opt)
+{
+    const int kind = collsim_tree_kind_from_name(opt->tree_kind);
+    const int root = opt->roots[0];
+    if (kind < 0) {
+        fprintf(stderr, "collbench: error: unknown tree kind '%s' (binomial, binary, "
+                        "in_order_binary, chain, dual_postorder)\n", opt->tree_kind);
+        return EXIT_BAD_INPUT;
+    }
+    if (opt->nroots != 1 || root < 0 || root >= opt->tree_np) {
+        fprintf(stderr, "collbench: error: --dump-tree takes one root in [0, %d)\n",
+                opt->tree_np);
+        return EXIT_BAD_INPUT;
+    }
+    printf("{\"tree\": \"%s\", \"np\": %d, \"root\": %d, \"nodes\": [",
+           collsim_tree_kind_name((collsim_tree_kind)kind), opt->tree_np, root);
+    for (int rank = 0; rank < opt->tree_np; rank++) {
+        collsim_tree_node node;
+        if (collsim_tree_build((collsim_tree_kind)kind, rank, opt->tree_np, root, &node) != 0)
+            return EXIT_BAD_INPUT;
+        printf("%s{\"rank\": %d, \"parent\": %d, \"depth\": %d, \"height\": %d, "
+               "\"children\": [", rank ? ", " : "", rank, node.parent, node.depth, node.height);
+        for (int c = 0; c < node.nchildren; c++)
+            printf("%s%d", c ? ", " : "", node.children[c]);
+        printf("]}");
+    }
+    printf("]}\n");
+    return EXIT_OK;
+}
+
 /* Runs alg once on the prepared buffers. */
 static int call_algorithm(const collsim_algorithm *alg, const void *sendbuf, void *recvbuf,
                           int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
@@ -221,9 +255,10 @@ static void print_row(const run_context *ctx, const check_case *c, long long byt
     const collsim_params *params = &ctx->params;
     printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", "
            "\"params\": {\"gamma_s_per_byte\": %.17g, \"segment_bytes\": %zu, "
-           "\"block_count\": %d, \"group_count\": %d, ",
+           "\"block_count\": %d, \"alpha_over_beta_bytes\": %.17g, \"group_count\": %d, ",
            ctx->alg->collective_name, ctx->alg->name, params->gamma_s_per_byte,
-           params->segment_bytes, params->block_count, params->group_count);
+           params->segment_bytes, params->block_count, params->alpha_over_beta_bytes,
+           params->group_count);
     print_json_string_or_null("inner_algorithm", params->inner_algorithm);
     print_json_string_or_null("outer_algorithm", params->outer_algorithm);
     printf("\"node_size\": %d}, \"np\": %d, \"bytes\": %lld, \"count\": %d, "
@@ -338,6 +373,7 @@ static void set_params(run_context *ctx, const options *opt)
     ctx->params.gamma_s_per_byte = resolve_gamma(opt);
     ctx->params.segment_bytes = (size_t)opt->segment_bytes;
     ctx->params.block_count = opt->block_count;
+    ctx->params.alpha_over_beta_bytes = opt->alpha_over_beta_bytes;
     ctx->params.group_count = opt->group_count;
     ctx->params.inner_algorithm = opt->inner_algorithm;
     ctx->params.outer_algorithm = opt->outer_algorithm;
@@ -584,6 +620,13 @@ int main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     ctx.opt = &opt;
+    if (opt.mode == MODE_DUMP_TREE) {
+        if (ctx.rank == 0)
+            status = dump_tree(&opt);
+        MPI_Bcast(&status, 1, MPI_INT, 0, ctx.world);
+        MPI_Finalize();
+        return status;
+    }
     if (opt.mode == MODE_HELP || opt.mode == MODE_LIST) {
         if (ctx.rank == 0) {
             if (opt.mode == MODE_HELP)

@@ -14,13 +14,16 @@ const char options_usage[] =
     "                 [--dtype T[,T...]] [--op O[,O...]]\n"
     "                 [--root R[,R...]] [--seed S] [--reps K] [--gamma-s-per-byte G]\n"
     "                 [--segment-bytes B] [--blocks K] [--groups G] [--inner A] [--outer A]\n"
-    "                 [--node-size K] [--no-check]\n"
+    "                 [--node-size K] [--alpha-over-beta-bytes R] [--no-check]\n"
     "       collbench --pingpong --bytes N[,N...] [--peer R] [--reps K]\n"
     "       collbench --dump-inputs --count K [--dtype T] [--op O] [--dist D] [--seed S]\n"
+    "       collbench --dump-tree KIND --np P [--root R]\n"
+    "  KIND: binomial binary in_order_binary chain dual_postorder (one JSON object).\n"
     "  C: allreduce | reduce | bcast; T: int32 int64 float double (default double);\n"
     "  O: sum prod max min first_nonzero (default sum); sizes in bytes, multiples of T;\n"
     "  D: uniform lognormal illcond (default uniform), for floating-point inputs;\n"
-    "  G defaults to the host property gamma_s_per_byte of the platform (else 0).\n"
+    "  G defaults to the host property gamma_s_per_byte of the platform (else 0);\n"
+    "  R: the network's alpha/beta in bytes, for the default block counts (0: nominal).\n"
     "  One JSON object per measurement on stdout; exit 0 ok, 1 wrong result, 2 bad input,\n"
     "  3 MPI error.\n";
 
@@ -176,6 +179,13 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
             if (strncmp(arg, "--", 2) != 0)
                 return fail(err, errlen, "unexpected argument '%s'", arg);
             return fail(err, errlen, "option %s needs a value (or is unknown)", arg);
+        } else if (strcmp(arg, "--dump-tree") == 0) {
+            opt->mode = MODE_DUMP_TREE;
+            opt->tree_kind = value;
+        } else if (strcmp(arg, "--np") == 0) {
+            if (parse_ll(value, &v) != 0 || v < 1 || v > 1000000)
+                return fail(err, errlen, "malformed tree size '%s' (1..1000000)", value);
+            opt->tree_np = (int)v;
         } else if (strcmp(arg, "--coll") == 0) {
             opt->collective = value;
         } else if (strcmp(arg, "--alg") == 0) {
@@ -238,6 +248,13 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
             opt->inner_algorithm = value;
         } else if (strcmp(arg, "--outer") == 0) {
             opt->outer_algorithm = value;
+        } else if (strcmp(arg, "--alpha-over-beta-bytes") == 0) {
+            char *end;
+            errno = 0;
+            double r = strtod(value, &end);
+            if (errno != 0 || end == value || *end != '\0' || !(r >= 0.0) || r > 1e300)
+                return fail(err, errlen, "malformed alpha/beta ratio '%s' (bytes, >= 0)", value);
+            opt->alpha_over_beta_bytes = r;
         } else if (strcmp(arg, "--gamma-s-per-byte") == 0) {
             char *end;
             errno = 0;
@@ -268,6 +285,8 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
         return fail(err, errlen, "%s", "give --bytes or --count, not both");
     if (opt->mode == MODE_DUMP_INPUTS && opt->ncounts != 1)
         return fail(err, errlen, "%s", "--dump-inputs needs one --count");
+    if (opt->mode == MODE_DUMP_TREE && opt->tree_np == 0)
+        return fail(err, errlen, "%s", "--dump-tree needs --np");
     if (opt->mode == MODE_PINGPONG && opt->nbytes == 0)
         return fail(err, errlen, "%s", "--bytes is required");
     if (opt->mode == MODE_MEASURE && opt->nbytes == 0 && opt->ncounts == 0)

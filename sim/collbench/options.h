@@ -14,7 +14,14 @@
 #define OPTIONS_MAX_SIZES 64
 #define OPTIONS_MAX_ROOTS 64
 
-typedef enum { MODE_MEASURE, MODE_LIST, MODE_PINGPONG, MODE_DUMP_INPUTS, MODE_HELP } run_mode;
+typedef enum {
+    MODE_MEASURE,
+    MODE_LIST,
+    MODE_PINGPONG,
+    MODE_DUMP_INPUTS,
+    MODE_DUMP_TREE,
+    MODE_HELP
+} run_mode;
 
 typedef struct options {
     run_mode mode;
@@ -38,11 +45,14 @@ typedef struct options {
     double gamma_s_per_byte;     /* < 0: take it from the platform */
     long long segment_bytes;     /* --segment-bytes */
     int block_count;             /* --blocks */
+    double alpha_over_beta_bytes; /* --alpha-over-beta-bytes (0: nominal) */
     int group_count;             /* --groups */
     const char *inner_algorithm; /* --inner */
     const char *outer_algorithm; /* --outer */
     int node_size;               /* --node-size */
     int peer;                    /* --pingpong partner of rank 0 */
+    const char *tree_kind;       /* --dump-tree KIND */
+    int tree_np;                 /* --np: ranks in the dumped tree */
 } options;
 
 /* Fills opt from argv.  Returns 0, or -1 with a one-line reason in err. */

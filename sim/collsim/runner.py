@@ -262,8 +262,10 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
         )
 
 
-def collbench_args(spec: RunSpec) -> list[str]:
-    """The collbench command line for a spec."""
+def collbench_args(spec: RunSpec, *, alpha_over_beta_bytes: float = 0.0) -> list[str]:
+    """The collbench command line for a spec; ``alpha_over_beta_bytes`` is the
+    network's ratio for the pipelined algorithms' default block counts, used
+    unless the spec's params give one."""
     args = [
         "--coll", spec.collective,
         "--alg", spec.algorithm,
@@ -286,6 +288,9 @@ def collbench_args(spec: RunSpec) -> list[str]:
     ):
         if value:
             args += [option, str(value)]
+    ratio = params.alpha_over_beta_bytes or alpha_over_beta_bytes
+    if ratio > 0:
+        args += ["--alpha-over-beta-bytes", repr(float(ratio))]
     if not spec.check:
         args.append("--no-check")
     return args
@@ -405,7 +410,9 @@ def run(spec: RunSpec, G: nx.Graph, profile: Profile, *, platform: str,
         f"{spec.collective}/{spec.algorithm} on {spec.np} ranks at "
         f"{','.join(format_bytes(n) for n in spec.sizes_bytes)}"
     )
-    rows, status = simulate(G, rank_hosts, profile, collbench_args(spec), what=what,
+    ratio = net.alpha_s / net.beta_s_per_byte if net.beta_s_per_byte > 0 else 0.0
+    rows, status = simulate(G, rank_hosts, profile,
+                            collbench_args(spec, alpha_over_beta_bytes=ratio), what=what,
                             timeout_s=timeout_s)
     expected = len(spec.sizes_bytes) * spec.reps
     if len(rows) != expected:

@@ -1,0 +1,153 @@
+"""The message schedules of the pipelined tree algorithms, step for step as the
+C code posts them (``algorithms/common/pipeline.c`` and
+``algorithms/allreduce/allreduce_dual_root_pipelined.c``), timed exactly by
+:mod:`collsim.analysis.schedule`.  The public models in reduce.py, bcast.py and
+allreduce.py call these."""
+
+from __future__ import annotations
+
+from ..schedule import Step, recv, schedule_time, send
+from ..segments import block_elems
+from ..trees import TreeNode, dual_first_size, in_order_root, tree
+from ._base import AlgorithmParams, NetworkParams
+
+__all__ = ["plan_bytes", "reduce_tree_s", "bcast_tree_s", "allreduce_in_order_tree_s",
+           "dual_root_s", "steady_steps"]
+
+
+def steady_steps(kind: str) -> int:
+    """Steps per block at a node: 1 on a chain, 2 on the binary trees."""
+    return 1 if kind == "chain" else 2
+
+
+def plan_bytes(count: int, elem_bytes: int, params: AlgorithmParams, *, segmented: bool,
+               fill_steps: float, steady: float) -> list[int]:
+    """Bytes in each block, as the C code cuts them."""
+    if not segmented:
+        return [count * elem_bytes] if count else []
+    elems = block_elems(count=count, elem_bytes=elem_bytes, block_count=params.block_count,
+                        segment_bytes=params.segment_bytes, fill_steps=fill_steps,
+                        steady_steps=steady,
+                        alpha_over_beta_bytes=params.alpha_over_beta_bytes)
+    return [e * elem_bytes for e in elems]
+
+
+def engine_reduce(node: TreeNode, blocks: list[int]) -> list[Step]:
+    """collsim_tree_reduce_pipelined at one rank."""
+    steps: list[Step] = []
+    parent, children = node.parent, node.children
+    for s, n in enumerate(blocks):
+        for j, child in enumerate(children):
+            ops = [recv(child, n)]
+            if j == 0 and parent >= 0 and s > 0:
+                ops.append(send(parent, blocks[s - 1]))
+            steps.append(Step(tuple(ops), compute_bytes=n))
+        if parent >= 0 and not children:
+            steps.append(Step((send(parent, n),)))
+    if parent >= 0 and children and blocks:
+        steps.append(Step((send(parent, blocks[-1]),)))
+    return steps
+
+
+def engine_bcast(node: TreeNode, blocks: list[int]) -> list[Step]:
+    """collsim_tree_bcast_pipelined at one rank."""
+    steps: list[Step] = []
+    parent, children = node.parent, node.children
+    if not blocks or (parent < 0 and not children):
+        return steps
+    for s in range(len(blocks) + 1):
+        ops = []
+        if parent >= 0 and s < len(blocks):
+            ops.append(recv(parent, blocks[s]))
+        if children and s > 0:
+            ops.append(send(children[0], blocks[s - 1]))
+        if ops:
+            steps.append(Step(tuple(ops)))
+        if s > 0:
+            steps.extend(Step((send(child, blocks[s - 1]),)) for child in children[1:])
+    return steps
+
+
+def reduce_tree_s(kind: str, p: int, count: int, net: NetworkParams, *, elem_bytes: int,
+                  root: int, params: AlgorithmParams, segmented: bool) -> float:
+    """collsim_reduce_along_tree: reduce to root along a chain, binary or
+    in-order binary tree (whose root p // 2 then sends the result to root)."""
+    if p == 1 or count == 0:
+        return 0.0
+    nodes = tree(kind, size=p, root=root)
+    steady = steady_steps(kind)
+    blocks = plan_bytes(count, elem_bytes, params, segmented=segmented,
+                        fill_steps=steady * nodes[0].height, steady=steady)
+    programs = [engine_reduce(node, blocks) for node in nodes]
+    tree_root = in_order_root(p) if kind == "in_order_binary" else root
+    if tree_root != root:
+        programs[tree_root].append(Step((send(root, count * elem_bytes),)))
+        programs[root].append(Step((recv(tree_root, count * elem_bytes),)))
+    return schedule_time(programs, net)
+
+
+def bcast_tree_s(kind: str, p: int, count: int, net: NetworkParams, *, elem_bytes: int,
+                 root: int, params: AlgorithmParams, segmented: bool) -> float:
+    """collsim_bcast_along_tree: bcast from root along a chain or binary tree."""
+    if p == 1 or count == 0:
+        return 0.0
+    nodes = tree(kind, size=p, root=root)
+    steady = steady_steps(kind)
+    blocks = plan_bytes(count, elem_bytes, params, segmented=segmented,
+                        fill_steps=steady * nodes[0].height, steady=steady)
+    return schedule_time([engine_bcast(node, blocks) for node in nodes], net)
+
+
+def allreduce_in_order_tree_s(p: int, count: int, net: NetworkParams, *, elem_bytes: int,
+                              params: AlgorithmParams, segmented: bool) -> float:
+    """collsim_allreduce_along_in_order_tree: reduce up, then bcast down."""
+    if p == 1 or count == 0:
+        return 0.0
+    nodes = tree("in_order_binary", size=p)
+    blocks = plan_bytes(count, elem_bytes, params, segmented=segmented,
+                        fill_steps=4.0 * nodes[0].height, steady=4.0)
+    programs = [engine_reduce(node, blocks) + engine_bcast(node, blocks) for node in nodes]
+    return schedule_time(programs, net)
+
+
+def dual_root_program(rank: int, p: int, node: TreeNode, blocks: list[int]) -> list[Step]:
+    """collsim_allreduce_dual_root_pipelined at one rank."""
+    first = dual_first_size(p)
+    is_root = node.parent < 0
+    parent = ((p - 1) if rank < first else (first - 1)) if is_root else node.parent
+    nblocks, depth = len(blocks), node.depth
+
+    def size(i: int) -> int:
+        return blocks[i] if 0 <= i < nblocks else 0
+
+    def exchange(peer: int, out_bytes: int, in_bytes: int, compute: int) -> list[Step]:
+        ops = []
+        if out_bytes:
+            ops.append(send(peer, out_bytes))
+        if in_bytes:
+            ops.append(recv(peer, in_bytes))
+        return [Step(tuple(ops), compute_bytes=compute)] if ops else []
+
+    steps: list[Step] = []
+    last_round = nblocks - 1 + depth + (1 if node.children else 0)
+    for k in range(last_round + 1):
+        partial = size(k)
+        for child in node.children:
+            steps += exchange(child, size(k - depth - 1), partial, partial)
+        if not is_root:
+            steps += exchange(parent, partial, size(k - depth), 0)
+        elif partial:
+            steps += exchange(parent, partial, partial, partial)
+    return steps
+
+
+def dual_root_s(p: int, count: int, net: NetworkParams, *, elem_bytes: int,
+                params: AlgorithmParams) -> float:
+    """The doubly pipelined dual-root allreduce of seed 003."""
+    if p == 1 or count == 0:
+        return 0.0
+    nodes = tree("dual_postorder", size=p)
+    blocks = plan_bytes(count, elem_bytes, params, segmented=True,
+                        fill_steps=6.0 * nodes[0].height + 1.0, steady=3.0)
+    return schedule_time([dual_root_program(rank, p, node, blocks)
+                          for rank, node in enumerate(nodes)], net)
