@@ -173,7 +173,7 @@ def _dask(todo: list[Simulation], address: str) -> Iterator[Outcome]:
     except ImportError:  # pragma: no cover - distributed is a dependency
         raise CollsimError("--scheduler needs the 'distributed' package") from None
     try:
-        client = Client(address, timeout="20s", set_as_default=False)
+        client = Client(address, timeout="20s")
     except (OSError, TimeoutError) as error:
         raise CollsimError(f"cannot reach the Dask scheduler at {address}: {error}") from None
     try:

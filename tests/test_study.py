@@ -1,0 +1,203 @@
+"""collsim study / export: resumable after SIGKILL, identical on Dask, exportable."""
+
+import os
+import random
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from collsim.cli import main
+from collsim.store import open_store, read_rows
+
+# 2 machines x (4 allreduce + 2 bcast algorithms) x 3 process counts = 36 simulations
+SCENARIO = """\
+[study]
+name = "resume"
+np = [3, 4, 8]
+
+[[machine]]
+name = "xbar-slow"
+platform = {{ generator = "crossbar", nodes = 8, bandwidth_Bps = 5e9 }}
+price = {{ per_node = 100.0, per_switch = 1000.0 }}
+
+[[machine]]
+name = "xbar-fast"
+platform = {{ generator = "crossbar", nodes = 8, bandwidth_Bps = 25e9 }}
+price = {{ per_node = 180.0, per_switch = 1000.0 }}
+
+[[workload]]
+collective = "allreduce"
+weight = 0.37
+sizes = {sizes}
+algorithms = "best"
+
+[[workload]]
+collective = "bcast"
+weight = 0.63
+sizes = ["8", "1MiB"]
+algorithms = ["binomial", "linear"]
+"""
+COLLSIM = [sys.executable, "-m", "collsim"]
+
+
+def write_scenario(tmp_path, sizes='["8", "4KiB", "1MiB"]'):
+    path = tmp_path / "study.toml"
+    path.write_text(SCENARIO.format(sizes=sizes))
+    return path
+
+
+def table(db):
+    """Every stored row, as comparable tuples, and the integrity check."""
+    connection = open_store(db, create=False)
+    rows = read_rows(connection)
+    check = connection.execute("PRAGMA integrity_check").fetchone()[0]
+    connection.close()
+    return rows, check
+
+
+def run_study(scenario, db, *extra):
+    return subprocess.run([*COLLSIM, "study", str(scenario), "--db", str(db), *extra],
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """An uninterrupted run of the scenario, with its wall time."""
+    tmp_path = tmp_path_factory.mktemp("reference")
+    scenario = write_scenario(tmp_path)
+    started = time.monotonic()
+    completed = run_study(scenario, tmp_path / "ref.db", "--jobs", "2")
+    duration_s = time.monotonic() - started
+    assert completed.returncode == 0, completed.stderr
+    rows, check = table(tmp_path / "ref.db")
+    assert check == "ok" and len(rows) == 2 * (4 * 3 + 2 * 2) * 3
+    return rows, duration_s, completed, tmp_path / "ref.db"
+
+
+def test_progress_line_and_summary(reference):
+    _, _, completed, _ = reference
+    progress = completed.stderr.splitlines()
+    assert progress[0].startswith("study: 0/36 simulations")
+    assert progress[-1].startswith("study: 36/36 simulations") and "ETA 0 s" in progress[-1]
+    assert "/s, ETA" in progress[1]
+    assert "36 simulations run, 0 already stored, 96 rows written" in completed.stdout
+
+
+def test_killed_three_times_then_resumed_equals_an_uninterrupted_run(tmp_path, reference):
+    expected, duration_s, _, _ = reference
+    scenario = write_scenario(tmp_path)
+    db = tmp_path / "killed.db"
+    rng = random.Random()
+    seed = rng.randrange(2**32)
+    rng.seed(seed)
+    partial = []
+    for _ in range(3):
+        process = subprocess.Popen([*COLLSIM, "study", str(scenario), "--db", str(db),
+                                    "--jobs", "2"], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, start_new_session=True)
+        time.sleep(rng.uniform(0.3, 0.8) * duration_s)
+        os.killpg(process.pid, signal.SIGKILL)  # the study and its workers, at once
+        process.wait()
+        rows, check = table(db)
+        assert check == "ok", f"seed {seed}"
+        partial.append(len(rows))
+    assert any(0 < n < len(expected) for n in partial), (seed, partial)
+    completed = run_study(scenario, db, "--jobs", "2")
+    assert completed.returncode == 0, completed.stderr
+    rows, check = table(db)
+    assert check == "ok"
+    assert rows == expected, f"seed {seed}: rows differ after resuming"
+    # a rerun of a complete study runs nothing and writes nothing
+    again = run_study(scenario, db, "--jobs", "2")
+    assert "0 simulations run, 36 already stored, 0 rows written" in again.stdout
+    assert table(db)[0] == expected
+
+
+def test_a_grown_scenario_runs_only_what_is_missing(tmp_path, capsys):
+    small = write_scenario(tmp_path, sizes='["8"]')
+    db = tmp_path / "grow.db"
+    assert main(["study", str(small), "--db", str(db), "--jobs", "1"]) == 0
+    first, _ = table(db)
+    grown = write_scenario(tmp_path, sizes='["8", "64KiB"]')
+    capsys.readouterr()
+    assert main(["study", str(grown), "--db", str(db), "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    # every allreduce simulation reruns (a size was added), only the new rows are written
+    assert "24 simulations run, 12 already stored, 24 rows written" in out
+    rows, check = table(db)
+    assert check == "ok" and len(rows) == len(first) + 24
+    assert all(row in rows for row in first)
+
+
+def test_export_csv_and_parquet_hold_every_row(tmp_path, reference):
+    expected, _, _, db = reference
+    csv_path, parquet_path = tmp_path / "rows.csv", tmp_path / "rows.parquet"
+    assert main(["export", str(db), "--csv", str(csv_path), "--parquet", str(parquet_path)]) == 0
+    lines = csv_path.read_text().splitlines()
+    assert len(lines) == 1 + len(expected) and lines[0].startswith("key,study,machine,")
+    frame = pq.read_table(parquet_path).to_pylist()
+    assert [r["key"] for r in frame] == [r["key"] for r in expected]
+    assert [r["time_s"] for r in frame] == [r["time_s"] for r in expected]
+    assert frame[0]["model_agrees"] is True
+
+
+def test_export_and_study_errors_are_one_line(tmp_path, capsys):
+    assert main(["export", str(tmp_path / "none.db"), "--csv", str(tmp_path / "x.csv")]) == 2
+    assert capsys.readouterr().err == f"collsim: error: no results database at {tmp_path / 'none.db'}\n"
+    (tmp_path / "junk.db").write_bytes(b"not a database at all" * 100)
+    assert main(["export", str(tmp_path / "junk.db"), "--csv", str(tmp_path / "x.csv")]) == 2
+    assert "not a usable SQLite database" in capsys.readouterr().err
+    assert main(["study", str(write_scenario(tmp_path)), "--scheduler", "127.0.0.1:1"]) == 2
+    assert "--scheduler must be an address such as tcp://HOST:PORT" in capsys.readouterr().err
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_dask_cluster_produces_the_rows_of_the_local_run(tmp_path, reference):
+    expected, _, _, _ = reference
+    dask = Path(sys.executable).with_name("dask")
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    logs = tmp_path / "dask.log"
+    processes = []
+    with open(logs, "w") as log:
+        try:
+            processes.append(subprocess.Popen(
+                [dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                 "--no-dashboard"], stdout=log, stderr=log, start_new_session=True))
+            processes.append(subprocess.Popen(
+                [dask, "worker", address, "--nworkers", "2", "--nthreads", "1",
+                 "--host", "127.0.0.1", "--no-dashboard"],
+                stdout=log, stderr=log, start_new_session=True))
+            from distributed import Client
+
+            with Client(address, timeout="60s") as client:
+                client.wait_for_workers(2, timeout=60)
+                workers = client.scheduler_info()["workers"]
+                assert len(workers) == 2
+            scenario = write_scenario(tmp_path)
+            completed = run_study(scenario, tmp_path / "dask.db", "--scheduler", address)
+            assert completed.returncode == 0, completed.stderr + logs.read_text()
+            assert "36 simulations run" in completed.stdout
+        finally:
+            for process in processes:
+                os.killpg(process.pid, signal.SIGTERM)
+            for process in processes:
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
+    rows, check = table(tmp_path / "dask.db")
+    assert check == "ok" and rows == expected
