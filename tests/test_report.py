@@ -3,6 +3,7 @@
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 from PIL import Image
@@ -51,7 +52,9 @@ def report(tmp_path_factory):
     scenario = tmp_path / "report.toml"
     scenario.write_text(SCENARIO)
     db = tmp_path / "report.db"
-    assert main(["study", str(scenario), "--db", str(db), "--jobs", "2"]) == 0
+    # in a subprocess: a process pool forked from a pytest-xdist worker is not safe
+    subprocess.run([sys.executable, "-m", "collsim", "study", str(scenario), "--db", str(db),
+                    "--jobs", "2"], check=True, capture_output=True)
     page = tmp_path / "report.html"
     assert main(["report", str(db), "-o", str(page)]) == 0
     return db, page
