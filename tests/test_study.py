@@ -219,3 +219,19 @@ def test_a_dask_cluster_produces_the_rows_of_the_local_run(tmp_path, reference):
                     process.wait()
     rows, check = table(tmp_path / "dask.db")
     assert check == "ok" and rows == expected
+
+
+def test_failed_simulations_are_reported_and_retried_by_a_rerun(tmp_path, capsys):
+    scenario = write_scenario(tmp_path, sizes='["8"]')
+    text = scenario.read_text()
+    scenario.write_text(text.replace('np = [3, 4, 8]', 'np = [3]\ntimeout_s = 1e-4'))
+    db = tmp_path / "failing.db"
+    assert main(["study", str(scenario), "--db", str(db), "--jobs", "1"]) == 1
+    captured = capsys.readouterr()
+    failed = [line for line in captured.err.splitlines() if line.startswith("collsim: failed: ")]
+    assert len(failed) == 12 and "did not finish within 0.0001 s" in failed[0]
+    assert "12 failures" in captured.out
+    assert table(db) == ([], "ok")
+    scenario.write_text(text.replace('np = [3, 4, 8]', 'np = [3]'))
+    assert main(["study", str(scenario), "--db", str(db), "--jobs", "1"]) == 0
+    assert "12 simulations run, 0 already stored, 16 rows written" in capsys.readouterr().out

@@ -170,7 +170,7 @@ def record_study(connection: sqlite3.Connection, *, name: str, scenario: str, pr
                 "INSERT INTO machine VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (name, machine["name"], position, json.dumps(machine["source"], sort_keys=True),
                  machine["platform_hash"], json.dumps(machine["price"], sort_keys=True),
-                 machine["cost"], json.dumps(machine["graph"], sort_keys=True)))
+                 machine["cost"], json.dumps(machine["graph"], sort_keys=True, default=str)))
         for position, workload in enumerate(workloads):
             connection.execute(
                 "INSERT INTO workload VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

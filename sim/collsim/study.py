@@ -210,7 +210,7 @@ def run_study(scenario: Scenario, db_path: str, *, jobs: int = 0, scheduler: str
     -------
     ran, skipped, rows, failures
         Simulations run now, simulations found stored, rows written now, and
-        one message per failed simulation.
+        one message per failed simulation or wrong result.
     """
     connection = open_store(db_path)
     graphs: dict[str, nx.Graph] = {m.name: build_machine(m.source) for m in scenario.machines}
@@ -253,6 +253,9 @@ def run_study(scenario: Scenario, db_path: str, *, jobs: int = 0, scheduler: str
                 new = [r for r in stored if r["key"] not in present]
                 insert_rows(connection, new)
                 written += len(new)
+                failures += [f"{describe(simulation)}: wrong result at "
+                             f"{format_bytes(r['bytes'])} (stored, check = wrong)"
+                             for r in new if r.get("check") == "wrong"]
             else:
                 failures.append(f"{describe(simulation)}: {error}")
             progress.advance(failed=error is not None)
@@ -288,7 +291,7 @@ def main_study(scenario_path: str, *, db: str | None, jobs: int, scheduler: str 
     print(f"study {scenario.name}: {ran} simulations run, {skipped} already stored, "
           f"{written} rows written to {db_path} in {time.monotonic() - started:.1f} s")
     if failures:
-        print(f"{len(failures)} simulations failed; rerun the study to retry them")
+        print(f"{len(failures)} failures (failed simulations are retried by a rerun)")
         return 1
     return 0
 
