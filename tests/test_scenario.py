@@ -136,3 +136,12 @@ def test_a_scenario_never_executes_code(tmp_path, payload):
     with pytest.raises(CollsimError, match=r"machine\[0\]\.platform: "):
         load_scenario(write(tmp_path, text))
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("name", ["collsim.scenario", "collsim.store", "collsim.report"])
+def test_docstring_examples_of_the_study_modules(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.attempted > 0 and result.failed == 0
