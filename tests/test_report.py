@@ -164,3 +164,20 @@ def test_the_chromium_checks_catch_a_failed_load_and_a_broken_plot(report, tmp_p
 def test_report_errors_are_one_line(tmp_path, capsys):
     assert main(["report", str(tmp_path / "none.db"), "-o", str(tmp_path / "r.html")]) == 2
     assert capsys.readouterr().err.startswith("collsim: error: no results database at ")
+
+
+def test_the_report_shows_only_what_the_current_scenario_asks_for(report, tmp_path):
+    db, _ = report
+    edited = tmp_path / "edited.db"
+    edited.write_bytes(db.read_bytes())  # the fixture's database is shared: work on a copy
+    connection = open_store(edited, create=False)
+    study = read_study(connection)[0]
+    rows = read_rows(connection)
+    connection.close()
+    from collsim.report import current_rows
+
+    assert current_rows(study, rows) == rows
+    study["nps"] = [8]
+    study["machines"][0]["platform_hash"] = "0" * 16  # the machine changed since
+    kept = current_rows(study, rows)
+    assert kept and all(r["np"] == 8 and r["machine"] == "xbar-fast" for r in kept)

@@ -26,7 +26,7 @@ from collsim.platforms.simgrid import write_atomically
 from collsim.store import open_store, read_rows, read_study
 from collsim.units import format_bytes, format_seconds
 
-__all__ = ["workload_times", "fastest", "build_report", "main_report"]
+__all__ = ["workload_times", "fastest", "current_rows", "build_report", "main_report"]
 
 _CSS = """
 body { font-family: sans-serif; margin: 2em auto; max-width: 80em; color: #222; }
@@ -362,6 +362,22 @@ def _reproducibility(collective: str, rows: list[dict]) -> str:
             f"<table>{header}{''.join(lines)}</table>")
 
 
+def current_rows(study: dict, rows: list[dict]) -> list[dict]:
+    """The rows of the study's current scenario.
+
+    A rerun after editing a scenario keeps the rows of the old one (a machine
+    renamed or changed, sizes or process counts dropped); the report shows
+    only those the scenario still asks for, on the machines as they are now.
+    """
+    machines = {m["name"]: m["platform_hash"] for m in study["machines"]}
+    sizes = {w["collective"]: set(w["sizes_bytes"]) for w in study["workloads"]}
+    algorithms = {w["collective"]: set(w["algorithms"]) for w in study["workloads"]}
+    nps = set(study["nps"])
+    return [r for r in rows if machines.get(r["machine"]) == r["platform_hash"]
+            and r["bytes"] in sizes.get(r["collective"], ()) and r["np"] in nps
+            and r["algorithm"] in algorithms.get(r["collective"], ())]
+
+
 def build_report(db_path: str) -> tuple[str, int]:
     """The HTML page of a results database and the number of plots in it.
 
@@ -377,7 +393,7 @@ def build_report(db_path: str) -> tuple[str, int]:
             raise CollsimError(f"{db_path} holds no study")
         body = []
         for study in studies:
-            rows = read_rows(connection, study["name"])
+            rows = current_rows(study, read_rows(connection, study["name"]))
             body.append(_study_section(study, rows))
     finally:
         connection.close()
