@@ -80,6 +80,8 @@ def test_machine_cost_counts_nodes_switches_links():
     ('size_weights = [3, 1]', 'size_weights = [3]', "workload[0].size_weights",
      "1 weights for 2 sizes"),
     ('per_node = 100.0', 'per_node = -1.0', "machine[0].price.per_node", "finite number"),
+    ('algorithms = ["binomial"]', 'algorithms = ["binomial"]\nroot = "0"', "workload[1].root",
+     "must be an integer, got '0'"),
     ('name = "small"', 'name = "small"\nprofile = "fastest"', "study.profile",
      "unknown profile"),
 ])

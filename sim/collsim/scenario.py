@@ -312,8 +312,8 @@ def _workload(path: Path, index: int, raw: object, entries: tuple[dict, ...]) ->
         if key in raw:
             value = raw[key]
             if isinstance(value, bool) or not isinstance(value, kind):
-                raise _fail(path, f"{where}.{key}", f"must be a {'string' if kind is str else 'an integer'}, "
-                            f"got {value!r}")
+                expected = "a string" if kind is str else "an integer"
+                raise _fail(path, f"{where}.{key}", f"must be {expected}, got {value!r}")
             run_fields[key] = value
     if run_fields.get("dtype", "double") not in DTYPE_BYTES:
         raise _fail(path, f"{where}.dtype", f"unknown datatype {run_fields['dtype']!r} "
