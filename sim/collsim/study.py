@@ -162,6 +162,8 @@ def _local(todo: list[Simulation], jobs: int) -> Iterator[Outcome]:
                     yield futures[future], future.result(), None
                 except CollsimError as error:
                     yield futures[future], None, str(error)
+                except concurrent.futures.process.BrokenProcessPool:
+                    yield futures[future], None, "its worker process died"
         finally:
             for future in futures:
                 future.cancel()
@@ -185,6 +187,9 @@ def _dask(todo: list[Simulation], address: str) -> Iterator[Outcome]:
                 yield simulation, future.result(), None
             except CollsimError as error:
                 yield simulation, None, str(error)
+            except Exception as error:  # noqa: BLE001 - a lost worker (KilledWorker), a lost
+                # connection: a failure of this simulation, retried by a rerun
+                yield simulation, None, f"on the Dask cluster: {type(error).__name__}: {error}"
             future.release()
     finally:
         client.close()
