@@ -12,6 +12,7 @@ no row lost or duplicated.
 from __future__ import annotations
 
 import concurrent.futures
+import concurrent.futures.process
 import dataclasses
 import functools
 import hashlib
