@@ -187,7 +187,7 @@ def _ranking(study: dict, rows: list[dict]) -> str:
             continue
         columns = 2 if priced else 1
         figure, axes = plt.subplots(1, columns, figsize=(5.5 * columns, 0.45 * len(done) + 1.4),
-                                    squeeze=False)
+                                    squeeze=False, sharey=True)
         names = [name for name, _ in done][::-1]
         axes[0][0].barh(names, [t * 1e6 for _, t in done][::-1], color="#4c72b0")
         axes[0][0].set_xlabel("weighted workload time (us)")
@@ -196,7 +196,7 @@ def _ranking(study: dict, rows: list[dict]) -> str:
         if priced:
             axes[0][1].barh(names, [t * costs[n] for n, t in done][::-1], color="#dd8452")
             axes[0][1].set_xlabel("time x cost (s x price units)")
-            axes[0][1].set_ylabel("machine")
+            axes[0][1].tick_params(axis="y", labelleft=False)  # shares the left panel's names
             axes[0][1].set_title(f"Time x cost, np={np} (lower is better)")
         parts.append(_figure("ranking", _svg(figure),
                              f"Machines ranked by weighted workload time at np={np}"
