@@ -235,3 +235,26 @@ def test_failed_simulations_are_reported_and_retried_by_a_rerun(tmp_path, capsys
     scenario.write_text(text.replace('np = [3, 4, 8]', 'np = [3]'))
     assert main(["study", str(scenario), "--db", str(db), "--jobs", "1"]) == 0
     assert "12 simulations run, 0 already stored, 16 rows written" in capsys.readouterr().out
+
+
+def test_the_store_keeps_fields_without_a_column_and_refuses_foreign_databases(tmp_path):
+    from collsim.store import MEASUREMENT_COLUMNS, insert_rows
+
+    db = tmp_path / "store.db"
+    connection = open_store(db)
+    row = {name: 1 for name, _ in MEASUREMENT_COLUMNS}
+    row.update(key="k", params={"segment_bytes": 0}, extra=None, dist="normal",
+               max_ulp_error=0.5)
+    insert_rows(connection, [row])
+    stored = read_rows(connection)
+    connection.close()
+    assert stored[0]["extra"] == {"dist": "normal", "max_ulp_error": 0.5}
+    assert stored[0]["params"] == {"segment_bytes": 0}
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).execute("CREATE TABLE measurement (key TEXT PRIMARY KEY)").connection.commit()
+    with pytest.raises(Exception, match="another collsim version"):
+        open_store(other)
+    empty = tmp_path / "empty.db"
+    sqlite3.connect(empty).execute("CREATE TABLE t (x)").connection.commit()
+    with pytest.raises(Exception, match="is not a collsim results database"):
+        open_store(empty, create=False)

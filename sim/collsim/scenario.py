@@ -139,6 +139,9 @@ def build_machine(source: dict) -> nx.Graph:
         If the generator or catalog machine is unknown, or a parameter is
         rejected by the generator.
     """
+    from_spec = getattr(platforms, "platform_from_spec", None)
+    if from_spec is not None:  # the platforms' own reader of platform tables, when it exists
+        return from_spec(dict(source))[0]
     if "catalog" in source:
         name = source["catalog"]
         catalog = _catalog()

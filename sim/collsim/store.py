@@ -66,8 +66,10 @@ MEASUREMENT_COLUMNS = (
     ("result_hash", "TEXT"),
     ("collsim_version", "TEXT NOT NULL"),
     ("library", "TEXT NOT NULL"),
+    ("extra", "TEXT NOT NULL"),  # JSON: the row's fields that have no column of their own
 )
 _NAMES = [name for name, _ in MEASUREMENT_COLUMNS]
+_COLUMN_SET = set(_NAMES)
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS measurement ("
     + ", ".join(f'"{name}" {kind}' for name, kind in MEASUREMENT_COLUMNS) + ")",
@@ -99,11 +101,15 @@ def open_store(path: str | os.PathLike, *, create: bool = True) -> sqlite3.Conne
         connection = sqlite3.connect(path, timeout=60.0, isolation_level=None)
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=FULL")
+        columns = [name for _, name, *_ in connection.execute(
+            "PRAGMA table_info(measurement)")]
+        if columns and columns != _NAMES:
+            raise CollsimError(f"{path}: results database of another collsim version "
+                               "(its columns differ); use a new --db")
         if create:
             for statement in _SCHEMA:
                 connection.execute(statement)
-        elif connection.execute("SELECT count(*) FROM sqlite_master WHERE type='table' "
-                                "AND name='measurement'").fetchone()[0] == 0:
+        elif not columns:
             raise CollsimError(f"{path} is not a collsim results database")
     except sqlite3.DatabaseError as error:
         raise CollsimError(f"{path}: not a usable SQLite database ({error})") from None
@@ -134,7 +140,7 @@ def stored_keys(connection: sqlite3.Connection, keys: list[str]) -> set[str]:
 
 
 def _cell(name: str, value):
-    if name == "params":
+    if name in ("params", "extra"):
         return json.dumps(value, sort_keys=True)
     if isinstance(value, bool):
         return int(value)
@@ -149,11 +155,14 @@ def insert_rows(connection: sqlite3.Connection, rows: list[dict]) -> None:
     """
     marks = ",".join("?" * len(_NAMES))
     columns = ",".join(f'"{name}"' for name in _NAMES)
+    values = []
+    for row in rows:
+        extra = {k: v for k, v in row.items() if k not in _COLUMN_SET}
+        values.append([_cell(name, row.get(name)) for name in _NAMES[:-1]]
+                      + [_cell("extra", extra)])
     with connection:
         connection.execute("BEGIN IMMEDIATE")
-        connection.executemany(
-            f"INSERT INTO measurement ({columns}) VALUES ({marks})",
-            [[_cell(name, row.get(name)) for name in _NAMES] for row in rows])
+        connection.executemany(f"INSERT INTO measurement ({columns}) VALUES ({marks})", values)
 
 
 def record_study(connection: sqlite3.Connection, *, name: str, scenario: str, profile: str,
@@ -191,6 +200,7 @@ def read_rows(connection: sqlite3.Connection, study: str | None = None) -> list[
     for values in connection.execute(query + " ORDER BY key", args):
         row = dict(zip(_NAMES, values))
         row["params"] = json.loads(row["params"])
+        row["extra"] = json.loads(row["extra"])
         rows.append(row)
     return rows
 
@@ -219,7 +229,7 @@ def read_study(connection: sqlite3.Connection) -> list[dict]:
 
 
 def export_csv(rows: list[dict], path: str | os.PathLike) -> None:
-    """Write the rows as CSV (one header line; params as JSON), atomically."""
+    """Write the rows as CSV (one header line; params and extra as JSON), atomically."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(_NAMES)
@@ -230,7 +240,7 @@ def export_csv(rows: list[dict], path: str | os.PathLike) -> None:
 
 
 def export_parquet(rows: list[dict], path: str | os.PathLike) -> None:
-    """Write the rows as Parquet (typed columns; params as JSON text), atomically."""
+    """Write the rows as Parquet (typed columns; params and extra as JSON text), atomically."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -243,7 +253,7 @@ def export_parquet(rows: list[dict], path: str | os.PathLike) -> None:
     columns = {}
     for name in _NAMES:
         values = [row[name] for row in rows]
-        if name == "params":
+        if name in ("params", "extra"):
             values = [json.dumps(v, sort_keys=True) for v in values]
         elif name in booleans:
             values = [None if v is None else bool(v) for v in values]

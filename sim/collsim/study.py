@@ -59,6 +59,9 @@ def simulation_keys(study: str, simulation: Simulation, platform_id: str,
                     profile: Profile) -> dict[tuple[int, int], str]:
     """The key of each measurement of one simulation: (bytes, rep) -> key."""
     spec = simulation.spec
+    # every field of the run (collective, algorithm, params, np, dtype, op, root, seed,
+    # mapping, check, and any field RunSpec gains) but the list of sizes: one key per size
+    run_fields = {k: v for k, v in dataclasses.asdict(spec).items() if k != "sizes_bytes"}
     common = {
         "study": study,
         "machine": simulation.machine,
@@ -66,16 +69,7 @@ def simulation_keys(study: str, simulation: Simulation, platform_id: str,
         "profile": {"name": profile.name, "cfg": profile.cfg,
                     "envelope_bytes": profile.envelope_bytes,
                     "exact_models": profile.exact_models},
-        "collective": spec.collective,
-        "algorithm": spec.algorithm,
-        "params": dataclasses.asdict(spec.params),
-        "np": spec.np,
-        "dtype": spec.dtype,
-        "op": spec.op,
-        "root": spec.root,
-        "seed": spec.seed,
-        "mapping": spec.mapping,
-        "check": spec.check,
+        "run": run_fields,
         "versions": _versions(),
     }
     return {(n_bytes, rep): measurement_key({**common, "bytes": n_bytes, "rep": rep})
