@@ -12,18 +12,27 @@ BUILD := build
 WERROR ?= $(if $(CI),ON,OFF)
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test build system-deps venv clean
+.PHONY: demo test build system-deps test-deps venv clean
 
+# Every algorithm on a 64-node crossbar against its model, then the quickstart
+# study (resumable: a second run reuses the stored results) and its report.
 demo: build venv
 	$(VENV)/bin/collsim run --platform crossbar --nodes 64 --np 64 \
 	    --coll all --alg all --bytes 8,64KiB,1MiB
+	$(VENV)/bin/collsim study scenarios/quickstart.toml --db $(BUILD)/quickstart.db
+	$(VENV)/bin/collsim report $(BUILD)/quickstart.db -o $(BUILD)/quickstart-report.html
+	@echo "report: $(abspath $(BUILD))/quickstart-report.html"
 
-test: build venv
+test: build venv test-deps
 	$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) tests
 	$(VENV)/bin/collsim check scenarios/ci.toml --junit $(BUILD)/ci-junit.xml
 
 system-deps:
 	@sim/install-system-deps.sh
+
+# What only the tests need (headless Chromium, to check that study reports render).
+test-deps:
+	@sim/install-test-deps.sh
 
 venv: $(VENV_STAMP)
 

@@ -299,6 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_platform_command(commands, _Parser)
     add_repro_command(commands, _Parser, build_platform, _load_profile, _parse_sizes)
+    _add_study_commands(commands)
     return parser
 
 
@@ -309,6 +310,61 @@ def _cmd_check(args: argparse.Namespace) -> int:
         raise CollsimError(f"--jobs must be >= 0, got {args.jobs}")
     return main_check(args.suite, junit=args.junit, json_path=args.json_path,
                       update_baseline=args.update_baseline, jobs=args.jobs)
+
+
+# --- studies: collsim study / export / report (collsim.study, .store, .report) ---
+
+def _add_study_commands(commands) -> None:
+    study_parser = commands.add_parser(
+        "study", help="run a scenario's grid of simulations into a results database")
+    study_parser.add_argument("scenario", help="scenario file (TOML), e.g. scenarios/quickstart.toml")
+    study_parser.add_argument("--db", help="results database (default: the scenario's name "
+                              "with .db, beside it)")
+    study_parser.add_argument("--jobs", type=int, default=0,
+                              help="local worker processes (default: one per core)")
+    study_parser.add_argument("--scheduler", help="run on a Dask distributed cluster at this "
+                              "address (tcp://HOST:PORT) instead of locally")
+    study_parser.set_defaults(handler=_cmd_study)
+    export_parser = commands.add_parser("export", help="write a results database as CSV/Parquet")
+    export_parser.add_argument("db", help="results database")
+    export_parser.add_argument("--csv", help="write CSV to this file")
+    export_parser.add_argument("--parquet", help="write Parquet to this file")
+    export_parser.set_defaults(handler=_cmd_export)
+    report_parser = commands.add_parser("report", help="write a results database's HTML report")
+    report_parser.add_argument("db", help="results database")
+    report_parser.add_argument("-o", "--output", default="report.html",
+                               help="the HTML file (default: report.html)")
+    report_parser.set_defaults(handler=_cmd_report)
+
+
+def _cmd_study(args: argparse.Namespace) -> int:
+    from collsim.study import main_study
+
+    return main_study(args.scenario, db=args.db, jobs=args.jobs, scheduler=args.scheduler)
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from collsim.store import export_csv, export_parquet, open_store, read_rows
+
+    if not args.csv and not args.parquet:
+        raise CollsimError("export: give --csv FILE and/or --parquet FILE")
+    connection = open_store(args.db, create=False)
+    rows = read_rows(connection)
+    connection.close()
+    for path, write in ((args.csv, export_csv), (args.parquet, export_parquet)):
+        if path:
+            try:
+                write(rows, path)
+            except OSError as error:
+                raise CollsimError(f"cannot write {path}: {error.strerror}") from None
+            print(f"{len(rows)} rows written to {path}")
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from collsim.report import main_report
+
+    return main_report(args.db, output=args.output)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
