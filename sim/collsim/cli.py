@@ -4,6 +4,7 @@
                 --bytes 8,64KiB,1MiB
     collsim list
     collsim pingpong --platform crossbar --nodes 2 --bytes 0,1MiB
+    collsim select --platform crossbar --nodes 64 --coll allreduce -o allreduce-map
 
 Bad input gives one line on stderr and exit status 2; a wrong result exit
 status 1.
@@ -307,6 +308,12 @@ def build_parser() -> argparse.ArgumentParser:
     pingpong_parser.add_argument("-o", "--output")
     _add_platform_arguments(pingpong_parser)
     pingpong_parser.set_defaults(handler=_cmd_pingpong)
+
+    # collsim select lives in its own module (collsim.select)
+    from collsim.select import add_select_parser
+
+    add_select_parser(commands, _add_platform_arguments, _build_platform, _load_profile,
+                      _parse_sizes)
     return parser
 
 
