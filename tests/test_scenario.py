@@ -76,7 +76,7 @@ def test_machine_cost_counts_nodes_switches_links():
     ('generator = "crossbar"', 'generator = "fat_treee"', "machine[0].platform",
      "unknown generator 'fat_treee'"),
     ('platform = { generator = "crossbar", nodes = 8 }', 'catalog = "no-such-machine"',
-     "machine[0].catalog", "unknown catalog machine 'no-such-machine'"),
+     "machine[0].catalog", "unknown machine 'no-such-machine'"),
     ('size_weights = [3, 1]', 'size_weights = [3]', "workload[0].size_weights",
      "1 weights for 2 sizes"),
     ('per_node = 100.0', 'per_node = -1.0', "machine[0].price.per_node", "finite number"),

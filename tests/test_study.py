@@ -36,7 +36,7 @@ price = {{ per_node = 180.0, per_switch = 1000.0 }}
 collective = "allreduce"
 weight = 0.37
 sizes = {sizes}
-algorithms = "best"
+algorithms = ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast"]
 
 [[workload]]
 collective = "bcast"

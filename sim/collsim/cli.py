@@ -4,6 +4,7 @@
                 --bytes 8,64KiB,1MiB
     collsim list
     collsim pingpong --platform crossbar --nodes 2 --bytes 0,1MiB
+    collsim select --platform crossbar --nodes 64 --coll allreduce -o allreduce-map
 
 Bad input gives one line on stderr and exit status 2; a wrong result exit
 status 1.
@@ -300,6 +301,11 @@ def build_parser() -> argparse.ArgumentParser:
     register_platform_command(commands, _Parser)
     add_repro_command(commands, _Parser, build_platform, _load_profile, _parse_sizes)
     _add_study_commands(commands)
+    # collsim select lives in its own module (collsim.select)
+    from collsim.select import add_select_parser
+
+    add_select_parser(commands, _add_platform_arguments, build_platform, _load_profile,
+                      _parse_sizes)
     return parser
 
 

@@ -1,0 +1,89 @@
+/*
+ * bcast_scatter_allgather.c: broadcast as a binomial scatter followed by a
+ * ring allgather (van de Geijn; MPICH's long-message broadcast; seed 001
+ * builds allreduce from the same two halves).
+ *
+ * The vector is cut into p chunks of c = ceil(count / p) elements (the last
+ * ones shorter or empty); ranks are numbered relative to the root,
+ * v = (rank - root) mod p, and v is to own chunk v.  Scatter: a binomial tree
+ * from the root, largest distance first: a rank holding chunks [v, v + 2m)
+ * sends [v + m, v + 2m) to v + m.  Allgather: p - 1 ring steps; in step s
+ * rank v sends chunk (v - s + 1) mod p to v + 1 and receives chunk (v - s)
+ * mod p from v - 1.
+ *
+ *     p = 4, root 0:  scatter  0 -> 2 (chunks 2,3)   0 -> 1 (1)   2 -> 3 (3)
+ *                     ring     3 steps, one chunk per rank and step
+ *
+ * Restrictions: none.
+ * Reference: M. Barnett, ... R. van de Geijn, "Interprocessor collective
+ *            communication library (InterCom)", SHPCC 1994; R. Thakur et al.,
+ *            IJHPCA 19(1), 2005 (MPICH bcast for long messages).
+ * Cost:      ceil(lg p) alpha + (p-1)/p n beta  (scatter)
+ *            + (p - 1)(alpha + n/p beta)        (allgather)
+ */
+#include "common/internal.h"
+
+/* Elements of chunks [first, last) of count elements cut into chunks of c. */
+static int chunk_span(int count, int c, int first, int last, int *offset)
+{
+    long long lo = (long long)first * c, hi = (long long)last * c;
+    if (lo > count)
+        lo = count;
+    if (hi > count)
+        hi = count;
+    *offset = (int)lo;
+    return (int)(hi - lo);
+}
+
+int collsim_bcast_scatter_allgather(void *buffer, int count, MPI_Datatype datatype, int root,
+                                    MPI_Comm comm, const collsim_params *params)
+{
+    int rc = MPI_SUCCESS, rank, size, offset, n;
+    MPI_Aint lb, extent;
+    (void)params;
+
+    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
+    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
+    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    if (count == 0 || size == 1)
+        return MPI_SUCCESS;
+
+    const int c = (count + size - 1) / size;
+    const int v = (rank - root + size) % size;
+
+    /* scatter: receive my subtree's chunks from the parent, then hand on */
+    int mask = 1;
+    while (mask < size && !(v & mask))
+        mask <<= 1;
+    if (v != 0) {
+        const int parent = (v - mask + root) % size;
+        const int end = v + mask < size ? v + mask : size;
+        n = chunk_span(count, c, v, end, &offset);
+        COLLSIM_CHECK(MPI_Recv(collsim_elem(buffer, extent, offset), n, datatype, parent,
+                               COLLSIM_TAG_BCAST, comm, MPI_STATUS_IGNORE));
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (v + mask >= size)
+            continue;
+        const int end = v + 2 * mask < size ? v + 2 * mask : size;
+        n = chunk_span(count, c, v + mask, end, &offset);
+        COLLSIM_CHECK(MPI_Send(collsim_elem(buffer, extent, offset), n, datatype,
+                               (v + mask + root) % size, COLLSIM_TAG_BCAST, comm));
+    }
+
+    /* allgather around the ring */
+    const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    for (int step = 1; step < size; step++) {
+        const int out = (v - step + 1 + size) % size, in = (v - step + size) % size;
+        int out_offset, in_offset;
+        const int out_n = chunk_span(count, c, out, out + 1, &out_offset);
+        const int in_n = chunk_span(count, c, in, in + 1, &in_offset);
+        COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(buffer, extent, out_offset), out_n, datatype,
+                                   right, COLLSIM_TAG_BCAST, collsim_elem(buffer, extent, in_offset),
+                                   in_n, datatype, left, COLLSIM_TAG_BCAST, comm,
+                                   MPI_STATUS_IGNORE));
+    }
+
+cleanup:
+    return rc;
+}

@@ -1,0 +1,105 @@
+"""Running collbench under a real MPI (``mpirun`` on this machine).
+
+The same C sources, built with ``make build-mpi`` (CMake's ``COLLSIM_MPI=ON``) into
+``build-mpi/collbench``, run as real processes.  Used for correctness: times under a
+real MPI are measured, printed and never compared with the models.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+from collsim.errors import CollsimError
+
+__all__ = ["find_mpi_collbench", "find_mpirun", "run_mpirun"]
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+# Open MPI's mpirun refuses to start as root unless told; harmless for other users.
+_OPEN_MPI_AS_ROOT = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+
+
+def find_mpi_collbench() -> Path:
+    """Return collbench built against a real MPI: $COLLSIM_MPI_COLLBENCH, else build-mpi/collbench."""
+    default = REPO_ROOT / "build-mpi" / "collbench"
+    candidate = Path(os.environ.get("COLLSIM_MPI_COLLBENCH", default))
+    if not candidate.is_file():
+        raise CollsimError(f"collbench for a real MPI not found at {candidate}: "
+                           "run 'make build-mpi' first")
+    return candidate
+
+
+def find_mpirun() -> tuple[str, bool]:
+    """Return (mpirun, is_open_mpi): $COLLSIM_MPIRUN, else Open MPI's, else ``mpirun``."""
+    path = os.environ.get("COLLSIM_MPIRUN") or shutil.which("mpirun.openmpi") \
+        or shutil.which("mpirun")
+    if path is None:
+        raise CollsimError("mpirun not found: install Open MPI (apt-get install openmpi-bin "
+                           "libopenmpi-dev) or run 'make build-mpi'")
+    version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60,
+                             env={**os.environ, **_OPEN_MPI_AS_ROOT})
+    text = version.stdout + version.stderr
+    return path, "OpenRTE" in text or "Open MPI" in text or "open-mpi.org" in text
+
+
+def run_mpirun(np: int, collbench_args: list[str], *, what: str,
+               timeout_s: float = 600.0) -> tuple[list[dict], int]:
+    """Run collbench on np local processes under mpirun; return its rows and exit status.
+
+    Parameters
+    ----------
+    np : int
+        Number of processes (may exceed the cores: Open MPI runs oversubscribed and
+        yields when idle).
+    collbench_args : list of str
+        Arguments for collbench.
+    what : str
+        What runs, for error messages.
+    timeout_s : float
+        Wall-clock limit; the process group is stopped after it.
+
+    Returns
+    -------
+    rows, returncode
+        The parsed JSON rows and collbench's exit status (0 ok, 1 a wrong result).
+
+    Raises
+    ------
+    ValueError
+        If np < 1.
+    CollsimError
+        On bad input detected by collbench, a crash or a timeout.
+    """
+    if isinstance(np, bool) or not isinstance(np, int) or np < 1:
+        raise ValueError(f"np must be an integer >= 1, got {np!r}")
+    mpirun, open_mpi = find_mpirun()
+    argv = [mpirun, "-n", str(np)]
+    env = dict(os.environ)
+    if open_mpi:
+        argv += ["--oversubscribe", "--bind-to", "none"]
+        # shared memory without CMA (containers often forbid ptrace), TCP between nodes
+        env.update(_OPEN_MPI_AS_ROOT, OMPI_MCA_btl="self,vader,tcp",
+                   OMPI_MCA_btl_vader_single_copy_mechanism="none")
+    argv += [str(find_mpi_collbench()), *collbench_args]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True, env=env)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise CollsimError(f"{what} did not finish within {timeout_s:g} s under mpirun") from None
+    rows = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    if process.returncode not in (0, 1) or (
+            process.returncode == 1 and not any(row.get("check") == "wrong" for row in rows)):
+        lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+        detail = next((line[len("collbench: error: "):] for line in lines
+                       if line.startswith("collbench: error: ")),
+                      lines[-1] if lines else "no message")
+        raise CollsimError(f"{what} failed under mpirun (exit status {process.returncode}): "
+                           f"{detail}")
+    return rows, process.returncode

@@ -1,0 +1,220 @@
+"""``collsim select``: the fastest algorithm per (process count, size), seed 001 Fig. 3.
+
+Every algorithm of one collective runs on the same platform over a grid of process counts
+and sizes; per cell the table names the fastest and its margin over the runner-up
+(``runner-up time / fastest time - 1``).  Output: a table on stdout, and with ``-o PREFIX``
+``PREFIX.csv`` and a heatmap ``PREFIX.png`` (written atomically).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Callable
+
+import networkx as nx
+
+from collsim.errors import CollsimError
+from collsim.platforms.simgrid import write_atomically
+from collsim.profiles import Profile
+from collsim.runner import RunSpec, registry, run
+from collsim.units import format_bytes, format_seconds
+
+__all__ = ["select", "format_cells", "cells_csv", "heatmap_png", "add_select_parser"]
+
+
+def _eligible(entry: dict, p: int) -> bool:
+    """Whether an algorithm may run on p ranks with a commutative op (sum)."""
+    return "power_of_two" not in entry["restrictions"] or p & (p - 1) == 0
+
+
+def select(*, collective: str, process_counts: list[int], sizes_bytes: tuple[int, ...],
+           G: nx.Graph, profile: Profile, platform: str, timeout_s: float = 600.0) -> list[dict]:
+    """Run every algorithm of a collective over the grid and rank them per cell.
+
+    Parameters
+    ----------
+    collective : str
+        allreduce, reduce or bcast.
+    process_counts : list of int
+        The process counts (each at most the platform's cores).
+    sizes_bytes : tuple of int
+        Sizes per rank, multiples of 8 (double elements, op sum, root 0).
+    G : networkx.Graph
+        The platform.
+    profile : Profile
+        The SMPI profile.
+    platform : str
+        The platform's name, for the rows.
+    timeout_s : float
+        Wall-clock limit of one simulation.
+
+    Returns
+    -------
+    list of dict
+        One cell per (np, bytes): ``fastest``, ``fastest_s``, ``runner_up``,
+        ``runner_up_s``, ``margin`` (None with a single candidate) and ``times_s``
+        (algorithm -> simulated time).
+
+    Raises
+    ------
+    ValueError
+        If the collective is unknown, a list is empty, or a size is not a multiple of 8.
+    """
+    entries = [e for e in registry() if e["collective"] == collective]
+    if not entries:
+        raise ValueError(f"collective must be one of allreduce, reduce, bcast; got {collective!r}")
+    if not process_counts or not sizes_bytes:
+        raise ValueError("process_counts and sizes_bytes must not be empty")
+    for n in sizes_bytes:
+        if n < 0 or n % 8:
+            raise ValueError(f"sizes_bytes must be multiples of 8 (double elements), got {n}")
+    times: dict[tuple[int, int], dict[str, float]] = {}
+    for p in process_counts:
+        for entry in entries:
+            if not _eligible(entry, p):
+                continue
+            rows, status = run(RunSpec(collective, entry["algorithm"], p, tuple(sizes_bytes)),
+                               G, profile, platform=platform, timeout_s=timeout_s)
+            if status != 0:
+                raise CollsimError(f"{collective}/{entry['algorithm']} gave a wrong result "
+                                   f"on {p} ranks")
+            for row in rows:
+                times.setdefault((p, row["bytes"]), {})[entry["algorithm"]] = row["time_s"]
+    cells = []
+    for p in process_counts:
+        for n in sizes_bytes:
+            ranked = sorted(times[p, n].items(), key=lambda item: (item[1], item[0]))
+            (fastest, fastest_s), runner = ranked[0], ranked[1] if len(ranked) > 1 else None
+            margin = None
+            if runner is not None:
+                margin = runner[1] / fastest_s - 1 if fastest_s > 0 else 0.0
+            cells.append({
+                "collective": collective, "np": p, "bytes": n,
+                "fastest": fastest, "fastest_s": fastest_s,
+                "runner_up": runner[0] if runner else None,
+                "runner_up_s": runner[1] if runner else None,
+                "margin": margin, "times_s": dict(times[p, n]),
+            })
+    return cells
+
+
+def format_cells(cells: list[dict]) -> str:
+    """A table: one line per cell."""
+    header = ["np", "bytes", "fastest", "time", "runner-up", "time", "margin"]
+    lines = [header]
+    for c in cells:
+        lines.append([
+            str(c["np"]), format_bytes(c["bytes"]), c["fastest"], format_seconds(c["fastest_s"]),
+            c["runner_up"] or "-",
+            format_seconds(c["runner_up_s"]) if c["runner_up_s"] is not None else "-",
+            f"{100 * c['margin']:.1f}%" if c["margin"] is not None else "-",
+        ])
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    return "".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() + "\n"
+                   for line in lines)
+
+
+def cells_csv(cells: list[dict]) -> str:
+    """CSV: one row per cell, then the time of every algorithm in its own column."""
+    algorithms = sorted({a for c in cells for a in c["times_s"]})
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["collective", "np", "bytes", "fastest", "fastest_s", "runner_up",
+                     "runner_up_s", "margin"] + [f"{a}_s" for a in algorithms])
+    for c in cells:
+        writer.writerow([c["collective"], c["np"], c["bytes"], c["fastest"],
+                         repr(c["fastest_s"]), c["runner_up"] or "",
+                         "" if c["runner_up_s"] is None else repr(c["runner_up_s"]),
+                         "" if c["margin"] is None else repr(c["margin"])]
+                        + [repr(c["times_s"][a]) if a in c["times_s"] else "" for a in algorithms])
+    return out.getvalue()
+
+
+def heatmap_png(cells: list[dict], *, title: str) -> bytes:
+    """A heatmap (process counts x sizes) colored by the fastest algorithm, margins written in."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+
+    nps = sorted({c["np"] for c in cells})
+    sizes = sorted({c["bytes"] for c in cells})
+    winners = sorted({c["fastest"] for c in cells})
+    index = {a: i for i, a in enumerate(winners)}
+    grid = [[0] * len(sizes) for _ in nps]
+    fig, ax = plt.subplots(figsize=(1.2 * len(sizes) + 3, 0.45 * len(nps) + 2), dpi=100)
+    for c in cells:
+        i, j = nps.index(c["np"]), sizes.index(c["bytes"])
+        grid[i][j] = index[c["fastest"]]
+        label = "-" if c["margin"] is None else f"{100 * c['margin']:.0f}%"
+        ax.text(j, i, label, ha="center", va="center", fontsize=7)
+    palette = plt.get_cmap("tab20").colors
+    cmap = ListedColormap([palette[k % len(palette)] for k in range(len(winners))])
+    ax.imshow(grid, cmap=cmap, vmin=-0.5, vmax=len(winners) - 0.5, aspect="auto",
+              origin="lower")
+    ax.set_xticks(range(len(sizes)), [format_bytes(n) for n in sizes], rotation=45)
+    ax.set_yticks(range(len(nps)), [str(p) for p in nps])
+    ax.set_xlabel("bytes per process")
+    ax.set_ylabel("processes")
+    ax.set_title(title)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=cmap(index[a])) for a in winners]
+    ax.legend(handles, winners, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8,
+              title="fastest (margin over runner-up)", title_fontsize=8)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+DEFAULT_SIZES = "8,1KiB,16KiB,256KiB,1MiB,4MiB"
+
+
+def add_select_parser(commands, add_platform_arguments: Callable, build_platform: Callable,
+                      load_profile: Callable, parse_sizes: Callable) -> None:
+    """Register ``collsim select`` on the CLI's subcommands (helpers passed in by cli.py)."""
+    parser = commands.add_parser(
+        "select", help="fastest algorithm per process count and size (seed 001 Fig. 3)")
+    parser.add_argument("--coll", required=True, help="allreduce, reduce or bcast")
+    parser.add_argument("--np", default=None,
+                        help="comma-separated process counts (default: 2, 3, 4, 6, 8, ... "
+                        "up to the platform's cores)")
+    parser.add_argument("--bytes", default=DEFAULT_SIZES,
+                        help=f"comma-separated sizes per process (default {DEFAULT_SIZES})")
+    parser.add_argument("-o", "--output", metavar="PREFIX",
+                        help="also write PREFIX.csv and PREFIX.png")
+    add_platform_arguments(parser)
+
+    def handler(args) -> int:
+        if args.coll not in ("allreduce", "reduce", "bcast"):
+            raise CollsimError(f"unknown collective {args.coll!r} (allreduce, reduce, bcast)")
+        sizes = parse_sizes(args.bytes)
+        cores_per_node = max(args.cores_per_node or 1, 1)
+        if args.np:
+            try:
+                nps = [int(x) for x in args.np.split(",")]
+            except ValueError:
+                raise CollsimError(f"malformed --np list {args.np!r}") from None
+        else:
+            total = (args.nodes or 64) * cores_per_node
+            nps = sorted({q for k in range(1, 20) for q in (2 ** k, 3 * 2 ** (k - 1))
+                          if 2 <= q <= total})
+        if min(nps) < 1:
+            raise CollsimError("process counts must be >= 1")
+        G, platform_label = build_platform(args, max(nps))
+        try:
+            cells = select(collective=args.coll, process_counts=nps, sizes_bytes=sizes, G=G,
+                           profile=load_profile(args.profile), platform=platform_label,
+                           timeout_s=args.timeout_s)
+        except ValueError as error:
+            raise CollsimError(str(error)) from None
+        print(format_cells(cells), end="")
+        if args.output:
+            write_atomically(args.output + ".csv", cells_csv(cells).encode())
+            title = f"{args.coll}: fastest algorithm on {args.platform}"
+            write_atomically(args.output + ".png", heatmap_png(cells, title=title))
+        return 0
+
+    parser.set_defaults(handler=handler)

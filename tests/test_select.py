@@ -1,0 +1,38 @@
+"""collsim select: the fastest algorithm per cell, its margin, and the three outputs."""
+
+import csv
+
+from collsim.cli import main
+from collsim.runner import registry
+
+
+def test_select_names_the_fastest_and_its_margin(tmp_path, capsys):
+    prefix = tmp_path / "map"
+    status = main(["select", "--platform", "crossbar", "--nodes", "8", "--coll", "reduce",
+                   "--np", "3,8", "--bytes", "8,1MiB", "-o", str(prefix)])
+    out = capsys.readouterr().out
+    assert status == 0 and out.splitlines()[0].split()[:3] == ["np", "bytes", "fastest"]
+    rows = list(csv.DictReader(prefix.with_suffix(".csv").open()))
+    assert [(r["np"], r["bytes"]) for r in rows] == [("3", "8"), ("3", "1048576"),
+                                                    ("8", "8"), ("8", "1048576")]
+    reduce_algorithms = {e["algorithm"] for e in registry() if e["collective"] == "reduce"
+                         and "power_of_two" not in e["restrictions"]}
+    for row in rows:
+        times = {key[:-2]: float(value) for key, value in row.items()
+                 if key.endswith("_s") and key not in ("fastest_s", "runner_up_s") and value}
+        assert set(times) == reduce_algorithms
+        ranked = sorted(times.items(), key=lambda item: (item[1], item[0]))
+        assert row["fastest"] == ranked[0][0] and row["runner_up"] == ranked[1][0]
+        assert float(row["margin"]) == ranked[1][1] / ranked[0][1] - 1
+        assert row["fastest"] in out
+    # linear reduce of 1 MiB on 8 ranks is never the fastest: 7 serialized steps
+    assert all(r["fastest"] != "linear" for r in rows if r["np"] == "8")
+    assert prefix.with_suffix(".png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_select_rejects_bad_input(capsys):
+    assert main(["select", "--coll", "scan"]) == 2
+    assert main(["select", "--coll", "reduce", "--np", "2,x"]) == 2
+    assert main(["select", "--coll", "reduce", "--np", "2", "--bytes", "12"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("collsim: error:") == 3 and "Traceback" not in err
