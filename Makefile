@@ -16,7 +16,7 @@ MPICC ?= $(shell command -v mpicc.openmpi || command -v mpicc)
 WERROR ?= $(if $(CI),ON,OFF)
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test build build-mpi system-deps test-deps venv clean
+.PHONY: demo test test-full build build-mpi system-deps test-deps venv clean
 
 # Every algorithm on a 64-node crossbar against its model, then the quickstart
 # study (resumable: a second run reuses the stored results) and its report.
@@ -29,6 +29,11 @@ demo: build venv
 
 test: build build-mpi venv test-deps
 	$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) tests
+	$(VENV)/bin/collsim check scenarios/ci.toml --junit $(BUILD)/ci-junit.xml
+
+# The whole correctness matrix of issue 5 (p in 1..33, 64, 100, 128; ~20 minutes more).
+test-full: build build-mpi venv test-deps
+	COLLSIM_FULL_MATRIX=1 $(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) tests
 	$(VENV)/bin/collsim check scenarios/ci.toml --junit $(BUILD)/ci-junit.xml
 
 system-deps:
