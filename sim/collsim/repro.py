@@ -112,11 +112,14 @@ def repro_rows(
 
 def matrix(pairs: list[tuple[Configuration, dict]]) -> list[dict]:
     """The reproducibility matrix: one entry per (algorithm, size)."""
-    groups: dict[tuple[str, int], list[tuple[Configuration, dict]]] = {}
+    # Different process counts hold different data (an input depends on the rank), so
+    # results are compared only between configurations with the same np.
+    groups: dict[tuple[str, int, int], list[tuple[Configuration, dict]]] = {}
     for configuration, row in pairs:
-        groups.setdefault((row["algorithm"], row["bytes"]), []).append((configuration, row))
+        groups.setdefault((row["algorithm"], row["bytes"], configuration.np), []).append(
+            (configuration, row))
     entries = []
-    for (algorithm, n_bytes), members in groups.items():
+    for (algorithm, n_bytes, np), members in groups.items():
         by_hash: dict[str, list[str]] = {}
         for configuration, row in members:
             by_hash.setdefault(row["result_hash"], []).append(configuration.label)
@@ -124,6 +127,7 @@ def matrix(pairs: list[tuple[Configuration, dict]]) -> list[dict]:
         entries.append({
             "algorithm": algorithm,
             "bytes": n_bytes,
+            "np": np,
             "configurations": len(members),
             "distinct_results": len(by_hash),
             "agreeing": sorted(sorted(labels) for labels in by_hash.values()),
@@ -132,19 +136,20 @@ def matrix(pairs: list[tuple[Configuration, dict]]) -> list[dict]:
             "worst_error_vs_bound": max(row["max_error_ratio"] for _, row in members),
             "times_s": {configuration.label: row["time_s"] for configuration, row in members},
         })
-    entries.sort(key=lambda e: (e["bytes"], e["algorithm"]))
+    entries.sort(key=lambda e: (e["np"], e["bytes"], e["algorithm"]))
     return entries
 
 
 def format_matrix(entries: list[dict]) -> str:
     """The matrix as a table, then the time of each configuration."""
-    lines = [f"{'bytes':>8}  {'algorithm':<20} {'configs':>7} {'distinct':>8} "
+    lines = [f"{'np':>5} {'bytes':>8}  {'algorithm':<20} {'configs':>7} {'distinct':>8} "
              f"{'worst ulps':>12} {'ulp spread':>12} {'err/bound':>9}  "
              f"{'fastest':>10} {'slowest':>10}"]
     for e in entries:
         times = e["times_s"].values()
         lines.append(
-            f"{format_bytes(e['bytes']):>8}  {e['algorithm']:<20} {e['configurations']:>7} "
+            f"{e['np']:>5} {format_bytes(e['bytes']):>8}  {e['algorithm']:<20} "
+            f"{e['configurations']:>7} "
             f"{e['distinct_results']:>8} {e['worst_ulp_error']:>12.4g} {e['ulp_spread']:>12.4g} "
             f"{e['worst_error_vs_bound']:>9.3g}  {format_seconds(min(times)):>10} "
             f"{format_seconds(max(times)):>10}")
@@ -153,7 +158,7 @@ def format_matrix(entries: list[dict]) -> str:
     for e in entries:
         if e["distinct_results"] > 1:
             groups = "; ".join(", ".join(g) for g in e["agreeing"])
-            lines.append(f"  {format_bytes(e['bytes'])} {e['algorithm']}: {groups}")
+            lines.append(f"  np={e['np']} {format_bytes(e['bytes'])} {e['algorithm']}: {groups}")
     lines.append("")
     lines.append("simulated time per configuration:")
     for e in entries:
@@ -178,7 +183,7 @@ def plot(entries: list[dict], path: str) -> None:
         for e in (e for e in entries if e["bytes"] == n_bytes):
             labels = sorted(e["times_s"])
             ax.plot(range(len(labels)), [e["times_s"][k] * 1e6 for k in labels], marker="o",
-                    label=f"{e['algorithm']} ({e['distinct_results']} distinct)")
+                    label=f"{e['algorithm']} np={e['np']} ({e['distinct_results']} distinct)")
         ax.set_title(f"{format_bytes(n_bytes)} per rank")
         ax.set_xlabel("configuration (index into the sorted configuration list)")
         ax.set_ylabel("simulated time [us]")
