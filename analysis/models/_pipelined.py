@@ -2,7 +2,18 @@
 C code posts them (``algorithms/common/pipeline.c`` and
 ``algorithms/allreduce/allreduce_dual_root_pipelined.c``), timed exactly by
 :mod:`collsim.analysis.schedule`.  The public models in reduce.py, bcast.py and
-allreduce.py call these."""
+allreduce.py call these.
+
+Why these models are exact on the crossbar under ``hockney``: each is the
+longest path through the steps the C code posts (:mod:`collsim.analysis.schedule`),
+with every message ``alpha + (bytes + envelope) beta`` (one-way ones
+``f_alpha alpha + (bytes + envelope) f_beta beta``, seed 001 sec. 2.1; the
+factors are 1 on the crossbar) and every combination ``bytes gamma``.  On the
+crossbar at most one message leaves and one enters a rank at a time, so nothing
+shares a link and each step lasts exactly that.  The closed forms in the model
+docstrings are what this path gives for equal blocks
+(tests/test_schedule_models.py checks it).
+"""
 
 from __future__ import annotations
 
