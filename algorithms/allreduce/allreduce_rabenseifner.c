@@ -37,6 +37,7 @@
  *            with f_alpha = f_beta = 1; every block size is rounded up to a
  *            whole element)
  */
+#include "common/blocks.h"
 #include "common/internal.h"
 
 /* Real rank of the process with new number newrank. */
@@ -101,29 +102,11 @@ int collsim_allreduce_rabenseifner(const void *sendbuf, void *recvbuf, int count
         int lo = 0, hi = count, levels = 0;
         for (int mask = 1; mask < pof2; mask <<= 1, levels++) {
             const int partner = real_rank(newrank ^ mask, r);
-            const int mid = lo + (hi - lo) / 2;
             range_lo[levels] = lo;
             range_hi[levels] = hi;
-            if ((newrank & mask) == 0) {
-                /* keep [lo, mid): own partial is the left operand */
-                COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(recvbuf, extent, mid), hi - mid,
-                                           datatype, partner, COLLSIM_TAG_ALLREDUCE, tmp,
-                                           mid - lo, datatype, partner, COLLSIM_TAG_ALLREDUCE,
-                                           comm, MPI_STATUS_IGNORE));
-                COLLSIM_CHECK(collsim_reduce_local(collsim_elem(recvbuf, extent, lo), tmp,
-                                                   mid - lo, datatype, op, params));
-                collsim_copy(collsim_elem(recvbuf, extent, lo), tmp, mid - lo, extent);
-                hi = mid;
-            } else {
-                /* keep [mid, hi): the partner's partial is the left operand */
-                COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(recvbuf, extent, lo), mid - lo,
-                                           datatype, partner, COLLSIM_TAG_ALLREDUCE, tmp,
-                                           hi - mid, datatype, partner, COLLSIM_TAG_ALLREDUCE,
-                                           comm, MPI_STATUS_IGNORE));
-                COLLSIM_CHECK(collsim_reduce_local(tmp, collsim_elem(recvbuf, extent, mid),
-                                                   hi - mid, datatype, op, params));
-                lo = mid;
-            }
+            COLLSIM_CHECK(collsim_halving_step(recvbuf, tmp, &lo, &hi, (newrank & mask) == 0,
+                                               partner, datatype, op, comm, COLLSIM_TAG_ALLREDUCE,
+                                               params));
         }
         for (int level = levels - 1; level >= 0; level--) {
             const int partner = real_rank(newrank ^ (1 << level), r);

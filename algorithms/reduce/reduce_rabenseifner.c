@@ -35,6 +35,7 @@
  *            + [p != p'] (2 alpha + n beta + n/2 gamma)
  *            (every block rounded to whole elements; see the model)
  */
+#include "common/blocks.h"
 #include "common/internal.h"
 
 /* Real rank of the process with new number newrank; keeper[i] is the rank of
@@ -114,29 +115,11 @@ int collsim_reduce_rabenseifner(const void *sendbuf, void *recvbuf, int count,
         int lo = 0, hi = count, levels = 0;
         for (int mask = 1; mask < pof2; mask <<= 1, levels++) {
             const int partner = real_rank(newrank ^ mask, r, root);
-            const int mid = lo + (hi - lo) / 2;
             range_lo[levels] = lo;
             range_hi[levels] = hi;
-            if ((newrank & mask) == 0) {
-                /* keep [lo, mid): own partial is the left operand */
-                COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(acc, extent, mid), hi - mid, datatype,
-                                           partner, COLLSIM_TAG_REDUCE, tmp, mid - lo, datatype,
-                                           partner, COLLSIM_TAG_REDUCE, comm,
-                                           MPI_STATUS_IGNORE));
-                COLLSIM_CHECK(collsim_reduce_local(collsim_elem(acc, extent, lo), tmp, mid - lo,
-                                                   datatype, op, params));
-                collsim_copy(collsim_elem(acc, extent, lo), tmp, mid - lo, extent);
-                hi = mid;
-            } else {
-                /* keep [mid, hi): the partner's partial is the left operand */
-                COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(acc, extent, lo), mid - lo, datatype,
-                                           partner, COLLSIM_TAG_REDUCE, tmp, hi - mid, datatype,
-                                           partner, COLLSIM_TAG_REDUCE, comm,
-                                           MPI_STATUS_IGNORE));
-                COLLSIM_CHECK(collsim_reduce_local(tmp, collsim_elem(acc, extent, mid), hi - mid,
-                                                   datatype, op, params));
-                lo = mid;
-            }
+            COLLSIM_CHECK(collsim_halving_step(acc, tmp, &lo, &hi, (newrank & mask) == 0,
+                                               partner, datatype, op, comm, COLLSIM_TAG_REDUCE,
+                                               params));
         }
         for (int level = levels - 1; level >= 0; level--) {
             const int mask = 1 << level;

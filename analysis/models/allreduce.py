@@ -26,11 +26,12 @@ from ._base import (
     reduce_s,
     total,
 )
-from . import _pipelined
+from . import _blocks, _pipelined
+from ._replay import Clocks
 from . import bcast as _bcast
 from . import reduce as _reduce
 
-__all__ = ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast", "hierarchical", "node_aware",
+__all__ = ["recursive_doubling", "ring", "rabenseifner", "binary_blocks", "reduce_bcast", "hierarchical", "node_aware",
            "prerounded", "fixed_order", "binary_tree", "pipelined_tree", "dual_root_pipelined"]
 
 
@@ -149,6 +150,52 @@ def rabenseifner(
         half = -(-count // 2) * elem_bytes
         extra = 2 * message_s(net, half) + reduce_s(net, half) + message_s(net, n_bytes)
     return exact(extra + halving_and_doubling())
+
+
+def binary_blocks(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Rabenseifner's binary blocks allreduce (seed 001 sec. 2.6).
+
+    For a power of two it is the halving and doubling of :func:`rabenseifner`:
+    ``2 lg p alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma``.  For
+    ``p = 2^k + 2^m`` (two blocks) the smaller block's result joins the
+    larger block at its step m and comes back after the mirror step, which
+    puts ``2 (alpha + n/2^m beta) + n/2^m gamma`` on the critical path:
+
+    ``T = 2 k alpha + 2 (1 - 1/2^k) n beta + (1 - 1/2^k) n gamma
+    + 2 alpha + 2 n/2^m beta + n/2^m gamma``
+
+    against ``3 alpha + 2 n beta + n/2 gamma`` for folding ranks in
+    :func:`rabenseifner`: better whenever the smaller block has two ranks or
+    more (m >= 1); for ``p = 2^k + 1`` it saves one alpha but combines n/2
+    more elements.
+    The seed gives no formula for more than two blocks, where the joins
+    chain (each block's result is ready only after the smaller ones joined);
+    the model replays the schedule of ``algorithms/common/blocks.c`` on
+    per-rank clocks (``_replay.Clocks``), with every block in whole elements.
+
+    Accuracy: exact.  Every message is a blocking send or exchange between
+    two ranks, and no rank takes part in two at once, so on the crossbar the
+    replay is the simulation's critical path (the same argument as
+    :func:`rabenseifner`); checked for p in 1..33 and 64 at the agreement
+    test's sizes.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if p == 1 or count == 0:
+        return exact(0.0)
+    blocks = _blocks.layout(p)
+    clocks = Clocks(p, net, elem_bytes)
+    _blocks.replay_reduce_scatter(clocks, blocks, count)
+    _blocks.replay_allgather(clocks, blocks, count)
+    return exact(clocks.finish())
 
 
 def reduce_bcast(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from . import _pipelined
+from . import _blocks, _pipelined
 from ._base import (
     DEFAULT_PARAMS,
     AlgorithmParams,
@@ -23,7 +23,7 @@ from ._base import (
 )
 from ._replay import Clocks
 
-__all__ = ["binomial", "linear", "rabenseifner", "hierarchical", "node_aware", "ring",
+__all__ = ["binomial", "linear", "rabenseifner", "binary_blocks", "hierarchical", "node_aware", "ring",
            "prerounded", "fixed_order", "chain", "pipeline", "binary", "in_order_binary"]
 
 
@@ -182,6 +182,43 @@ def rabenseifner(
             u = v ^ mask
             clocks.send(rank_of(v), rank_of(u), cur_hi[v] - cur_lo[v])
             cur_lo[u], cur_hi[u] = before[level][u]
+    return exact(clocks.finish())
+
+
+def binary_blocks(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Rabenseifner's binary blocks reduce (seed 001 sec. 2.6).
+
+    The binary blocks reduce-scatter (see the allreduce model) followed by a
+    binomial gather inside the largest block (2^k0 ranks).  For a power of
+    two it is :func:`rabenseifner`:
+    ``2 lg p alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma``; two blocks
+    ``2^k + 2^m`` add one join, ``alpha + n/2^m (beta + gamma)``; a root
+    outside block 0 adds ``alpha + n/2^k beta`` (rank 0 sends it its range and
+    it plays rank 0 in the gather, the seed's rule).  More blocks: the
+    schedule is replayed on per-rank clocks (``_replay.Clocks``) with every
+    block in whole elements.
+
+    Accuracy: exact, by the argument of :func:`rabenseifner` (blocking
+    messages between pairs, no rank in two at once).
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if not 0 <= root < p:
+        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    if p == 1 or count == 0:
+        return exact(0.0)
+    blocks = _blocks.layout(p)
+    clocks = Clocks(p, net, elem_bytes)
+    _blocks.replay_reduce_scatter(clocks, blocks, count)
+    _blocks.replay_gather(clocks, blocks, count, root)
     return exact(clocks.finish())
 
 

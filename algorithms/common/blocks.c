@@ -1,0 +1,119 @@
+/*
+ * blocks.c: layout and reduce-scatter of the binary blocks algorithms (see
+ * blocks.h for the scheme).
+ */
+#include "blocks.h"
+#include "internal.h"
+
+int collsim_halving_step(void *acc, void *tmp, int *lo, int *hi, int keep_lower, int partner,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int tag,
+                         const collsim_params *params)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Aint lb, extent;
+    const int l = *lo, h = *hi, mid = l + (h - l) / 2;
+
+    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    if (keep_lower) {
+        /* keep [l, mid): my partial covers the lower ranks, left operand */
+        COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(acc, extent, mid), h - mid, datatype, partner,
+                                   tag, tmp, mid - l, datatype, partner, tag, comm,
+                                   MPI_STATUS_IGNORE));
+        COLLSIM_CHECK(collsim_reduce_local(collsim_elem(acc, extent, l), tmp, mid - l, datatype,
+                                           op, params));
+        collsim_copy(collsim_elem(acc, extent, l), tmp, mid - l, extent);
+        *hi = mid;
+    } else {
+        /* keep [mid, h): the partner's partial is the left operand */
+        COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(acc, extent, l), mid - l, datatype, partner, tag,
+                                   tmp, h - mid, datatype, partner, tag, comm,
+                                   MPI_STATUS_IGNORE));
+        COLLSIM_CHECK(collsim_reduce_local(tmp, collsim_elem(acc, extent, mid), h - mid,
+                                           datatype, op, params));
+        *lo = mid;
+    }
+
+cleanup:
+    return rc;
+}
+
+void collsim_blocks_layout(int size, int rank, collsim_blocks *blocks)
+{
+    int first = 0;
+
+    blocks->nblocks = 0;
+    blocks->block = -1;
+    blocks->local = -1;
+    for (int k = COLLSIM_BLOCKS_MAX - 2; k >= 0; k--) {
+        if ((size >> k) & 1) {
+            const int b = blocks->nblocks++;
+            blocks->first[b] = first;
+            blocks->lg[b] = k;
+            if (rank >= first && rank < first + (1 << k)) {
+                blocks->block = b;
+                blocks->local = rank - first;
+            }
+            first += 1 << k;
+        }
+    }
+}
+
+void collsim_blocks_range(int count, int j, int s, int *lo, int *hi)
+{
+    int l = 0, h = count;
+
+    for (int step = 0; step < s; step++) {
+        const int mid = l + (h - l) / 2;
+        if (j & (1 << step))
+            l = mid;
+        else
+            h = mid;
+    }
+    *lo = l;
+    *hi = h;
+}
+
+int collsim_blocks_joiner(const collsim_blocks *blocks, int b, int i)
+{
+    const int k = blocks->lg[b], m = blocks->lg[b + 1];
+    return blocks->first[b] + i + (((1 << (k - m)) - 1) << m);
+}
+
+int collsim_blocks_reduce_scatter(void *acc, void *tmp, int count, MPI_Datatype datatype,
+                                  MPI_Op op, MPI_Comm comm, int tag,
+                                  const collsim_blocks *blocks, const collsim_params *params,
+                                  int *lo_out, int *hi_out)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Aint lb, extent;
+    const int b = blocks->block, j = blocks->local, k = blocks->lg[b];
+    const int first = blocks->first[b];
+    /* the next smaller block joins at this step (-1: no next block) */
+    const int join_step = b + 1 < blocks->nblocks ? blocks->lg[b + 1] : -1;
+    int lo = 0, hi = count;
+
+    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    for (int s = 0; s < k; s++) {
+        if (s == join_step && first + j == collsim_blocks_joiner(blocks, b, j & ((1 << s) - 1))) {
+            /* the later blocks' sum of my range is the right operand */
+            const int from = blocks->first[b + 1] + (j & ((1 << s) - 1));
+            COLLSIM_CHECK(MPI_Recv(tmp, hi - lo, datatype, from, tag, comm, MPI_STATUS_IGNORE));
+            COLLSIM_CHECK(collsim_reduce_local(collsim_elem(acc, extent, lo), tmp, hi - lo,
+                                               datatype, op, params));
+            collsim_copy(collsim_elem(acc, extent, lo), tmp, hi - lo, extent);
+        }
+        COLLSIM_CHECK(collsim_halving_step(acc, tmp, &lo, &hi, (j & (1 << s)) == 0,
+                                           first + (j ^ (1 << s)), datatype, op, comm, tag,
+                                           params));
+    }
+    if (b > 0) {
+        /* hand my range to the joining rank of the next larger block */
+        COLLSIM_CHECK(MPI_Send(collsim_elem(acc, extent, lo), hi - lo, datatype,
+                               collsim_blocks_joiner(blocks, b - 1, j), tag, comm));
+    }
+    *lo_out = lo;
+    *hi_out = hi;
+
+cleanup:
+    return rc;
+}
