@@ -31,7 +31,8 @@ test: build build-mpi venv test-deps
 	$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) tests
 	$(VENV)/bin/collsim check scenarios/ci.toml --junit $(BUILD)/ci-junit.xml
 
-# The whole correctness matrix of issue 5 (p in 1..33, 64, 100, 128; ~20 minutes more).
+# The whole correctness matrix of issue 5 (p in 1..33, 64, 100, 128) under smpirun
+# (~20 minutes) and under mpirun (~3 minutes per algorithm, ~1.5 hours).
 test-full: build build-mpi venv test-deps
 	COLLSIM_FULL_MATRIX=1 $(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) tests
 	$(VENV)/bin/collsim check scenarios/ci.toml --junit $(BUILD)/ci-junit.xml
