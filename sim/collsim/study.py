@@ -92,9 +92,16 @@ def describe(simulation: Simulation) -> str:
 
 
 class Progress:
-    """A progress line on stderr: done/total, rate, ETA (redrawn in place on a terminal)."""
+    """A progress line on stderr: done/total, rate, ETA.
 
-    def __init__(self, total: int, skipped: int, *, stream=None, clock=time.monotonic):
+    On a terminal the line is redrawn in place after every simulation; into a
+    log (not a terminal) a line is written at the start, every tenth of the
+    work or every ``log_interval_s`` seconds, whichever comes first, and at the
+    end, so that a CI log of a long study stays short.
+    """
+
+    def __init__(self, total: int, skipped: int, *, stream=None, clock=time.monotonic,
+                 log_interval_s: float = 30.0):
         self.total = total
         self.skipped = skipped
         self.done = 0
@@ -103,6 +110,9 @@ class Progress:
         self.clock = clock
         self.started = clock()
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.log_interval_s = log_interval_s
+        self.logged_done = -1
+        self.logged_at = self.started
 
     def line(self) -> str:
         """The current progress line."""
@@ -124,11 +134,19 @@ class Progress:
         self.show()
 
     def show(self) -> None:
-        """Print the line (in place on a terminal, one line per update otherwise)."""
+        """Print the line (in place on a terminal; into a log only now and then)."""
         if self.tty:
             self.stream.write("\r\x1b[K" + self.line())
         else:
+            now = self.clock()
+            step = max(1, self.total // 10)
+            due = (self.logged_done < 0 or self.done == self.total
+                   or self.done - self.logged_done >= step
+                   or now - self.logged_at >= self.log_interval_s)
+            if not due or self.done == self.logged_done:
+                return
             self.stream.write(self.line() + "\n")
+            self.logged_done, self.logged_at = self.done, now
         self.stream.flush()
 
     def close(self) -> None:
