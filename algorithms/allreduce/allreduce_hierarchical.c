@@ -43,36 +43,28 @@ int collsim_allreduce_hierarchical(const void *sendbuf, void *recvbuf, int count
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                    const collsim_params *params)
 {
-    int rc = MPI_SUCCESS, rank, size, commutative;
-    MPI_Aint lb, extent;
+    int rc = MPI_SUCCESS;
     MPI_Comm inner_comm = MPI_COMM_NULL, outer_comm = MPI_COMM_NULL;
     void *partial = NULL;
     int *ranks = NULL;
-    const collsim_algorithm *self = collsim_find_algorithm("allreduce", "hierarchical");
-    const collsim_algorithm *inner, *outer;
-    collsim_params inner_params, outer_params;
-    char why[256];
+    collsim_hier_setup h;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Op_commutative(op, &commutative));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
-    if (collsim_hier_levels(self, size, commutative, params, &inner, &outer, why, sizeof why))
-        return MPI_ERR_ARG;
-    collsim_sub_params(inner, params, &inner_params);
-    collsim_sub_params(outer, params, &outer_params);
-
-    const int groups = collsim_hier_group_count(COLLSIM_ALLREDUCE, size, params);
+    if ((rc = collsim_hier_prepare(COLLSIM_ALLREDUCE, comm, datatype, op, params, &h)) !=
+        MPI_SUCCESS)
+        return rc;
+    const int rank = h.rank, size = h.size, groups = h.groups;
     if (groups == 1)
-        return inner->fn.allreduce(sendbuf, recvbuf, count, datatype, op, comm, &inner_params);
+        return h.inner->fn.allreduce(sendbuf, recvbuf, count, datatype, op, comm,
+                                     &h.inner_params);
     if (groups == size)
-        return outer->fn.allreduce(sendbuf, recvbuf, count, datatype, op, comm, &outer_params);
+        return h.outer->fn.allreduce(sendbuf, recvbuf, count, datatype, op, comm,
+                                     &h.outer_params);
     if (count == 0)
         return MPI_SUCCESS;
 
     const int q = size / groups, group = rank / q, column = rank % q;
     ranks = malloc((size_t)(q > groups ? q : groups) * sizeof *ranks);
-    partial = malloc((size_t)count * (size_t)extent);
+    partial = malloc((size_t)count * (size_t)h.extent);
     if (ranks == NULL || partial == NULL) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
@@ -81,15 +73,15 @@ int collsim_allreduce_hierarchical(const void *sendbuf, void *recvbuf, int count
     for (int i = 0; i < q; i++)
         ranks[i] = group * q + i;
     COLLSIM_CHECK(collsim_create_subcomm(comm, ranks, q, COLLSIM_TAG_INNER_COMM, &inner_comm));
-    COLLSIM_CHECK(inner->fn.allreduce(sendbuf, partial, count, datatype, op, inner_comm,
-                                      &inner_params));
+    COLLSIM_CHECK(h.inner->fn.allreduce(sendbuf, partial, count, datatype, op, inner_comm,
+                                        &h.inner_params));
 
     for (int g = 0; g < groups; g++)
         ranks[g] = g * q + column;
     COLLSIM_CHECK(collsim_create_subcomm(comm, ranks, groups, COLLSIM_TAG_OUTER_COMM,
                                          &outer_comm));
-    COLLSIM_CHECK(outer->fn.allreduce(partial, recvbuf, count, datatype, op, outer_comm,
-                                      &outer_params));
+    COLLSIM_CHECK(h.outer->fn.allreduce(partial, recvbuf, count, datatype, op, outer_comm,
+                                        &h.outer_params));
 
 cleanup:
     if (inner_comm != MPI_COMM_NULL)

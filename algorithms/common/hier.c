@@ -124,6 +124,29 @@ int collsim_hier_levels(const collsim_algorithm *alg, int size, int op_is_commut
     return 0;
 }
 
+int collsim_hier_prepare(collsim_collective coll, MPI_Comm comm, MPI_Datatype datatype, MPI_Op op,
+                         const collsim_params *params, collsim_hier_setup *setup)
+{
+    int rc, commutative;
+    MPI_Aint lb;
+    char why[256];
+    const collsim_algorithm *self =
+        collsim_find_algorithm(coll == COLLSIM_ALLREDUCE ? "allreduce" : "reduce", "hierarchical");
+
+    if ((rc = MPI_Comm_rank(comm, &setup->rank)) != MPI_SUCCESS ||
+        (rc = MPI_Comm_size(comm, &setup->size)) != MPI_SUCCESS ||
+        (rc = MPI_Op_commutative(op, &commutative)) != MPI_SUCCESS ||
+        (rc = MPI_Type_get_extent(datatype, &lb, &setup->extent)) != MPI_SUCCESS)
+        return rc;
+    if (self == NULL || collsim_hier_levels(self, setup->size, commutative, params, &setup->inner,
+                                            &setup->outer, why, sizeof why) != 0)
+        return MPI_ERR_ARG;
+    collsim_sub_params(setup->inner, params, &setup->inner_params);
+    collsim_sub_params(setup->outer, params, &setup->outer_params);
+    setup->groups = collsim_hier_group_count(coll, setup->size, params);
+    return MPI_SUCCESS;
+}
+
 const char *collsim_check_composition(const collsim_algorithm *alg, int comm_size,
                                       int op_is_commutative, const collsim_params *params,
                                       char *buf, size_t len)

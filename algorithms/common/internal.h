@@ -83,6 +83,21 @@ int collsim_hier_levels(const collsim_algorithm *alg, int size, int op_is_commut
                         const collsim_params *params, const collsim_algorithm **inner,
                         const collsim_algorithm **outer, char *why, size_t len);
 
+/* What a hierarchical algorithm knows before it runs its levels. */
+typedef struct collsim_hier_setup {
+    int rank, size;
+    MPI_Aint extent;
+    int groups;                             /* G, from collsim_hier_group_count */
+    const collsim_algorithm *inner, *outer; /* checked by collsim_hier_levels */
+    collsim_params inner_params, outer_params;
+} collsim_hier_setup;
+
+/* Fills setup for the hierarchical algorithm of collective coll on comm:
+ * MPI_SUCCESS, MPI_ERR_ARG when its levels are not valid on comm (the
+ * harness checks this first and names the problem), or an MPI error. */
+int collsim_hier_prepare(collsim_collective coll, MPI_Comm comm, MPI_Datatype datatype, MPI_Op op,
+                         const collsim_params *params, collsim_hier_setup *setup);
+
 /* The parameters passed on to a sub-algorithm: gamma, and the segment size
  * or block count when the sub-algorithm takes them. */
 void collsim_sub_params(const collsim_algorithm *sub, const collsim_params *params,

@@ -44,38 +44,27 @@
  */
 #include "common/internal.h"
 
-#include <stdio.h>
-
 int collsim_reduce_hierarchical(const void *sendbuf, void *recvbuf, int count,
                                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                                 const collsim_params *params)
 {
-    int rc = MPI_SUCCESS, rank, size, commutative;
-    MPI_Aint lb, extent;
+    int rc = MPI_SUCCESS;
     MPI_Comm inner_comm = MPI_COMM_NULL, outer_comm = MPI_COMM_NULL;
     void *partial = NULL, *scratch = NULL;
     int *ranks = NULL;
-    const collsim_algorithm *self = collsim_find_algorithm("reduce", "hierarchical");
-    const collsim_algorithm *inner, *outer;
-    collsim_params inner_params, outer_params;
-    char why[256];
+    collsim_hier_setup h;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Op_commutative(op, &commutative));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
-    if (collsim_hier_levels(self, size, commutative, params, &inner, &outer, why, sizeof why))
-        return MPI_ERR_ARG;
-    collsim_sub_params(inner, params, &inner_params);
-    collsim_sub_params(outer, params, &outer_params);
-
-    const int groups = collsim_hier_group_count(COLLSIM_REDUCE, size, params);
+    if ((rc = collsim_hier_prepare(COLLSIM_REDUCE, comm, datatype, op, params, &h)) !=
+        MPI_SUCCESS)
+        return rc;
+    const int rank = h.rank, size = h.size, groups = h.groups;
+    const MPI_Aint extent = h.extent;
     if (groups == 1)
-        return inner->fn.reduce(sendbuf, recvbuf, count, datatype, op, root, comm,
-                                &inner_params);
+        return h.inner->fn.reduce(sendbuf, recvbuf, count, datatype, op, root, comm,
+                                  &h.inner_params);
     if (groups == size)
-        return outer->fn.reduce(sendbuf, recvbuf, count, datatype, op, root, comm,
-                                &outer_params);
+        return h.outer->fn.reduce(sendbuf, recvbuf, count, datatype, op, root, comm,
+                                  &h.outer_params);
     if (count == 0)
         return MPI_SUCCESS;
 
@@ -108,8 +97,8 @@ int collsim_reduce_hierarchical(const void *sendbuf, void *recvbuf, int count,
             ranks[i] = first + i;
         COLLSIM_CHECK(collsim_create_subcomm(comm, ranks, members, COLLSIM_TAG_INNER_COMM,
                                              &inner_comm));
-        COLLSIM_CHECK(inner->fn.reduce(sendbuf, partial, count, datatype, op, leader - first,
-                                       inner_comm, &inner_params));
+        COLLSIM_CHECK(h.inner->fn.reduce(sendbuf, partial, count, datatype, op, leader - first,
+                                         inner_comm, &h.inner_params));
         group_result = partial;
     }
 
@@ -119,8 +108,9 @@ int collsim_reduce_hierarchical(const void *sendbuf, void *recvbuf, int count,
             ranks[g] = g == root_group ? root : collsim_block_offset(size, groups, g);
         COLLSIM_CHECK(collsim_create_subcomm(comm, ranks, groups, COLLSIM_TAG_OUTER_COMM,
                                              &outer_comm));
-        COLLSIM_CHECK(outer->fn.reduce(group_result, rank == root ? recvbuf : scratch, count,
-                                       datatype, op, root_group, outer_comm, &outer_params));
+        COLLSIM_CHECK(h.outer->fn.reduce(group_result, rank == root ? recvbuf : scratch, count,
+                                         datatype, op, root_group, outer_comm,
+                                         &h.outer_params));
     }
 
 cleanup:
