@@ -32,6 +32,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 __all__ = ["Op", "Step", "send", "recv", "finish_times", "schedule_time"]
@@ -100,9 +101,11 @@ def finish_times(programs: list[list[Step]], net) -> list[float]:
         if key not in sends:
             raise ValueError(f"receives from {key[0]} at {key[1]} without sends")
 
-    alpha, beta, gamma = net.alpha_s, net.beta_s_per_byte, net.gamma_s_per_byte
-    alpha_uni, beta_uni = net.f_alpha * alpha, net.f_beta * beta
-    envelope = net.envelope_bytes
+    from .models._base import message_s  # here: the models import this module
+
+    gamma = net.gamma_s_per_byte
+    uni = dataclasses.replace(net, alpha_s=net.f_alpha * net.alpha_s,
+                              beta_s_per_byte=net.f_beta * net.beta_s_per_byte)
     # A message is bidirectional when its step also moves one the other way
     # between the same two ranks (a Sendrecv); otherwise it is one-way.
     talks_both_ways = [[{op.peer for op in step.ops if op.kind == "send"}
@@ -125,10 +128,9 @@ def finish_times(programs: list[list[Step]], net) -> list[float]:
                 end = begin
                 for peer, peer_step, n_bytes in partners[rank][index]:
                     posted = start[peer][peer_step] if position[peer] > peer_step else clock[peer]
-                    if peer in talks_both_ways[rank][index]:
-                        cost = alpha + (n_bytes + envelope) * beta
-                    else:
-                        cost = alpha_uni + (n_bytes + envelope) * beta_uni
+                    cost = message_s(net, n_bytes)
+                    if peer not in talks_both_ways[rank][index]:
+                        cost = message_s(uni, n_bytes)
                     message_end = max(begin, posted) + cost
                     end = max(end, message_end)
                 clock[rank] = end + program[index].compute_bytes * gamma

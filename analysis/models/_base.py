@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["AlgorithmParams", "NetworkParams", "Prediction", "message_s", "reduce_s", "exact",
-           "total"]
+__all__ = ["AlgorithmParams", "NetworkParams", "Prediction", "message_s", "shared_link_s",
+           "reduce_s", "exact", "total", "factor_at", "parse_factors"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,13 @@ class NetworkParams:
     f_alpha, f_beta : float
         alpha_uni / alpha and beta_uni / beta: the uni- versus bi-directional
         factors of seed 001 (1.0 on a full-duplex network).
+    latency_factors, bandwidth_factors : tuple of (int, float)
+        SimGrid's piecewise correction factors (``smpi/lat-factor``,
+        ``smpi/bw-factor`` of its SMPI network model): a message of s bytes,
+        envelope included, has latency ``f alpha`` and bandwidth
+        ``f / beta`` with f the factor of the largest threshold below s
+        (:func:`factor_at`).  Empty
+        (the ``hockney`` profile's CM02 model): every factor is 1.
     """
 
     alpha_s: float
@@ -36,8 +43,17 @@ class NetworkParams:
     envelope_bytes: int = 16
     f_alpha: float = 1.0
     f_beta: float = 1.0
+    latency_factors: tuple[tuple[int, float], ...] = ()
+    bandwidth_factors: tuple[tuple[int, float], ...] = ()
 
     def __post_init__(self) -> None:
+        for name in ("latency_factors", "bandwidth_factors"):
+            factors = tuple((int(threshold), float(value))
+                            for threshold, value in getattr(self, name))
+            if any(threshold < 0 or not (0 < value < math.inf) for threshold, value in factors):
+                raise ValueError(f"{name} must be (threshold >= 0, factor > 0) pairs, "
+                                 f"got {getattr(self, name)!r}")
+            object.__setattr__(self, name, tuple(sorted(factors, reverse=True)))
         for name in ("alpha_s", "beta_s_per_byte", "gamma_s_per_byte", "envelope_bytes"):
             value = getattr(self, name)
             if not (value >= 0) or math.isinf(value):
@@ -126,9 +142,63 @@ class Prediction:
         return self.low_s * (1 - rel_tol) - 1e-15 <= time_s <= self.high_s * (1 + rel_tol) + 1e-15
 
 
+def parse_factors(text: str) -> tuple[tuple[int, float], ...]:
+    """Parse SimGrid's ``threshold:factor;threshold:factor;...`` option value.
+
+    Examples
+    --------
+    >>> parse_factors("65472:11.6436;0:2.01467")
+    ((65472, 11.6436), (0, 2.01467))
+    """
+    factors = []
+    for part in text.split(";"):
+        threshold, sep, value = part.strip().partition(":")
+        try:
+            if not sep:
+                raise ValueError
+            threshold_bytes, factor = int(threshold), float(value)
+            if threshold_bytes < 0 or not (0 < factor < math.inf):
+                raise ValueError
+            factors.append((threshold_bytes, factor))
+        except ValueError:
+            raise ValueError(f"malformed factor {part!r} in {text!r} "
+                             "(want threshold:factor;... with thresholds >= 0 and factors > 0)") from None
+    return tuple(sorted(factors, reverse=True))
+
+
+def factor_at(factors: tuple[tuple[int, float], ...], size_bytes: float) -> float:
+    """The factor of the largest threshold below size_bytes.
+
+    Strictly below: SimGrid 3.32 gives a message of exactly 257 or 65472
+    bytes the factor of the threshold under it (measured with ping-pongs,
+    tests/test_profiles.py), whatever its ``--help-cfg`` text says.  A size
+    at or below every threshold gets the smallest threshold's factor; no
+    factors at all, 1.
+    """
+    for threshold, value in factors:
+        if size_bytes > threshold:
+            return value
+    return factors[-1][1] if factors else 1.0
+
+
 def message_s(net: NetworkParams, n_bytes: float) -> float:
-    """Time of one message of n_bytes: alpha + (n_bytes + envelope) beta."""
-    return net.alpha_s + (n_bytes + net.envelope_bytes) * net.beta_s_per_byte
+    """Time of one message of n_bytes: alpha + (n_bytes + envelope) beta.
+
+    With SimGrid's piecewise factors (:class:`NetworkParams`), for
+    s = n_bytes + envelope: ``f_lat(s) alpha + s beta / f_bw(s)``.
+    """
+    return shared_link_s(net, n_bytes, 1)
+
+
+def shared_link_s(net: NetworkParams, n_bytes: float, flows: int) -> float:
+    """Time of ``flows`` messages of n_bytes started together over one link.
+
+    They pay the latency once and share the link's bandwidth equally, so all
+    end together: ``f_lat(s) alpha + flows s beta / f_bw(s)``.
+    """
+    size = n_bytes + net.envelope_bytes
+    return (factor_at(net.latency_factors, size) * net.alpha_s
+            + flows * size * net.beta_s_per_byte / factor_at(net.bandwidth_factors, size))
 
 
 def reduce_s(net: NetworkParams, n_bytes: float) -> float:

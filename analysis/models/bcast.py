@@ -16,6 +16,7 @@ from ._base import (
     check_arguments,
     exact,
     message_s,
+    shared_link_s,
 )
 
 __all__ = ["binomial", "linear", "chain", "pipeline", "binary", "scatter_allgather"]
@@ -71,7 +72,7 @@ def linear(
     count = check_arguments(p, n_bytes, elem_bytes)
     if p == 1 or count == 0:
         return exact(0.0)
-    return exact(net.alpha_s + (p - 1) * (n_bytes + net.envelope_bytes) * net.beta_s_per_byte)
+    return exact(shared_link_s(net, n_bytes, p - 1))
 
 
 def chain(

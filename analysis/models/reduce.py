@@ -18,6 +18,7 @@ from ._base import (
     check_arguments,
     exact,
     message_s,
+    shared_link_s,
     reduce_s,
     total,
 )
@@ -363,10 +364,10 @@ def comm_split_s(net: NetworkParams, p: int, leaders: int) -> float:
     """
     if p < 2:
         return 0.0
-    gather = net.alpha_s + (p - 1) * (8 + net.envelope_bytes) * net.beta_s_per_byte
+    gather = shared_link_s(net, 8, p - 1)
     scatter = 0.0
     if leaders > 1:
-        scatter = net.alpha_s + (leaders - 1) * (8 + net.envelope_bytes) * net.beta_s_per_byte
+        scatter = shared_link_s(net, 8, leaders - 1)
     return gather + scatter + subcomm_creation_s(net, leaders)
 
 

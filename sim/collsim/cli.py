@@ -26,7 +26,7 @@ from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import builtin_profiles, load_profile
 from collsim.repro import add_repro_command
 from collsim.runner import DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, find_algorithm, registry, run, simulate
-from collsim.analysis.models import AlgorithmParams
+from collsim.analysis.models import AlgorithmParams, NetworkParams, message_s
 from collsim.units import (
     format_bytes,
     parse_bytes,
@@ -209,9 +209,13 @@ def _cmd_pingpong(args: argparse.Namespace) -> int:
         timeout_s=args.timeout_s,
     )
     pair = pair_parameters(G, rank_hosts[0], rank_hosts[peer])
+    latency_factors, bandwidth_factors = profile.network_factors
+    net = NetworkParams(alpha_s=pair.alpha_s, beta_s_per_byte=pair.beta_s_per_byte,
+                        envelope_bytes=profile.envelope_bytes, latency_factors=latency_factors,
+                        bandwidth_factors=bandwidth_factors)
     out = []
     for row in rows:
-        predicted = pair.alpha_s + (row["bytes"] + profile.envelope_bytes) * pair.beta_s_per_byte
+        predicted = message_s(net, row["bytes"])
         out.append({
             "bytes": row["bytes"],
             "time_s": row["time_s"],
@@ -224,9 +228,12 @@ def _cmd_pingpong(args: argparse.Namespace) -> int:
     if args.json:
         _emit("".join(json.dumps(row) + "\n" for row in out), args.output)
     else:
+        model_label = f"alpha+(n+{profile.envelope_bytes})beta"
+        if latency_factors or bandwidth_factors:
+            model_label = "with SMPI factors"
         text = "".join(
             f"{format_bytes(row['bytes']):>8}  simulated {format_seconds(row['time_s']):>10}  "
-            f"alpha+(n+{profile.envelope_bytes})beta {format_seconds(row['model_s']):>10}  "
+            f"{model_label} {format_seconds(row['model_s']):>10}  "
             f"ratio {row['ratio']:.9f}\n"
             for row in out
         )

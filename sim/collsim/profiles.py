@@ -11,6 +11,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from collsim.analysis.models._base import parse_factors
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -33,6 +35,15 @@ HARNESS_CFG = {
     "surf/precision": "1e-12",
 }
 
+# SimGrid's piecewise correction factors of its SMPI network model, as SimGrid
+# 3.32 sets them by default (read from libsimgrid and checked with
+# ping-pongs: tests/test_profiles.py); used for a profile that selects that
+# model without giving its own.
+SIMGRID_LAT_FACTOR = ("65472:11.6436;15424:3.48845;9376:2.59299;5776:2.18796;3484:1.88101;"
+                      "1426:1.61075;732:1.9503;257:1.95341;0:2.01467")
+SIMGRID_BW_FACTOR = ("65472:0.940694;15424:0.697866;9376:0.58729;5776:1.08739;3484:0.77493;"
+                     "1426:0.608902;732:0.341987;257:0.338112;0:0.812084")
+
 _BUILTIN = Path(__file__).with_name("profiles.toml")
 _KEYS = {"description", "envelope_bytes", "exact_models", "cfg"}
 
@@ -46,6 +57,21 @@ class Profile:
     envelope_bytes: int
     exact_models: bool
     cfg: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def network_factors(self) -> tuple[tuple[tuple[int, float], ...], tuple[tuple[int, float], ...]]:
+        """The latency and bandwidth factors the profile's network model applies.
+
+        SimGrid's ``SMPI`` network model (smpirun's default) scales every
+        message's latency and bandwidth by piecewise factors of its size
+        (``smpi/lat-factor``, ``smpi/bw-factor``); ``CM02`` and the others
+        used here do not.  Returned as :class:`NetworkParams` takes them;
+        empty when no factor applies.
+        """
+        if self.cfg.get("network/model", "SMPI") != "SMPI":
+            return (), ()
+        return (parse_factors(self.cfg.get("smpi/lat-factor", SIMGRID_LAT_FACTOR)),
+                parse_factors(self.cfg.get("smpi/bw-factor", SIMGRID_BW_FACTOR)))
 
     def smpirun_args(self) -> list[str]:
         """The ``--cfg=key:value`` arguments for smpirun, harness requirements last."""
@@ -69,13 +95,18 @@ def _profile_from_table(name: str, table: dict, origin: str) -> Profile:
     exact_models = table.get("exact_models", False)
     if not isinstance(exact_models, bool):
         raise ValueError(f"{origin}: exact_models of profile {name!r} must be true or false")
-    return Profile(
+    profile = Profile(
         name=name,
         description=str(table.get("description", "")),
         envelope_bytes=envelope,
         exact_models=exact_models,
         cfg={str(k): str(v) for k, v in cfg.items()},
     )
+    try:
+        profile.network_factors
+    except ValueError as error:
+        raise ValueError(f"{origin}: profile {name!r}: {error}") from None
+    return profile
 
 
 def builtin_profiles() -> dict[str, Profile]:

@@ -21,6 +21,7 @@ from pathlib import Path
 import networkx as nx
 
 from collsim.analysis.models import AlgorithmParams, NetworkParams, model_for
+from collsim.analysis.models._base import factor_at
 from collsim.errors import CollsimError
 from collsim.platforms.network import PairParameters
 from collsim.platforms import (
@@ -300,17 +301,24 @@ def measured_pair(G: nx.Graph, source: str, target: str, profile: Profile,
                   timeout_s: float = 600.0) -> PairParameters:
     """alpha and beta between two hosts from a simulated ping-pong at 0 and 1 MiB.
 
-    For platforms whose routes collsim does not know (an XML file): under
-    ``hockney`` a message takes alpha + (n + envelope) beta, so two sizes
-    determine both.
+    For platforms whose routes collsim does not know (an XML file): a message
+    of s bytes (envelope included) takes ``f_lat(s) alpha + s beta / f_bw(s)``
+    (factors 1 under ``hockney``), so two sizes determine both.
     """
     sizes = [0, 1 << 20]
     rows, _ = simulate(G, [source, target], profile,
                        ["--pingpong", "--bytes", ",".join(map(str, sizes)), "--peer", "1"],
                        what=f"ping-pong {source} -> {target}", timeout_s=timeout_s)
-    t0, t1 = rows[0]["time_s"], rows[1]["time_s"]
-    beta = (t1 - t0) / sizes[1]
-    return PairParameters(alpha_s=t0 - profile.envelope_bytes * beta, beta_s_per_byte=beta, hops=-1)
+    latency_factors, bandwidth_factors = profile.network_factors
+    # t_i = alpha L_i + beta s_i / B_i, two equations in alpha and beta
+    (t0, s0), (t1, s1) = [(row["time_s"], n + profile.envelope_bytes)
+                          for row, n in zip(rows, sizes)]
+    l0, l1 = factor_at(latency_factors, s0), factor_at(latency_factors, s1)
+    w0, w1 = s0 / factor_at(bandwidth_factors, s0), s1 / factor_at(bandwidth_factors, s1)
+    det = l0 * w1 - l1 * w0
+    alpha = (t0 * w1 - t1 * w0) / det
+    beta = (l0 * t1 - l1 * t0) / det
+    return PairParameters(alpha_s=alpha, beta_s_per_byte=beta, hops=-1)
 
 
 def model_parameters(G: nx.Graph, rank_hosts: list[str], profile: Profile) -> tuple[NetworkParams, bool]:
@@ -328,11 +336,14 @@ def model_parameters(G: nx.Graph, rank_hosts: list[str], profile: Profile) -> tu
         uniform = False
     else:
         pair, uniform = network_parameters(G, rank_hosts)
+    latency_factors, bandwidth_factors = profile.network_factors
     net = NetworkParams(
         alpha_s=pair.alpha_s,
         beta_s_per_byte=pair.beta_s_per_byte,
         gamma_s_per_byte=G.graph.get("gamma_s_per_byte", 0.0),
         envelope_bytes=profile.envelope_bytes,
+        latency_factors=latency_factors,
+        bandwidth_factors=bandwidth_factors,
     )
     return net, uniform
 
