@@ -36,3 +36,18 @@ def test_select_rejects_bad_input(capsys):
     assert main(["select", "--coll", "reduce", "--np", "2", "--bytes", "12"]) == 2
     err = capsys.readouterr().err
     assert err.count("collsim: error:") == 3 and "Traceback" not in err
+
+
+def test_a_hierarchical_transform_that_would_call_its_inner_algorithm_is_left_out():
+    """allreduce/hierarchical on a prime p has G = 1 (the inner algorithm itself): it would
+    only tie with recursive doubling, so the cell leaves it out; on p = 4 (G = 2) it runs."""
+    from collsim.platforms import crossbar
+    from collsim.profiles import builtin_profiles
+    from collsim.select import select
+
+    cells = select(collective="allreduce", process_counts=[4, 5], sizes_bytes=(8,),
+                   G=crossbar(nodes=8), profile=builtin_profiles()["hockney"], platform="crossbar")
+    by_np = {cell["np"]: cell for cell in cells}
+    assert "hierarchical" not in by_np[5]["times_s"]
+    assert "hierarchical" in by_np[4]["times_s"]
+    assert by_np[5]["fastest"] == "recursive_doubling" and by_np[5]["margin"] > 0

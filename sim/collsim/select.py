@@ -17,6 +17,8 @@ import networkx as nx
 from collsim.errors import CollsimError
 from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import Profile
+from collsim.analysis.models import allreduce as _allreduce_models
+from collsim.analysis.models import reduce as _reduce_models
 from collsim.runner import RunSpec, registry, run
 from collsim.units import format_bytes, format_seconds
 
@@ -24,8 +26,19 @@ __all__ = ["select", "format_cells", "cells_csv", "heatmap_png", "add_select_par
 
 
 def _eligible(entry: dict, p: int) -> bool:
-    """Whether an algorithm may run on p ranks with a commutative op (sum)."""
-    return "power_of_two" not in entry["restrictions"] or p & (p - 1) == 0
+    """Whether an algorithm may run on p ranks with a commutative op (sum) and is not
+    another algorithm under a second name.
+
+    ``hierarchical`` with its default group count G = 1 or G = p (allreduce on a
+    prime p) calls its inner algorithm unchanged; running it would only tie
+    with that algorithm, so the cell leaves it out.
+    """
+    if "power_of_two" in entry["restrictions"] and p & (p - 1):
+        return False
+    if entry["algorithm"] == "hierarchical" and entry["collective"] in ("allreduce", "reduce"):
+        module = _allreduce_models if entry["collective"] == "allreduce" else _reduce_models
+        return module.default_group_count(p) not in (1, p)
+    return True
 
 
 def select(*, collective: str, process_counts: list[int], sizes_bytes: tuple[int, ...],
