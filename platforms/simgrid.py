@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import weakref
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -168,9 +169,28 @@ def platform_xml(G: nx.Graph) -> bytes:
     writer = _WRITERS.get(family)
     if writer is None:
         raise ValueError(f"no SimGrid writer for platform family {family!r}")
+    fingerprint = _fingerprint(G)
+    cached = _XML_CACHE.get(G)
+    if cached is not None and cached[0] == fingerprint:
+        return cached[1]
     root = writer(G)
     ET.indent(root)
-    return _HEADER + ET.tostring(root, encoding="utf-8") + b"\n"
+    xml = _HEADER + ET.tostring(root, encoding="utf-8") + b"\n"
+    _XML_CACHE[G] = (fingerprint, xml)
+    return xml
+
+
+# The XML of each graph, written once per process: a study, check or select
+# runs many simulations on one graph, and a machine with explicit routes
+# (dual-rail: every host pair) takes long to write.  Held beside the graph, not
+# in G.graph, so that it is never pickled to workers or stored; a graph whose
+# size or attributes change is written again.
+_XML_CACHE: "weakref.WeakKeyDictionary[nx.Graph, tuple[tuple, bytes]]" = weakref.WeakKeyDictionary()
+
+
+def _fingerprint(G: nx.Graph) -> tuple:
+    public = sorted((key, repr(value)) for key, value in G.graph.items() if not key.startswith("_"))
+    return G.number_of_nodes(), G.number_of_edges(), tuple(public)
 
 
 def platform_hash(G: nx.Graph) -> str:

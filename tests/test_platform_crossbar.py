@@ -103,3 +103,18 @@ def test_simulated_pingpong_matches_the_graph(hockney, cores_per_node, np):
     for row in rows:
         predicted = pair.alpha_s + (row["bytes"] + hockney.envelope_bytes) * pair.beta_s_per_byte
         assert row["time_s"] == pytest.approx(predicted, rel=1e-9)
+
+
+def test_platform_xml_is_written_once_per_graph_and_again_after_a_change():
+    """A study runs many simulations on one graph; a dual-rail machine with explicit
+    routes takes minutes to write (512 nodes: 518 MB), so the XML is kept per graph,
+    outside G.graph (never pickled or stored), and rewritten when the graph changes."""
+    from collsim.platforms.simgrid import platform_xml
+
+    G = crossbar(nodes=3)
+    first = platform_xml(G)
+    assert platform_xml(G) is first
+    assert not any(isinstance(value, bytes) for value in G.graph.values())
+    G.graph["params"]["gamma_s_per_byte"] = 3e-10
+    changed = platform_xml(G)
+    assert changed != first and b'value="3e-10"' in changed
