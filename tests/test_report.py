@@ -181,3 +181,21 @@ def test_the_report_shows_only_what_the_current_scenario_asks_for(report, tmp_pa
     study["machines"][0]["platform_hash"] = "0" * 16  # the machine changed since
     kept = current_rows(study, rows)
     assert kept and all(r["np"] == 8 and r["machine"] == "xbar-fast" for r in kept)
+
+
+def test_topology_of_a_512_node_machine_is_drawn_without_scipy():
+    """networkx's spring layout needs scipy above 500 nodes (not a dependency): the
+    procurement study's report failed on its 512-node machines.  The layered layout
+    puts hosts at the bottom and each switch level above."""
+    import networkx as nx
+
+    from collsim.platforms import fat_tree
+    from collsim.report import _layered_layout, _topology
+
+    G = fat_tree(levels=2, down_ports=[16, 32], up_ports=[1, 16])
+    html = _topology({"name": "fat-tree-512", "graph": nx.node_link_data(G, edges="edges")})
+    assert "<svg" in html and "512 hosts" in html
+    hosts = [n for n, kind in G.nodes(data="kind") if kind == "host"]
+    layout = _layered_layout(G, hosts)
+    assert {layout[h][1] for h in hosts} == {0.0}
+    assert sorted({y for _, y in layout.values()}) == [0.0, 1.0, 2.0]

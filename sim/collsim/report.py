@@ -204,6 +204,33 @@ def _ranking(study: dict, rows: list[dict]) -> str:
     return "\n".join(parts)
 
 
+def _layered_layout(G: nx.Graph, hosts: list) -> dict:
+    """Rows by hop distance from the hosts: hosts at the bottom, then the switches
+    one hop up, and so on (a fat-tree's levels; a dragonfly's routers in one row).
+
+    Deterministic and linear in the graph's size; networkx's spring layout needs
+    scipy above 500 nodes and gets slow long before.
+    """
+    layer = {n: 0 for n in hosts}
+    frontier = list(hosts)
+    while frontier:
+        following = []
+        for node in frontier:
+            for neighbour in G.neighbors(node):
+                if neighbour not in layer:
+                    layer[neighbour] = layer[node] + 1
+                    following.append(neighbour)
+        frontier = following
+    rows: dict[int, list] = {}
+    for node in G.nodes:  # unreachable nodes (none in a generated machine) on top
+        rows.setdefault(layer.get(node, max(layer.values(), default=0) + 1), []).append(node)
+    layout = {}
+    for depth, nodes in rows.items():
+        for i, node in enumerate(nodes):
+            layout[node] = ((i + 0.5) / len(nodes), float(depth))
+    return layout
+
+
 def _topology(machine: dict) -> str:
     plt = _pyplot()
     G = nx.node_link_graph(machine["graph"], edges="edges")
@@ -212,7 +239,7 @@ def _topology(machine: dict) -> str:
     if len(others) == 1:  # one switch: a star
         layout = nx.shell_layout(G, nlist=[others, hosts])
     else:
-        layout = nx.spring_layout(G, seed=1, iterations=100)
+        layout = _layered_layout(G, hosts)
     figure, axis = plt.subplots(figsize=(5, 5))
     bandwidths = [d.get("bandwidth_Bps", 0.0) for _, _, d in G.edges(data=True)]
     top = max(bandwidths) if bandwidths else 1.0
