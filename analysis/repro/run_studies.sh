@@ -33,6 +33,11 @@ study multicore_lognormal_np64_1Mi --alg $ALGS $MC --mappings block,cyclic \
 study multicore_lognormal_unaligned --alg node_aware,fixed_order,recursive_doubling $MC \
     --mappings block,cyclic --exposures 1,2,3,4,6,8 --np 512,64 --bytes 8,8KiB,256KiB \
     --dist lognormal
+#    at 1Mi doubles and np = 64 the cyclic mapping puts one rank on each socket host, so
+#    nothing breaks the alignment either: unaligned exposures and a random placement do
+study multicore_lognormal_np64_1Mi_unaligned --alg node_aware,fixed_order $MC \
+    --mappings block,cyclic,random:1 --exposures 0,1,2,3,4,6,8 --np 64 --bytes 8MiB \
+    --dist lognormal
 # 2. every decomposition of the same data: the inputs of 512 ranks on 64..512 processes,
 #    of 64 ranks on 8..64 processes at 1Mi doubles
 study decompositions_512 --alg recursive_doubling,node_aware,fixed_order,prerounded $MC \
