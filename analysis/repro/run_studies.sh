@@ -4,6 +4,7 @@
 # machine is shared); finished configurations are kept in analysis/repro/cache.db
 # (not committed), so an interrupted run resumes where it stopped.
 # Usage: sh analysis/repro/run_studies.sh [name ...]   (default: all, in this order)
+#        DRY_RUN=1 sh analysis/repro/run_studies.sh      (print the commands only)
 set -e
 cd "$(dirname "$0")/../.."
 R=".venv/bin/collsim repro --coll allreduce --jobs 1 --db analysis/repro/cache.db"
@@ -15,6 +16,10 @@ study() {
     name=$1
     shift
     case " ${SELECTED:-all} " in *" all "*|*" $name "*) ;; *) return 0 ;; esac
+    if [ -n "$DRY_RUN" ]; then
+        echo "$R $* -o $OUT/$name"
+        return 0
+    fi
     echo "== $name: $*" >&2
     start=$(date +%s)
     # a study with failed configurations still writes its outputs (exit 1)
