@@ -68,6 +68,32 @@ def groups(document: dict) -> list[str]:
     return lines
 
 
+def depth_table(documents: dict[str, dict], dist_word: str) -> list[str]:
+    """Per algorithm and summation depth d, over the studies whose name contains
+    dist_word: the worst error in units of u sum |x_i| against gamma_d / u ~ d."""
+    worst: dict[tuple[str, int], list] = {}
+    for name, document in documents.items():
+        if dist_word not in name and not (dist_word == "lognormal" and (
+                name.startswith("decompositions") or name.startswith("families")
+                or name.startswith("price"))):
+            continue
+        for e in document["matrix"]:
+            if e["depth"] is None:
+                continue
+            key = (e["algorithm"], e["depth"])
+            cell = worst.setdefault(key, [0.0, 0.0, 0])
+            cell[0] = max(cell[0], e["worst_error_u_sum_abs"])
+            cell[1] = max(cell[1], e["worst_error_vs_depth_bound"])
+            cell[2] += 1
+    lines = [f"| algorithm | depth d | worst error / (u sum abs x) | gamma_d / u | worst error / "
+             f"(gamma_d sum abs x) | cells |", "|---|---|---|---|---|---|"]
+    for (algorithm, depth), (in_u, ratio, cells) in sorted(worst.items()):
+        gamma_over_u = depth / (1 - depth * 2.0 ** -53)
+        lines.append(f"| {algorithm} | {depth} | {in_u:.3g} | {gamma_over_u:.6g} | {ratio:.3g} | "
+                     f"{cells} |")
+    return lines
+
+
 def main(argv: list[str]) -> int:
     names = argv or sorted(p.stem for p in HERE.glob("*.json"))
     out = []
@@ -91,6 +117,15 @@ def main(argv: list[str]) -> int:
         if document.get("failures"):
             out.append("Failed configurations:")
             out.extend(f"- {f}" for f in document["failures"])
+            out.append("")
+    documents = {name: json.loads((HERE / f"{name}.json").read_text()) for name in names}
+    for word in ("lognormal", "illcond"):
+        table = depth_table(documents, word)
+        if len(table) > 2:
+            out.append(f"## Error per summation depth, {word} studies (and decompositions: "
+                       "lognormal)\n" if word == "lognormal" else f"## Error per summation "
+                       f"depth, {word} studies\n")
+            out.extend(table)
             out.append("")
     sys.stdout.write("\n".join(out) + "\n")
     return 0
