@@ -15,9 +15,12 @@
 
 #include "../collsim.h"
 
-/* Levels of extraction: 2 gives an error below ~p^2 M 2^-104 per element
- * before the final rounding, so the result is the correctly rounded sum in
- * all but the most ill-conditioned cases. */
+/* Levels of extraction.  With M < 2^e the largest |x_i|, p summands and
+ * L = ceil(lg p), what two levels drop is below 2^(e+2L-104) per summand, so
+ * the result differs from the exact sum s by at most u |s| + p 2^(e+2L-104)
+ * (one rounding of the exact level sums plus the dropped parts), i.e. by at
+ * most p 2^(2L-50) u sum |x_i| beyond the final rounding: the correctly
+ * rounded sum in all but the most ill-conditioned cases. */
 #define PREROUND_LEVELS 2
 
 /* max over the `contributors` vectors of x (contributor k's element i at
