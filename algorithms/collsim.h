@@ -45,6 +45,14 @@ typedef struct collsim_params {
     /* Node-aware algorithms: ranks per exposed node (0 = the real node, as
      * grouped by MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)). */
     int node_size;
+    /* Virtual contributors per rank (0 or 1: one, the usual case).  With
+     * N > 1, sendbuf holds N vectors of count elements, the inputs of the
+     * consecutive virtual ranks rank * N .. rank * N + N - 1, and the result
+     * is the reduction over all p * N of them: the same data spread over
+     * fewer processes.  Only algorithms declaring COLLSIM_PARAM_CONTRIBUTORS
+     * read it (the reproducible ones, whose result must not depend on the
+     * decomposition); the harness combines locally for the others. */
+    int contributors;
 } collsim_params;
 
 /* The three signatures.  Each returns MPI_SUCCESS or an MPI error code. */
@@ -69,7 +77,8 @@ enum {
     COLLSIM_PARAM_SEGMENTS = 1u << 0,  /* segment_bytes or block_count */
     COLLSIM_PARAM_GROUPS = 1u << 1,    /* group_count */
     COLLSIM_PARAM_INNER_OUTER = 1u << 2, /* inner_algorithm, outer_algorithm */
-    COLLSIM_PARAM_NODE_SIZE = 1u << 3  /* node_size */
+    COLLSIM_PARAM_NODE_SIZE = 1u << 3, /* node_size */
+    COLLSIM_PARAM_CONTRIBUTORS = 1u << 4 /* contributors */
 };
 
 typedef enum collsim_collective {
@@ -113,6 +122,13 @@ const char *collsim_check_restrictions(const collsim_algorithm *alg, int comm_si
  * sentence naming the violated restriction (COLLSIM_RESTRICT_FLOAT_SUM). */
 const char *collsim_check_op_restrictions(const collsim_algorithm *alg, MPI_Op op,
                                           MPI_Datatype datatype);
+
+/* The parameters alg reads: its registry.def flags, plus
+ * COLLSIM_PARAM_CONTRIBUTORS for the reproducible algorithms (see registry.c). */
+unsigned collsim_parameters(const collsim_algorithm *alg);
+
+/* Virtual contributors per rank in params (>= 1). */
+int collsim_contributors(const collsim_params *params);
 
 /* NULL when every parameter set in params (non-zero / non-NULL) is one the
  * algorithm reads; otherwise a sentence naming the first one it does not. */

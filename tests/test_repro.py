@@ -1,8 +1,13 @@
-"""`collsim repro`: the reproducible algorithms give one result across placements."""
+"""`collsim repro`: the reproducible algorithms give one result across placements and
+decompositions; finished configurations survive a failure; the output is deterministic."""
 
 import json
 
+import pytest
+
+import collsim.repro
 from collsim.cli import main
+from collsim.repro import summation_depth
 
 
 def test_reproducible_algorithms_give_one_result_everywhere(tmp_path, capsys):
@@ -14,33 +19,108 @@ def test_reproducible_algorithms_give_one_result_everywhere(tmp_path, capsys):
                    "--bytes", "8,4KiB", "--dist", "lognormal", "--jobs", "2", "-o", str(prefix)])
     out = capsys.readouterr().out
     assert status == 0
-    entries = json.loads((tmp_path / "repro.json").read_text())
+    document = json.loads((tmp_path / "repro.json").read_text())
     by_algorithm = {}
-    for entry in entries:
+    for entry in document["matrix"]:
         by_algorithm.setdefault(entry["algorithm"], []).append(entry)
         assert entry["worst_error_vs_bound"] <= 1.0
+        if entry["worst_error_vs_depth_bound"] is not None:
+            assert entry["worst_error_vs_depth_bound"] <= 1.0
     for algorithm in ("fixed_order", "prerounded"):
         assert all(e["distinct_results"] == 1 for e in by_algorithm[algorithm])
     # fixed_order looks at nodes: every platform x mapping x exposure is a configuration
     assert {e["configurations"] for e in by_algorithm["fixed_order"]} == {2 * 2 * 3}
     # pre-rounding makes the sum exact before the last rounding
     assert all(e["worst_ulp_error"] == 0 for e in by_algorithm["prerounded"])
+    # the price: each reproducible algorithm against the fastest other one, per size
+    assert [p["fastest_non_reproducible"] for p in document["price"]] == ["recursive_doubling"] * 2
+    assert all(set(p["over_fastest_non_reproducible"]) == {"fixed_order", "prerounded"}
+               for p in document["price"])
     assert (tmp_path / "repro.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "simulated time per configuration:" in out
 
 
+def test_reproducible_algorithms_give_one_result_for_every_decomposition(tmp_path):
+    # the inputs of 12 ranks on 12, 6, 4, 3, 2 and 1 processes (1 .. 12 inputs each)
+    prefix = tmp_path / "split"
+    status = main(["repro", "--coll", "reduce", "--alg", "fixed_order,prerounded,binomial",
+                   "--platforms", "crossbar", "--nodes", "6", "--cores-per-node", "2",
+                   "--np", "1,2,3,4,6,12", "--inputs", "12", "--bytes", "8,2KiB",
+                   "--dist", "lognormal", "--jobs", "2", "-o", str(prefix)])
+    assert status == 0
+    entries = json.loads((tmp_path / "split.json").read_text())["matrix"]
+    assert {e["inputs"] for e in entries} == {12}
+    for entry in entries:
+        assert entry["configurations"] == 6
+        assert entry["worst_error_vs_bound"] <= 1.0
+        if entry["algorithm"] in ("fixed_order", "prerounded"):
+            assert entry["distinct_results"] == 1, entry["agreeing"]
+    # binomial gets each rank's inputs summed in rank order first: another tree per split
+    binomial = [e for e in entries if e["algorithm"] == "binomial" and e["bytes"] == 2048]
+    assert binomial[0]["distinct_results"] > 1
+
+
+def test_summation_depths():
+    assert summation_depth("fixed_order", 4, contributors=3, reads_contributors=True) == 4
+    assert summation_depth("binomial", 4, contributors=3) == 2 + 2
+    assert summation_depth("node_aware", 64, node_size=8) == 6
+    assert summation_depth("prerounded", 64) is None
+
+
+def _count_simulations(monkeypatch):
+    calls = []
+    simulate = collsim.repro._simulate
+
+    def counting(job):
+        calls.append(job[0].np)
+        return simulate(job)
+
+    monkeypatch.setattr(collsim.repro, "_simulate", counting)
+    return calls
+
+
+def test_repro_keeps_finished_configurations_and_reports_failures(tmp_path, capsys, monkeypatch):
+    calls = _count_simulations(monkeypatch)
+    db = str(tmp_path / "repro.db")
+    args = ["repro", "--coll", "allreduce", "--alg", "recursive_doubling,fixed_order",
+            "--platforms", "crossbar", "--nodes", "4", "--bytes", "8", "--jobs", "1", "--db", db]
+    # 8 ranks do not fit on 4 single-core nodes: those two configurations fail
+    assert main([*args, "--np", "2,8"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.count("larger than the platform's 4 cores") == 2
+    assert "failed configurations (2):" in captured.out
+    assert "2 configuration(s) failed" in captured.err and captured.err.count("\n") == 1
+    assert "crossbar/block/node/np=2" in captured.out  # the others are still reported
+    assert sorted(calls) == [2, 2, 8, 8]
+    # the rerun simulates only what is missing
+    calls.clear()
+    assert main([*args, "--np", "2,4"]) == 0
+    assert sorted(calls) == [4, 4]
+    out = capsys.readouterr().out
+    assert "np=2" in out and "np=4" in out
+
+
 def test_repro_output_is_deterministic(tmp_path, capsys):
-    args = ["repro", "--coll", "reduce", "--alg", "binomial,fixed_order", "--platforms",
-            "crossbar", "--nodes", "4", "--cores-per-node", "2", "--mappings", "block,cyclic",
-            "--exposures", "2", "--np", "8", "--bytes", "1KiB", "--jobs", "1"]
-    assert main(args) == 0
-    first = capsys.readouterr().out
-    assert main(args) == 0
-    assert capsys.readouterr().out == first
+    outputs = []
+    for run in ("first", "second"):
+        prefix = tmp_path / run / "study"
+        prefix.parent.mkdir()
+        assert main(["repro", "--coll", "reduce", "--alg", "binomial,fixed_order,prerounded",
+                     "--platforms", "crossbar", "--nodes", "4", "--cores-per-node", "2",
+                     "--mappings", "block,cyclic", "--exposures", "0,2", "--np", "4,8",
+                     "--bytes", "8,1KiB", "--jobs", "2", "-o", str(prefix)]) == 0
+        capsys.readouterr()
+        outputs.append({suffix: (prefix.parent / f"study.{suffix}").read_bytes()
+                        for suffix in ("txt", "json", "png")})
+    assert outputs[0] == outputs[1]
 
 
-def test_repro_bad_input(capsys):
-    status = main(["repro", "--coll", "reduce", "--alg", "binomial", "--platforms", "crossbar",
-                   "--np", "4,x", "--jobs", "1"])
+@pytest.mark.parametrize("bad, word", [(["--np", "4,x"], "--np"),
+                                       (["--np", "4", "--inputs", "6"], "--inputs"),
+                                       (["--np", "4", "--alg", "binomial:depth=2"], "--alg")])
+def test_repro_bad_input(capsys, bad, word):
+    args = ["repro", "--coll", "reduce", "--alg", "binomial", "--platforms", "crossbar",
+            "--jobs", "1", *bad]
+    status = main(args)
     err = capsys.readouterr().err
-    assert status == 2 and "--np" in err and err.count("\n") == 1
+    assert status == 2 and word in err and err.count("\n") == 1

@@ -5,7 +5,8 @@
  * same bits, and they do not depend on the mapping or the node shape.
  *
  * Restrictions: none (rank order is kept).
- * Parameters: node_size (0: the real node).
+ * Parameters: node_size (0: the real node); contributors (N inputs per rank,
+ *             leaves of the summation tree: common/fixed_order.c).
  * Cost: that of reduce fixed_order to rank 0 + ceil(lg p) (alpha + n beta)
  */
 #include "common/fixed_order.h"

@@ -14,10 +14,13 @@
  * PREROUND_LEVELS times the data in doubles, and the splitting work, charged
  * as PREROUND_LEVELS * count * 8 bytes of gamma.
  *
- * Restrictions: MPI_SUM on float or double.  The result depends on p (the
+ * Restrictions: MPI_SUM on float or double.  The result depends on p N (the
  * quanta do), not on the order of combination.
  * Parameters: inner = the allreduce algorithm for steps 1 and 3
- *             (default recursive_doubling).
+ *             (default recursive_doubling); contributors = N inputs per
+ *             rank (virtual ranks), each split against the bound of all p N
+ *             and summed locally, exactly: the same bits for any
+ *             decomposition of the p N inputs over processes.
  * Cost:      T_inner(count * 8 bytes, max) + T_inner(2 count * 8 bytes, sum)
  *            + 2 count * 8 gamma
  */
@@ -46,6 +49,8 @@ int collsim_allreduce_prerounded(const void *sendbuf, void *recvbuf, int count,
     collsim_params inner_params = *params;
     inner_params.inner_algorithm = NULL;
     inner_params.outer_algorithm = NULL;
+    inner_params.contributors = 0;
+    const int contributors = collsim_contributors(params);
     abs_local = malloc(sizeof(double) * (size_t)count);
     absmax = malloc(sizeof(double) * (size_t)count);
     parts = malloc(sizeof(double) * (size_t)count * PREROUND_LEVELS);
@@ -54,11 +59,13 @@ int collsim_allreduce_prerounded(const void *sendbuf, void *recvbuf, int count,
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
     }
-    collsim_preround_abs(sendbuf, count, datatype, abs_local);
+    collsim_preround_abs(sendbuf, count, contributors, datatype, abs_local);
     COLLSIM_CHECK(inner->fn.allreduce(abs_local, absmax, count, MPI_DOUBLE, MPI_MAX, comm,
                                       &inner_params));
-    collsim_preround_split(sendbuf, count, datatype, absmax, size, parts);
-    collsim_charge_compute((double)count * PREROUND_LEVELS * sizeof(double), params);
+    collsim_preround_split(sendbuf, count, contributors, datatype, absmax, size * contributors,
+                           parts);
+    collsim_charge_compute((double)count * contributors * PREROUND_LEVELS * sizeof(double),
+                           params);
     COLLSIM_CHECK(inner->fn.allreduce(parts, sums, count * PREROUND_LEVELS, MPI_DOUBLE, MPI_SUM,
                                       comm, &inner_params));
     collsim_preround_finish(sums, count, datatype, recvbuf);

@@ -30,6 +30,14 @@
  *
  * Leaders are found with a dissemination (Bruck) allgather of one byte per
  * rank: ceil(lg p) rounds.
+ *
+ * With N virtual contributors per rank (collsim_params.contributors), the
+ * leaves are the p N contributors, rank r holding r N .. r N + N - 1: each
+ * rank first adds its N leaves to its set (combining the siblings it holds:
+ * one tree node when N is a power of two, at most about 2 lg N otherwise),
+ * then communicates as above.  The summation tree is the dyadic tree over
+ * the p N contributors whatever p, so the same data spread over any number
+ * of processes gives the same bits.
  */
 #include "fixed_order.h"
 
@@ -48,7 +56,7 @@ typedef struct node_set {
 } node_set;
 
 typedef struct context {
-    int p;
+    int p;         /* leaves of the summation tree: ranks times contributors */
     int elems;
     MPI_Aint extent;
     MPI_Datatype datatype;
@@ -279,15 +287,19 @@ int collsim_fixed_order_reduce(const void *sendbuf, void *recvbuf, int count,
     COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
     if (count == 0)
         return MPI_SUCCESS;
-    if (p == 1) {
+    if (p == 1 && collsim_contributors(params) == 1) {
         collsim_copy(recvbuf, sendbuf, count, extent);
         return MPI_SUCCESS;
     }
 
-    context ctx = {p, count, extent, datatype, op, params, 0};
-    while ((1 << ctx.top_level) < p)
+    const int contributors = collsim_contributors(params);
+    if ((long long)p * contributors > 0x3fffffff)
+        return MPI_ERR_ARG;
+    context ctx = {p * contributors, count, extent, datatype, op, params, 0};
+    while ((1 << ctx.top_level) < ctx.p)
         ctx.top_level++;
-    const int header_capacity = 1 + 2 * p;
+    /* a set never holds more tree nodes than there are leaves */
+    const int header_capacity = 1 + 2 * ctx.p;
     members = malloc(sizeof(int) * (size_t)p);
     leaders = malloc(sizeof(int) * (size_t)p);
     header = malloc(sizeof(int) * (size_t)header_capacity);
@@ -305,9 +317,11 @@ int collsim_fixed_order_reduce(const void *sendbuf, void *recvbuf, int count,
         if (flags[r])
             leaders[nleaders++] = r;
 
-    /* the own input as a leaf of the summation tree */
-    collsim_copy(scratch, sendbuf, count, extent);
-    COLLSIM_CHECK(set_add(&ctx, &set, 0, rank, scratch));
+    /* the own inputs as leaves of the summation tree */
+    for (int k = 0; k < contributors; k++) {
+        collsim_copy(scratch, (const char *)sendbuf + (size_t)k * count * extent, count, extent);
+        COLLSIM_CHECK(set_add(&ctx, &set, 0, rank * contributors + k, scratch));
+    }
 
     if (rank != leader) {
         COLLSIM_CHECK(send_set(&ctx, &set, header, leader, comm));

@@ -13,11 +13,23 @@
 
 #include <math.h>
 
-void collsim_preround_abs(const void *x, int count, MPI_Datatype datatype, double *abs_out)
+static double element(const void *x, size_t k, MPI_Datatype datatype)
 {
-    for (int i = 0; i < count; i++)
-        abs_out[i] = datatype == MPI_FLOAT ? fabs((double)((const float *)x)[i])
-                                           : fabs(((const double *)x)[i]);
+    return datatype == MPI_FLOAT ? (double)((const float *)x)[k] : ((const double *)x)[k];
+}
+
+void collsim_preround_abs(const void *x, int count, int contributors, MPI_Datatype datatype,
+                          double *abs_out)
+{
+    for (int i = 0; i < count; i++) {
+        double largest = 0.0;
+        for (int k = 0; k < contributors; k++) {
+            const double a = fabs(element(x, (size_t)k * count + i, datatype));
+            if (a > largest)
+                largest = a;
+        }
+        abs_out[i] = largest;
+    }
 }
 
 static int ceil_log2(int p)
@@ -35,22 +47,25 @@ static double extract(double x, double sigma)
     return shifted - sigma;
 }
 
-void collsim_preround_split(const void *x, int count, MPI_Datatype datatype, const double *absmax,
-                            int p, double *levels)
+void collsim_preround_split(const void *x, int count, int contributors, MPI_Datatype datatype,
+                            const double *absmax, int terms, double *levels)
 {
-    const int lg = ceil_log2(p);
+    const int lg = ceil_log2(terms);
+    for (size_t j = 0; j < (size_t)count * PREROUND_LEVELS; j++)
+        levels[j] = 0.0;
     for (int i = 0; i < count; i++) {
-        double rest = datatype == MPI_FLOAT ? (double)((const float *)x)[i]
-                                            : ((const double *)x)[i];
         int e;
         frexp(absmax[i], &e); /* absmax < 2^e */
-        int m = e + lg + 1;
-        for (int level = 0; level < PREROUND_LEVELS; level++) {
-            const double sigma = ldexp(1.5, m);
-            const double q = extract(rest, sigma);
-            levels[(size_t)level * count + i] = q;
-            rest -= q; /* exact */
-            m = m - 53 + lg + 1;
+        for (int k = 0; k < contributors; k++) {
+            double rest = element(x, (size_t)k * count + i, datatype);
+            int m = e + lg + 1;
+            for (int level = 0; level < PREROUND_LEVELS; level++) {
+                const double sigma = ldexp(1.5, m);
+                const double q = extract(rest, sigma);
+                levels[(size_t)level * count + i] += q; /* exact: see the header */
+                rest -= q; /* exact */
+                m = m - 53 + lg + 1;
+            }
         }
     }
 }

@@ -15,18 +15,26 @@
 
 #include "../collsim.h"
 
-/* Levels of extraction: 2 gives an error below ~p^2 M 2^-104 per element
- * before the final rounding, so the result is the correctly rounded sum in
- * all but the most ill-conditioned cases. */
+/* Levels of extraction.  With M < 2^e the largest |x_i|, p summands and
+ * L = ceil(lg p), what two levels drop is below 2^(e+2L-104) per summand, so
+ * the result differs from the exact sum s by at most u |s| + p 2^(e+2L-104)
+ * (one rounding of the exact level sums plus the dropped parts), i.e. by at
+ * most p 2^(2L-50) u sum |x_i| beyond the final rounding: the correctly
+ * rounded sum in all but the most ill-conditioned cases. */
 #define PREROUND_LEVELS 2
 
-/* |x_i| as doubles (x of MPI_FLOAT or MPI_DOUBLE). */
-void collsim_preround_abs(const void *x, int count, MPI_Datatype datatype, double *abs_out);
+/* max over the `contributors` vectors of x (contributor k's element i at
+ * x[k * count + i]) of |x_i|, as doubles (x of MPI_FLOAT or MPI_DOUBLE). */
+void collsim_preround_abs(const void *x, int count, int contributors, MPI_Datatype datatype,
+                          double *abs_out);
 
-/* Splits x into levels[l * count + i], l < PREROUND_LEVELS, using the bounds
- * absmax[i] (the same on every rank) for p ranks. */
-void collsim_preround_split(const void *x, int count, MPI_Datatype datatype, const double *absmax,
-                            int p, double *levels);
+/* Splits each of the `contributors` vectors of x into PREROUND_LEVELS parts,
+ * using the bounds absmax[i] (the same on every rank) for `terms` summands in
+ * all (ranks times contributors), and writes the sum over the contributors of
+ * level l's parts to levels[l * count + i]: exact, so the same for any
+ * grouping of the contributors. */
+void collsim_preround_split(const void *x, int count, int contributors, MPI_Datatype datatype,
+                            const double *absmax, int terms, double *levels);
 
 /* out[i] = the level sums added in fixed order, rounded to datatype. */
 void collsim_preround_finish(const double *level_sums, int count, MPI_Datatype datatype,

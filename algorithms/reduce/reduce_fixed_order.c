@@ -9,7 +9,9 @@
  *
  * Restrictions: none (the combination order respects rank order, so
  * non-commutative ops are kept in order).
- * Parameters: node_size (0: the real node, MPI_Comm_split_type SHARED).
+ * Parameters: node_size (0: the real node, MPI_Comm_split_type SHARED);
+ *             contributors (N inputs per rank, leaves of the summation
+ *             tree: common/fixed_order.c).
  * Reference: the separation of communication and summation trees of
  *            ReproRed (Stelz et al., 2026); seed 000 for the node-aware shape.
  * Cost (one rank per node, p ranks): ceil(lg p) rounds of a dissemination

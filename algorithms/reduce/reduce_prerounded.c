@@ -10,7 +10,8 @@
  * 4. the root adds the level sums in a fixed order.
  *
  * Restrictions: MPI_SUM on float or double.
- * Parameters: inner = the reduce algorithm of step 3 (default binomial).
+ * Parameters: inner = the reduce algorithm of step 3 (default binomial);
+ *             contributors = N inputs per rank, as in allreduce_prerounded.c.
  * Cost:      T_allreduce_rd(count * 8 bytes, max) + T_inner(2 count * 8 bytes)
  *            + 2 count * 8 gamma
  */
@@ -38,6 +39,8 @@ int collsim_reduce_prerounded(const void *sendbuf, void *recvbuf, int count, MPI
     collsim_params inner_params = *params;
     inner_params.inner_algorithm = NULL;
     inner_params.outer_algorithm = NULL;
+    inner_params.contributors = 0;
+    const int contributors = collsim_contributors(params);
     abs_local = malloc(sizeof(double) * (size_t)count);
     absmax = malloc(sizeof(double) * (size_t)count);
     parts = malloc(sizeof(double) * (size_t)count * PREROUND_LEVELS);
@@ -46,11 +49,13 @@ int collsim_reduce_prerounded(const void *sendbuf, void *recvbuf, int count, MPI
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
     }
-    collsim_preround_abs(sendbuf, count, datatype, abs_local);
+    collsim_preround_abs(sendbuf, count, contributors, datatype, abs_local);
     COLLSIM_CHECK(collsim_allreduce_recursive_doubling(abs_local, absmax, count, MPI_DOUBLE,
                                                        MPI_MAX, comm, &inner_params));
-    collsim_preround_split(sendbuf, count, datatype, absmax, size, parts);
-    collsim_charge_compute((double)count * PREROUND_LEVELS * sizeof(double), params);
+    collsim_preround_split(sendbuf, count, contributors, datatype, absmax, size * contributors,
+                           parts);
+    collsim_charge_compute((double)count * contributors * PREROUND_LEVELS * sizeof(double),
+                           params);
     COLLSIM_CHECK(inner->fn.reduce(parts, sums, count * PREROUND_LEVELS, MPI_DOUBLE, MPI_SUM, root,
                                    comm, &inner_params));
     if (rank == root)

@@ -37,9 +37,11 @@ void check_fill_input(const check_case *c, int rank, void *buf)
 {
     const int size = dtype_size(c->dtype);
     const op_id op = c->kind == CHECK_BCAST ? OP_SUM : c->op;
-    for (int i = 0; i < c->count; i++)
-        datagen_value(c->seed, rank, (uint64_t)i, c->dtype, op, c->dist,
-                      (char *)buf + (size_t)i * size);
+    const int contributors = c->contributors > 1 ? c->contributors : 1;
+    for (int k = 0; k < contributors; k++)
+        for (int i = 0; i < c->count; i++)
+            datagen_value(c->seed, rank * contributors + k, (uint64_t)i, c->dtype, op, c->dist,
+                          (char *)buf + ((size_t)k * c->count + (size_t)i) * size);
 }
 
 static double as_double(dtype_id dtype, const void *p)
@@ -261,7 +263,9 @@ int check_result_collect(const check_case *c, const void *result, MPI_Comm world
 
     void *first = malloc(nbytes + 1);
     void *other = malloc(nbytes + 1);
-    const check_reference *r = reference_for(c, nprocs, cache);
+    /* the references cover every virtual rank */
+    const int contributors = c->contributors > 1 ? c->contributors : 1;
+    const check_reference *r = reference_for(c, nprocs * contributors, cache);
     if (!first || !other || !r) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;

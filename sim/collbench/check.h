@@ -23,6 +23,8 @@ typedef struct check_case {
     int count;
     uint64_t seed;
     dist_id dist;    /* distribution of floating-point inputs */
+    int contributors; /* virtual ranks per rank (>= 1): rank r holds the inputs of
+                       * r N .. r N + N - 1, and the references cover all np N */
 } check_case;
 
 typedef struct check_result {
@@ -64,7 +66,8 @@ typedef struct check_cache {
 void check_cache_init(check_cache *cache);
 void check_cache_free(check_cache *cache);
 
-/* Fills buf with rank's input (count elements). */
+/* Fills buf with rank's input: c->contributors vectors of count elements,
+ * those of virtual ranks rank N .. rank N + N - 1. */
 void check_fill_input(const check_case *c, int rank, void *buf);
 
 /* Collective over world: every rank passes its result buffer (ignored on

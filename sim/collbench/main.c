@@ -153,11 +153,12 @@ static void print_registry(int json)
             } parameter_names[] = {{COLLSIM_PARAM_SEGMENTS, "segments"},
                                    {COLLSIM_PARAM_GROUPS, "groups"},
                                    {COLLSIM_PARAM_INNER_OUTER, "inner_outer"},
-                                   {COLLSIM_PARAM_NODE_SIZE, "node_size"}};
+                                   {COLLSIM_PARAM_NODE_SIZE, "node_size"},
+                                   {COLLSIM_PARAM_CONTRIBUTORS, "contributors"}};
             printf("], \"parameters\": [");
             first = 1;
             for (size_t k = 0; k < sizeof parameter_names / sizeof parameter_names[0]; k++) {
-                if (a->parameters & parameter_names[k].flag) {
+                if (collsim_parameters(a) & parameter_names[k].flag) {
                     printf("%s\"%s\"", first ? "" : ", ", parameter_names[k].name);
                     first = 0;
                 }
@@ -261,9 +262,10 @@ static void print_row(const run_context *ctx, const check_case *c, long long byt
            params->group_count);
     print_json_string_or_null("inner_algorithm", params->inner_algorithm);
     print_json_string_or_null("outer_algorithm", params->outer_algorithm);
-    printf("\"node_size\": %d}, \"np\": %d, \"bytes\": %lld, \"count\": %d, "
-           "\"dtype\": \"%s\", ",
-           params->node_size, ctx->size, bytes, c->count, dtype_names[c->dtype]);
+    printf("\"node_size\": %d}, \"np\": %d, \"contributors\": %d, \"bytes\": %lld, "
+           "\"count\": %d, \"dtype\": \"%s\", ",
+           params->node_size, ctx->size, c->contributors, bytes, c->count,
+           dtype_names[c->dtype]);
     if (c->kind == CHECK_BCAST)
         printf("\"op\": null, ");
     else
@@ -293,20 +295,43 @@ static void print_row(const run_context *ctx, const check_case *c, long long byt
     fflush(stdout);
 }
 
+/* out = x_0 op x_1 op ... op x_{n-1}, left to right (rank order), for the n
+ * contributor vectors of x; the work is charged like any local reduction.
+ * x is overwritten. */
+static int fold_contributors(char *x, char *out, int count, int n, MPI_Datatype dt, int esize,
+                             MPI_Op op, const collsim_params *params)
+{
+    const size_t nbytes = (size_t)count * esize;
+    memcpy(out, x, nbytes);
+    for (int k = 1; k < n; k++) {
+        char *next = x + (size_t)k * nbytes;
+        /* next = out op next (out the left operand), then out = next */
+        int rc = collsim_reduce_local(out, next, count, dt, op, params);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        memcpy(out, next, nbytes);
+    }
+    return MPI_SUCCESS;
+}
+
 /* Measures one (dtype, op, root, size) case for every repetition.  Returns an
  * exit status. */
 static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long long bytes)
 {
     const int esize = dtype_size(c->dtype);
     const size_t nbytes = (size_t)c->count * esize;
-    char *sendbuf = malloc(nbytes + 1);
+    /* contributors the algorithm does not read itself are summed here first */
+    const int folded = c->contributors > 1 && ctx->params.contributors <= 1;
+    char *sendbuf = malloc(nbytes * (size_t)c->contributors + 1);
     char *recvbuf = malloc(nbytes + 1);
+    char *local = folded ? malloc(nbytes + 1) : NULL;
     int status = EXIT_OK;
-    if (!sendbuf || !recvbuf) {
+    if (!sendbuf || !recvbuf || (folded && !local)) {
         if (ctx->rank == 0)
             fprintf(stderr, "collbench: error: out of memory for %lld bytes\n", bytes);
         free(sendbuf);
         free(recvbuf);
+        free(local);
         return EXIT_MPI_ERROR;
     }
 
@@ -323,7 +348,15 @@ static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long l
 
         sync_wait(&ctx->sync, ctx->world);
         double start = MPI_Wtime();
-        int rc = call_algorithm(ctx->alg, sendbuf, recvbuf, c->count, dtype_mpi(c->dtype), op,
+        int rc = MPI_SUCCESS;
+        const void *input = sendbuf;
+        if (folded) {
+            rc = fold_contributors(sendbuf, local, c->count, c->contributors, dtype_mpi(c->dtype),
+                                   esize, op, &ctx->params);
+            input = local;
+        }
+        if (rc == MPI_SUCCESS)
+            rc = call_algorithm(ctx->alg, input, recvbuf, c->count, dtype_mpi(c->dtype), op,
                                 c->root, ctx->coll_comm, &ctx->params);
         double end = MPI_Wtime();
 
@@ -365,6 +398,7 @@ static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long l
     }
     free(sendbuf);
     free(recvbuf);
+    free(local);
     return status;
 }
 
@@ -378,6 +412,11 @@ static void set_params(run_context *ctx, const options *opt)
     ctx->params.inner_algorithm = opt->inner_algorithm;
     ctx->params.outer_algorithm = opt->outer_algorithm;
     ctx->params.node_size = opt->node_size;
+    /* only the algorithms that read it get the count; the harness folds for the rest */
+    ctx->params.contributors =
+        ctx->alg != NULL && (collsim_parameters(ctx->alg) & COLLSIM_PARAM_CONTRIBUTORS)
+            ? opt->contributors
+            : 0;
 }
 
 /* Checks every combination before anything runs; prints the first problem. */
@@ -421,6 +460,15 @@ static int validate(const run_context *ctx, char *err, size_t errlen)
     const char *unused = collsim_check_parameters(ctx->alg, &ctx->params);
     if (unused != NULL) {
         snprintf(err, errlen, "%s/%s %s", ctx->alg->collective_name, ctx->alg->name, unused);
+        return -1;
+    }
+    if (opt->contributors > 1 && ctx->alg->collective == COLLSIM_BCAST) {
+        snprintf(err, errlen, "--contributors applies to reductions, not to bcast");
+        return -1;
+    }
+    if (opt->contributors > 1 && (long long)opt->contributors * ctx->size > 0x3fffffffLL) {
+        snprintf(err, errlen, "%d contributors on %d ranks is too many", opt->contributors,
+                 ctx->size);
         return -1;
     }
     if (ctx->alg->collective == COLLSIM_BCAST)
@@ -499,6 +547,7 @@ static int run_measurements(run_context *ctx)
                         .count = (int)count,
                         .seed = opt->seed,
                         .dist = opt->dist,
+                        .contributors = opt->contributors > 1 ? opt->contributors : 1,
                     };
                     status = measure_case(ctx, &c, op, count * esize);
                 }

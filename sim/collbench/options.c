@@ -14,7 +14,8 @@ const char options_usage[] =
     "                 [--dtype T[,T...]] [--op O[,O...]]\n"
     "                 [--root R[,R...]] [--seed S] [--reps K] [--gamma-s-per-byte G]\n"
     "                 [--segment-bytes B] [--blocks K] [--groups G] [--inner A] [--outer A]\n"
-    "                 [--node-size K] [--alpha-over-beta-bytes R] [--no-check]\n"
+    "                 [--node-size K] [--contributors N] [--alpha-over-beta-bytes R]\n"
+    "                 [--no-check]\n"
     "       collbench --pingpong --bytes N[,N...] [--peer R] [--reps K]\n"
     "       collbench --dump-inputs --count K [--dtype T] [--op O] [--dist D] [--seed S]\n"
     "       collbench --dump-tree KIND --np P [--root R]\n"
@@ -24,6 +25,10 @@ const char options_usage[] =
     "  D: uniform lognormal illcond (default uniform), for floating-point inputs;\n"
     "  G defaults to the host property gamma_s_per_byte of the platform (else 0);\n"
     "  R: the network's alpha/beta in bytes, for the default block counts (0: nominal).\n"
+    "  N: virtual contributors per rank: rank r holds the inputs of virtual ranks\n"
+    "  r N .. r N + N - 1 and the result covers all np N of them (the same data on\n"
+    "  np N / N' ranks with N' contributors); algorithms that do not read N get the\n"
+    "  rank's contributors summed in order first.\n"
     "  One JSON object per measurement on stdout; exit 0 ok, 1 wrong result, 2 bad input,\n"
     "  3 MPI error.\n";
 
@@ -244,6 +249,10 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
             if (parse_ll(value, &v) != 0 || v < 0 || v > 0x7fffffffLL)
                 return fail(err, errlen, "malformed node size '%s' (0 = the real node)", value);
             opt->node_size = (int)v;
+        } else if (strcmp(arg, "--contributors") == 0) {
+            if (parse_ll(value, &v) != 0 || v < 1 || v > 1000000)
+                return fail(err, errlen, "malformed contributor count '%s' (>= 1)", value);
+            opt->contributors = (int)v;
         } else if (strcmp(arg, "--inner") == 0) {
             opt->inner_algorithm = value;
         } else if (strcmp(arg, "--outer") == 0) {

@@ -50,6 +50,7 @@ typedef struct options {
     const char *inner_algorithm; /* --inner */
     const char *outer_algorithm; /* --outer */
     int node_size;               /* --node-size */
+    int contributors;            /* --contributors (0: one per rank) */
     int peer;                    /* --pingpong partner of rank 0 */
     const char *tree_kind;       /* --dump-tree KIND */
     int tree_np;                 /* --np: ranks in the dumped tree */

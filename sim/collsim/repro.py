@@ -5,19 +5,37 @@ counts (the configurations) on the same seeded inputs and prints, per
 algorithm and size, the reproducibility matrix: how many distinct results
 appear, which configurations agree, the worst distance from the correctly
 rounded exact sum in ulps and its spread, the worst error against Higham's
-bound, and the simulated time of each configuration.
+bound (of any order, and of the algorithm's own summation depth), and the
+simulated time of each configuration; then the price of reproducibility per
+size.
 
 A node exposure x_k (seed 000's x1/x2/x4/x8) presents k consecutive ranks as
 a node to the algorithms that look at nodes (those taking ``node_size``); the
 others see the machine as it is, so for them every exposure is the same run.
+
+Results are compared between configurations that hold the same data: an input
+depends on (seed, global rank, index), so different process counts hold
+different data, unless ``--inputs C`` spreads the inputs of C ranks over each
+process count np (C / np virtual contributors per rank, collbench
+``--contributors``).
+
+Every finished configuration is stored in a SQLite file (``--db``; by default
+``PREFIX.db`` next to the outputs), keyed by everything that determines it
+(the run, the platform's XML, the profile and the collbench binary): a rerun
+simulates only what is missing, and a configuration that fails costs one line
+of the report, not the others.
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import dataclasses
+import hashlib
 import json
+import math
 import os
+import sqlite3
 import sys
 from dataclasses import dataclass
 
@@ -26,27 +44,145 @@ import networkx as nx
 from collsim.analysis.models import AlgorithmParams
 from collsim.errors import CollsimError
 from collsim.platform_cli import add_platform_arguments
+from collsim.platforms import map_ranks, platform_hash
 from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import Profile
-from collsim.runner import RunSpec, find_algorithm, run
+from collsim.runner import RunSpec, find_algorithm, find_collbench, run
 from collsim.units import format_bytes, format_seconds
 
-__all__ = ["Configuration", "repro_rows", "matrix", "format_matrix", "main_repro"]
+__all__ = ["Variant", "Configuration", "parse_variants", "summation_depth", "repro_rows",
+           "matrix", "price", "format_matrix", "load_machines", "main_repro"]
+
+# unit roundoff of double
+_U = 2.0 ** -53
+
+
+@dataclass(frozen=True)
+class Variant:
+    """An algorithm as named on the command line: ``prerounded:inner=rabenseifner``."""
+
+    label: str
+    name: str
+    inner: str | None = None
+    outer: str | None = None
+
+
+def parse_variants(text: str) -> list[Variant]:
+    """``a,b:inner=x,c:inner=y:outer=z`` -> variants (keys: inner, outer).
+
+    Examples
+    --------
+    >>> [v.label for v in parse_variants("binomial,prerounded:inner=rabenseifner")]
+    ['binomial', 'prerounded:inner=rabenseifner']
+    """
+    variants = []
+    for item in text.split(","):
+        name, *options = item.split(":")
+        fields = {}
+        for option in options:
+            key, _, value = option.partition("=")
+            if key not in ("inner", "outer") or not value:
+                raise CollsimError(f"--alg: {item!r}: expected NAME[:inner=ALG][:outer=ALG]")
+            fields[key] = value
+        if not name:
+            raise CollsimError(f"--alg: empty algorithm name in {text!r}")
+        variants.append(Variant(label=item, name=name, **fields))
+    if len({v.label for v in variants}) != len(variants):
+        raise CollsimError(f"--alg: an algorithm is listed twice in {text!r}")
+    return variants
 
 
 @dataclass(frozen=True)
 class Configuration:
-    """One placement of the ranks: platform, mapping, exposure, process count."""
+    """One placement of the data: platform, mapping, exposure, process count, contributors."""
 
     platform: str
     mapping: str
     exposure: int  # ranks presented as a node; 0 = the real node
     np: int
+    contributors: int = 1  # inputs per rank (virtual ranks)
+
+    @property
+    def inputs(self) -> int:
+        """The number of inputs (ranks' worth of data) reduced."""
+        return self.np * self.contributors
 
     @property
     def label(self) -> str:
         exposure = "node" if self.exposure == 0 else f"x{self.exposure}"
-        return f"{self.platform}/{self.mapping}/{exposure}/np={self.np}"
+        counts = f"np={self.np}" if self.contributors == 1 else f"np={self.np}*{self.contributors}"
+        return f"{self.platform}/{self.mapping}/{exposure}/{counts}"
+
+
+def _ceil_lg(n: int) -> int:
+    return max(n - 1, 0).bit_length()
+
+
+def summation_depth(algorithm: str, np: int, *, contributors: int = 1, node_size: int = 0,
+                    reads_contributors: bool = False) -> int | None:
+    """The summation depth d of an allreduce/reduce algorithm: the most additions any
+    input goes through, for Higham's bound gamma_d sum |x_i| (seed 000 eq. 1-2).
+
+    ``node_size`` is the node of a node-aware algorithm (ranks per node; the
+    caller resolves the real node).  Contributors an algorithm does not read are
+    folded in rank order first (contributors - 1 more additions).  None for an
+    algorithm without a stated depth (pre-rounding has no summation error before
+    its last rounding; the two-level and pipelined trees are not tabulated here).
+
+    Examples
+    --------
+    >>> summation_depth("recursive_doubling", 512), summation_depth("ring", 8)
+    (9, 7)
+    >>> summation_depth("node_aware", 512, node_size=4), summation_depth("node_aware", 48, node_size=3)
+    (9, 6)
+    """
+    if algorithm == "fixed_order":
+        return _ceil_lg(np * contributors) if reads_contributors else _ceil_lg(np) + contributors - 1
+    local = contributors - 1
+    if algorithm in ("recursive_doubling", "rabenseifner", "reduce_bcast", "binomial"):
+        return local + _ceil_lg(np)
+    if algorithm in ("ring", "linear", "chain", "pipeline"):
+        return local + np - 1
+    if algorithm == "node_aware" and node_size > 0:
+        nodes = -(-np // node_size)
+        return local + _ceil_lg(min(node_size, np)) + _ceil_lg(nodes)
+    return None
+
+
+def _collbench_digest() -> str:
+    with open(find_collbench(), "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()
+
+
+class _Cache:
+    """Finished configurations: rows by key, in a SQLite file (or nowhere)."""
+
+    def __init__(self, path: str | None):
+        self.connection = None
+        if path:
+            try:
+                self.connection = sqlite3.connect(path, timeout=60.0, isolation_level=None)
+                self.connection.execute(
+                    "CREATE TABLE IF NOT EXISTS repro_configuration "
+                    "(key TEXT PRIMARY KEY, label TEXT NOT NULL, rows TEXT NOT NULL)")
+            except sqlite3.DatabaseError as error:
+                raise CollsimError(f"{path}: not a usable SQLite database ({error})") from None
+
+    def get(self, key: str) -> list[dict] | None:
+        if self.connection is None:
+            return None
+        found = self.connection.execute(
+            "SELECT rows FROM repro_configuration WHERE key = ?", (key,)).fetchone()
+        return json.loads(found[0]) if found else None
+
+    def put(self, key: str, label: str, rows: list[dict]) -> None:
+        if self.connection is not None:
+            self.connection.execute("INSERT OR REPLACE INTO repro_configuration VALUES (?, ?, ?)",
+                                    (key, label, json.dumps(rows, sort_keys=True)))
+
+    def close(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
 
 
 def _simulate(job: tuple) -> list[dict]:
@@ -55,9 +191,18 @@ def _simulate(job: tuple) -> list[dict]:
     return rows
 
 
+def _node_size(G: nx.Graph, np: int, mapping: str, exposure: int) -> int:
+    """Ranks per node as a node-aware algorithm sees it (the real node: the most
+    ranks any host holds)."""
+    if exposure:
+        return exposure
+    hosts = map_ranks(G, np, mapping)
+    return max(hosts.count(h) for h in set(hosts))
+
+
 def repro_rows(
     collective: str,
-    algorithms: list[str],
+    variants: list[Variant],
     platforms: list[tuple[str, nx.Graph]],
     mappings: list[str],
     exposures: list[int],
@@ -67,103 +212,239 @@ def repro_rows(
     *,
     dist: str = "lognormal",
     seed: int = 1,
+    inputs: int = 0,
     jobs: int = 0,
-) -> list[tuple[Configuration, dict]]:
-    """Simulate every algorithm in every configuration; return (configuration, row) pairs.
+    db: str | None = None,
+) -> tuple[list[tuple[Configuration, dict]], list[str]]:
+    """Simulate every algorithm in every configuration.
+
+    Returns
+    -------
+    pairs, failures
+        (configuration, row) for every measurement of every configuration that
+        ran, each row with ``variant`` (the algorithm as named) and ``depth``
+        (its summation depth, or None); one line per configuration that failed.
 
     Raises
     ------
     CollsimError
-        On an unknown algorithm, an impossible configuration or a failed run.
+        On an unknown algorithm or an impossible grid (checked before anything runs).
     """
-    takes_node_size = {
-        algorithm: "node_size" in find_algorithm(collective, algorithm).get("parameters", [])
-        for algorithm in algorithms
-    }
-    work: list[tuple[Configuration, tuple]] = []
+    entries = {v.label: find_algorithm(collective, v.name) for v in variants}
+    if inputs:
+        bad = [np for np in process_counts if inputs % np]
+        if bad:
+            raise CollsimError(f"--inputs {inputs} is not a multiple of np={bad[0]}")
+    work: list[tuple[Configuration, Variant, tuple, str]] = []
+    digest = _collbench_digest()
     for name, G in platforms:
+        hash_of_platform = platform_hash(G)
         for mapping in mappings:
             for np in process_counts:
-                for algorithm in algorithms:
-                    for exposure in exposures if takes_node_size[algorithm] else [0]:
+                contributors = inputs // np if inputs else 1
+                for variant in variants:
+                    parameters = entries[variant.label].get("parameters", [])
+                    for exposure in exposures if "node_size" in parameters else [0]:
                         spec = RunSpec(
-                            collective=collective, algorithm=algorithm, np=np,
+                            collective=collective, algorithm=variant.name, np=np,
                             sizes_bytes=sizes_bytes, dtype="double", op="sum", root=0,
                             seed=seed, dist=dist, mapping=mapping,
-                            params=AlgorithmParams(node_size=exposure),
+                            params=AlgorithmParams(node_size=exposure,
+                                                   inner_algorithm=variant.inner,
+                                                   outer_algorithm=variant.outer),
+                            contributors=contributors,
                         )
-                        work.append((Configuration(name, mapping, exposure, np),
-                                     (spec, G, profile, name)))
-    jobs = jobs or os.cpu_count() or 1
-    if jobs == 1:
-        results = [_simulate(job) for _, job in work]
-    else:
-        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(_simulate, [job for _, job in work]))
-    pairs = []
-    for (configuration, _), rows in zip(work, results):
-        for row in rows:
-            if row["check"] != "ok":
-                raise CollsimError(f"{collective}/{row['algorithm']} gave a wrong result in "
-                                   f"{configuration.label} at {format_bytes(row['bytes'])}")
-            pairs.append((configuration, row))
-    return pairs
+                        determinants = {
+                            "run": dataclasses.asdict(spec), "platform": hash_of_platform,
+                            "profile": [profile.name, profile.cfg, profile.envelope_bytes],
+                            "collbench": digest,
+                        }
+                        key = hashlib.sha256(json.dumps(determinants, sort_keys=True,
+                                                        default=str).encode()).hexdigest()
+                        work.append((Configuration(name, mapping, exposure, np, contributors),
+                                     variant, (spec, G, profile, name), key))
+
+    cache = _Cache(db)
+    results: list[list[dict] | str | None] = [cache.get(key) for *_, key in work]
+    todo = [i for i, rows in enumerate(results) if rows is None]
+
+    def finish(index: int, outcome) -> None:
+        configuration, variant, _, key = work[index]
+        what = f"{variant.label} in {configuration.label}"
+        if isinstance(outcome, BaseException):
+            message = str(outcome) if isinstance(outcome, CollsimError) else repr(outcome)
+            results[index] = f"{what}: {message}"
+            return
+        wrong = [row for row in outcome if row.get("check") != "ok"]
+        if wrong:
+            results[index] = (f"{what}: wrong result at {format_bytes(wrong[0]['bytes'])} "
+                              f"(error/bound {wrong[0].get('max_error_ratio')})")
+            return
+        cache.put(key, configuration.label, outcome)
+        results[index] = outcome
+
+    try:
+        jobs = jobs or os.cpu_count() or 1
+        if jobs == 1 or len(todo) <= 1:
+            for index in todo:
+                try:
+                    finish(index, _simulate(work[index][2]))
+                except CollsimError as error:
+                    finish(index, error)
+        else:
+            with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+                futures = {pool.submit(_simulate, work[index][2]): index for index in todo}
+                for future in concurrent.futures.as_completed(futures):
+                    error = future.exception()
+                    finish(futures[future], error if error is not None else future.result())
+    finally:
+        cache.close()
+
+    pairs, failures = [], []
+    for (configuration, variant, job, _), outcome in zip(work, results):
+        if isinstance(outcome, str):
+            failures.append(outcome)
+            continue
+        spec, G = job[0], job[1]
+        node_size = (_node_size(G, spec.np, spec.mapping, spec.params.node_size)
+                     if variant.name == "node_aware" else 0)
+        depth = summation_depth(
+            variant.name, spec.np, contributors=spec.contributors, node_size=node_size,
+            reads_contributors="contributors" in entries[variant.label].get("parameters", []))
+        for row in outcome:
+            pairs.append((configuration, {**row, "variant": variant.label, "depth": depth}))
+    return pairs, failures
+
+
+def _depth_ratio(row: dict) -> float | None:
+    """error / (gamma_d sum |x_i|) for the row's depth d (None without a depth)."""
+    depth, in_u = row.get("depth"), row.get("max_error_u_sum_abs")
+    if depth is None or in_u is None:
+        return None
+    if depth == 0:
+        return 0.0 if in_u == 0 else math.inf
+    return in_u * (1.0 - depth * _U) / depth
 
 
 def matrix(pairs: list[tuple[Configuration, dict]]) -> list[dict]:
-    """The reproducibility matrix: one entry per (algorithm, size)."""
-    # Different process counts hold different data (an input depends on the rank), so
-    # results are compared only between configurations with the same np.
+    """The reproducibility matrix: one entry per (algorithm, inputs, size)."""
+    # only configurations holding the same data are compared: the same number of inputs
     groups: dict[tuple[str, int, int], list[tuple[Configuration, dict]]] = {}
     for configuration, row in pairs:
-        groups.setdefault((row["algorithm"], row["bytes"], configuration.np), []).append(
+        groups.setdefault((row["variant"], row["bytes"], configuration.inputs), []).append(
             (configuration, row))
     entries = []
-    for (algorithm, n_bytes, np), members in groups.items():
+    for (variant, n_bytes, inputs), members in groups.items():
         by_hash: dict[str, list[str]] = {}
         for configuration, row in members:
             by_hash.setdefault(row["result_hash"], []).append(configuration.label)
         ulps = [row["max_ulp_error"] for _, row in members]
+        depths = [row["depth"] for _, row in members]
+        depth_ratios = [_depth_ratio(row) for _, row in members]
         entries.append({
-            "algorithm": algorithm,
+            "algorithm": variant,
             "bytes": n_bytes,
-            "np": np,
+            "inputs": inputs,
             "configurations": len(members),
             "distinct_results": len(by_hash),
             "agreeing": sorted(sorted(labels) for labels in by_hash.values()),
             "worst_ulp_error": max(ulps),
             "ulp_spread": max(ulps) - min(ulps),
             "worst_error_vs_bound": max(row["max_error_ratio"] for _, row in members),
-            "times_s": {configuration.label: row["time_s"] for configuration, row in members},
+            "worst_error_u_sum_abs": max(row["max_error_u_sum_abs"] for _, row in members),
+            "depth": None if None in depths else max(depths),
+            "worst_error_vs_depth_bound": (None if None in depth_ratios
+                                           else max(depth_ratios)),
+            "times_s": {configuration.label: row["time_s"]
+                        for configuration, row in sorted(members, key=lambda m: m[0].label)},
         })
-    entries.sort(key=lambda e: (e["np"], e["bytes"], e["algorithm"]))
+    entries.sort(key=lambda e: (e["inputs"], e["bytes"], e["algorithm"]))
     return entries
 
 
-def format_matrix(entries: list[dict]) -> str:
-    """The matrix as a table, then the time of each configuration."""
-    lines = [f"{'np':>5} {'bytes':>8}  {'algorithm':<20} {'configs':>7} {'distinct':>8} "
-             f"{'worst ulps':>12} {'ulp spread':>12} {'err/bound':>9}  "
-             f"{'fastest':>10} {'slowest':>10}"]
+def price(pairs: list[tuple[Configuration, dict]], reproducible: list[str]) -> list[dict]:
+    """Per (inputs, np, size): the fastest configuration of every algorithm, and each
+    reproducible algorithm's time over node_aware's and over the fastest other one."""
+    table: dict[tuple[int, int, int], dict] = {}
+    for configuration, row in pairs:
+        cell = table.setdefault((configuration.inputs, configuration.np, row["bytes"]), {})
+        variant = row["variant"]
+        cell[variant] = min(cell.get(variant, math.inf), row["time_s"])
+    out = []
+    for (inputs, np, n_bytes), fastest in sorted(table.items()):
+        others = {a: t for a, t in fastest.items() if a not in reproducible}
+        best_other = min(others, key=lambda a: (others[a], a)) if others else None
+        row = {"inputs": inputs, "np": np, "bytes": n_bytes,
+               "fastest_s": dict(sorted(fastest.items())),
+               "fastest_non_reproducible": best_other, "over_node_aware": {},
+               "over_fastest_non_reproducible": {}}
+        for algorithm in reproducible:
+            if algorithm not in fastest:
+                continue
+            if "node_aware" in fastest:
+                row["over_node_aware"][algorithm] = fastest[algorithm] / fastest["node_aware"]
+            if best_other is not None:
+                row["over_fastest_non_reproducible"][algorithm] = (
+                    fastest[algorithm] / fastest[best_other])
+        out.append(row)
+    return out
+
+
+def _number(value, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def format_matrix(entries: list[dict], prices: list[dict] | None = None,
+                  failures: list[str] | None = None) -> str:
+    """The matrix as a table, the price table, failures, then the time of each configuration."""
+    lines = [f"{'inputs':>6} {'bytes':>8}  {'algorithm':<30} {'configs':>7} {'distinct':>8} "
+             f"{'worst ulps':>10} {'spread':>10} {'err/bound':>9} {'depth':>5} "
+             f"{'err/bound_d':>11}  {'fastest':>10} {'slowest':>10}"]
     for e in entries:
         times = e["times_s"].values()
         lines.append(
-            f"{e['np']:>5} {format_bytes(e['bytes']):>8}  {e['algorithm']:<20} "
-            f"{e['configurations']:>7} "
-            f"{e['distinct_results']:>8} {e['worst_ulp_error']:>12.4g} {e['ulp_spread']:>12.4g} "
-            f"{e['worst_error_vs_bound']:>9.3g}  {format_seconds(min(times)):>10} "
-            f"{format_seconds(max(times)):>10}")
+            f"{e['inputs']:>6} {format_bytes(e['bytes']):>8}  {e['algorithm']:<30} "
+            f"{e['configurations']:>7} {e['distinct_results']:>8} "
+            f"{e['worst_ulp_error']:>10.4g} {e['ulp_spread']:>10.4g} "
+            f"{e['worst_error_vs_bound']:>9.3g} {_number(e['depth'], 'd'):>5} "
+            f"{_number(e['worst_error_vs_depth_bound'], '.3g'):>11}  "
+            f"{format_seconds(min(times)):>10} {format_seconds(max(times)):>10}")
+    lines.append("")
+    lines.append("err/bound: against gamma_{p-1} sum|x| (any order); err/bound_d: against "
+                 "gamma_d sum|x|, d = the algorithm's summation depth")
+    if prices:
+        lines.append("")
+        lines.append("price of reproducibility (per process count, the fastest configuration "
+                     "of each algorithm):")
+        for row in prices:
+            parts = [f"{a} {format_seconds(t)}" for a, t in row["fastest_s"].items()]
+            lines.append(f"  inputs={row['inputs']} np={row['np']} {format_bytes(row['bytes'])}: "
+                         + ", ".join(parts))
+            for algorithm in sorted(set(row["over_node_aware"])
+                                    | set(row["over_fastest_non_reproducible"])):
+                ratios = []
+                if algorithm in row["over_node_aware"]:
+                    ratios.append(f"{row['over_node_aware'][algorithm]:.3g}x node_aware")
+                if algorithm in row["over_fastest_non_reproducible"]:
+                    ratios.append(f"{row['over_fastest_non_reproducible'][algorithm]:.3g}x "
+                                  f"{row['fastest_non_reproducible']}")
+                lines.append(f"    {algorithm}: " + ", ".join(ratios))
     lines.append("")
     lines.append("configurations that agree (one group per distinct result):")
     for e in entries:
         if e["distinct_results"] > 1:
             groups = "; ".join(", ".join(g) for g in e["agreeing"])
-            lines.append(f"  np={e['np']} {format_bytes(e['bytes'])} {e['algorithm']}: {groups}")
+            lines.append(f"  inputs={e['inputs']} {format_bytes(e['bytes'])} "
+                         f"{e['algorithm']}: {groups}")
+    if failures:
+        lines.append("")
+        lines.append(f"failed configurations ({len(failures)}):")
+        lines.extend(f"  {failure}" for failure in failures)
     lines.append("")
     lines.append("simulated time per configuration:")
     for e in entries:
-        for label, time_s in sorted(e["times_s"].items()):
-            lines.append(f"  {format_bytes(e['bytes']):>8} {e['algorithm']:<20} {label:<40} "
+        for label, time_s in e["times_s"].items():
+            lines.append(f"  {format_bytes(e['bytes']):>8} {e['algorithm']:<30} {label:<44} "
                          f"{format_seconds(time_s)}")
     return "\n".join(lines) + "\n"
 
@@ -183,17 +464,53 @@ def plot(entries: list[dict], path: str) -> None:
         for e in (e for e in entries if e["bytes"] == n_bytes):
             labels = sorted(e["times_s"])
             ax.plot(range(len(labels)), [e["times_s"][k] * 1e6 for k in labels], marker="o",
-                    label=f"{e['algorithm']} np={e['np']} ({e['distinct_results']} distinct)")
+                    label=f"{e['algorithm']} {e['inputs']} inputs "
+                          f"({e['distinct_results']} distinct)")
         ax.set_title(f"{format_bytes(n_bytes)} per rank")
         ax.set_xlabel("configuration (index into the sorted configuration list)")
         ax.set_ylabel("simulated time [us]")
         ax.set_yscale("log")
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=6)
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110, metadata={"Software": None})
     plt.close(figure)
     write_atomically(path, buffer.getvalue())
+
+
+def load_machines(path: str) -> list[tuple[str, nx.Graph]]:
+    """The ``[[machine]]`` tables of a TOML file: ``name`` and ``platform`` (a
+    platform table, as in scenario files: generator parameters or a catalog name)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    from collsim.platforms.spec import platform_from_spec
+
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as error:
+        raise CollsimError(f"--machines: cannot read {path} ({error.strerror})") from None
+    except tomllib.TOMLDecodeError as error:
+        raise CollsimError(f"--machines: {path}: {error}") from None
+    machines = data.get("machine")
+    if not isinstance(machines, list) or not machines:
+        raise CollsimError(f"--machines: {path} has no [[machine]] tables")
+    out = []
+    for index, table in enumerate(machines):
+        if not isinstance(table, dict) or set(table) - {"name", "platform"} or (
+                "platform" not in table):
+            raise CollsimError(f"--machines: {path}: machine[{index}] takes name and platform")
+        try:
+            G, label = platform_from_spec(table["platform"])
+        except ValueError as error:
+            raise CollsimError(f"--machines: {path}: machine[{index}].platform: {error}") from None
+        out.append((table.get("name", label), G))
+    names = [name for name, _ in out]
+    if len(set(names)) != len(names):
+        raise CollsimError(f"--machines: {path}: two machines share a name")
+    return out
 
 
 def main_repro(args: argparse.Namespace, platforms: list[tuple[str, nx.Graph]],
@@ -212,18 +529,33 @@ def main_repro(args: argparse.Namespace, platforms: list[tuple[str, nx.Graph]],
     process_counts = int_list(args.np, "np")
     if 0 in process_counts:
         raise CollsimError("--np: process counts must be >= 1")
-    algorithms = args.alg.split(",")
+    if args.inputs < 0:
+        raise CollsimError("--inputs: must be >= 0")
+    variants = parse_variants(args.alg)
+    reproducible = args.reproducible.split(",") if args.reproducible else []
+    reproducible = [v.label for v in variants if v.name in reproducible or v.label in reproducible]
     mappings = args.mappings.split(",")
-    pairs = repro_rows(args.coll, algorithms, platforms, mappings, exposures, process_counts,
-                       sizes, profile, dist=args.dist, seed=args.seed, jobs=args.jobs)
+    db = args.db if args.db is not None else (f"{args.output}.db" if args.output else None)
+    pairs, failures = repro_rows(args.coll, variants, platforms, mappings, exposures,
+                                 process_counts, sizes, profile, dist=args.dist, seed=args.seed,
+                                 inputs=args.inputs, jobs=args.jobs, db=db or None)
     entries = matrix(pairs)
-    text = format_matrix(entries)
+    prices = price(pairs, reproducible)
+    text = format_matrix(entries, prices, failures)
     if args.output:
+        document = {"matrix": entries, "price": prices, "failures": failures}
         write_atomically(f"{args.output}.txt", text.encode())
-        write_atomically(f"{args.output}.json", (json.dumps(entries, indent=1) + "\n").encode())
-        plot(entries, f"{args.output}.png")
+        write_atomically(f"{args.output}.json",
+                         (json.dumps(document, indent=1) + "\n").encode())
+        if entries:
+            plot(entries, f"{args.output}.png")
         text += f"wrote {args.output}.txt, {args.output}.json, {args.output}.png\n"
     sys.stdout.write(text)
+    if failures:
+        sys.stderr.write(f"collsim repro: {len(failures)} configuration(s) failed; "
+                         "rerun to retry them (finished ones are kept"
+                         f"{' in ' + db if db else ''})\n")
+        return 1
     return 0
 
 
@@ -232,30 +564,51 @@ def add_repro_command(commands, parser_class, build_platform, load_profile, pars
     parser = commands.add_parser(
         "repro", help="reproducibility matrix: distinct results and times across placements")
     parser.add_argument("--coll", default="reduce", help="reduce or allreduce (default reduce)")
-    parser.add_argument("--alg", required=True, help="comma-separated algorithms")
-    parser.add_argument("--platforms", required=True,
+    parser.add_argument("--alg", required=True,
+                        help="comma-separated algorithms, each NAME[:inner=ALG][:outer=ALG]")
+    parser.add_argument("--platforms", default=None,
                         help="comma-separated catalog names or generators (collsim platform "
                         "list); generators take the shape options below")
+    parser.add_argument("--machines", default=None,
+                        help="a TOML file of [[machine]] tables (name, platform = a platform "
+                        "table as in scenario files), added to --platforms")
     parser.add_argument("--mappings", default="block", help="comma-separated (default block)")
     parser.add_argument("--exposures", default="0",
                         help="ranks presented as a node, e.g. 1,2,4,8 (0: the real node)")
     parser.add_argument("--np", required=True, help="comma-separated process counts")
+    parser.add_argument("--inputs", type=int, default=0,
+                        help="spread the inputs of this many ranks over every --np (each rank "
+                        "holds inputs/np of them), so that all process counts reduce the same "
+                        "data (0: one input per rank)")
     parser.add_argument("--bytes", default="8,8KiB,256KiB")
     parser.add_argument("--dist", default="lognormal", choices=("uniform", "lognormal", "illcond"))
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", default="hockney")
+    parser.add_argument("--reproducible", default="fixed_order,prerounded",
+                        help="the algorithms whose price is reported (default "
+                        "fixed_order,prerounded, with their variants)")
     parser.add_argument("--jobs", type=int, default=0, help="worker processes (0: all cores)")
+    parser.add_argument("--db", default=None,
+                        help="SQLite file of finished configurations (default PREFIX.db with "
+                        "-o; '' for none)")
     parser.add_argument("-o", "--output", help="also write PREFIX.txt, PREFIX.json, PREFIX.png")
 
     def handler(args: argparse.Namespace) -> int:
         profile = load_profile(args.profile)
         sizes = parse_sizes(args.bytes)
+        if not args.platforms and not args.machines:
+            raise CollsimError("give --platforms or --machines")
         counts = [int(v) for v in args.np.split(",") if v.strip().isdigit()]
         largest_np = max(counts) if counts else 2
         platforms = []
-        for name in args.platforms.split(","):
+        for name in args.platforms.split(",") if args.platforms else []:
             G, label = build_platform(replace_namespace(args, platform=name), largest_np)
             platforms.append((label, G))
+        if args.machines:
+            platforms += load_machines(args.machines)
+        labels = [label for label, _ in platforms]
+        if len(set(labels)) != len(labels):
+            raise CollsimError("two platforms share a label")
         return main_repro(args, platforms, profile, sizes)
 
     parser.set_defaults(handler=handler)

@@ -210,6 +210,9 @@ class RunSpec:
     mapping: str = "block"
     check: bool = True
     params: AlgorithmParams = AlgorithmParams()
+    # virtual contributors per rank: the data of np * contributors ranks on np ranks
+    # (collbench --contributors); 1 = the usual one input per rank
+    contributors: int = 1
 
 
 def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
@@ -232,6 +235,11 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
             raise CollsimError(f"negative size {n_bytes}")
         if n_bytes % DTYPE_BYTES[spec.dtype]:
             raise CollsimError(f"{n_bytes} bytes is not a whole number of {spec.dtype} elements")
+    if isinstance(spec.contributors, bool) or not isinstance(spec.contributors, int) or (
+            spec.contributors < 1):
+        raise CollsimError(f"contributors must be an integer >= 1, got {spec.contributors!r}")
+    if spec.contributors > 1 and spec.collective == "bcast":
+        raise CollsimError("virtual contributors apply to reductions, not to bcast")
     if spec.collective != "allreduce" and not 0 <= spec.root < spec.np:
         raise CollsimError(f"root {spec.root} is outside the communicator (np={spec.np})")
     if (
@@ -292,6 +300,8 @@ def collbench_args(spec: RunSpec, *, alpha_over_beta_bytes: float = 0.0) -> list
     ratio = params.alpha_over_beta_bytes or alpha_over_beta_bytes
     if ratio > 0:
         args += ["--alpha-over-beta-bytes", repr(float(ratio))]
+    if spec.contributors > 1:
+        args += ["--contributors", str(spec.contributors)]
     if not spec.check:
         args.append("--no-check")
     return args
@@ -394,6 +404,8 @@ def annotate(row: dict, G: nx.Graph, net: NetworkParams, model_class: str, *,
                 "max_error_u_sum_abs", "result_hash"):
         if key in row:
             out[key] = row[key]
+    if row.get("contributors", 1) > 1:
+        out["contributors"] = row["contributors"]
     out["collsim_version"] = row["collsim_version"]
     out["library"] = row["library"]
     return out
@@ -416,7 +428,9 @@ def run(spec: RunSpec, G: nx.Graph, profile: Profile, *, platform: str,
     except ValueError as error:
         raise CollsimError(str(error)) from None
     net, uniform = model_parameters(G, rank_hosts, profile)
-    model_class = "model" if (profile.exact_models and uniform) else "approx"
+    # the models know nothing of virtual contributors (their local combination)
+    model_class = ("model" if (profile.exact_models and uniform and spec.contributors == 1)
+                   else "approx")
     what = (
         f"{spec.collective}/{spec.algorithm} on {spec.np} ranks at "
         f"{','.join(format_bytes(n) for n in spec.sizes_bytes)}"
