@@ -123,10 +123,6 @@ const char *collsim_check_restrictions(const collsim_algorithm *alg, int comm_si
 const char *collsim_check_op_restrictions(const collsim_algorithm *alg, MPI_Op op,
                                           MPI_Datatype datatype);
 
-/* The parameters alg reads: its registry.def flags, plus
- * COLLSIM_PARAM_CONTRIBUTORS for the reproducible algorithms (see registry.c). */
-unsigned collsim_parameters(const collsim_algorithm *alg);
-
 /* Virtual contributors per rank in params (>= 1). */
 int collsim_contributors(const collsim_params *params);
 

@@ -53,26 +53,6 @@ const char *collsim_check_restrictions(const collsim_algorithm *alg, int comm_si
     return NULL;
 }
 
-/* The algorithms that read params->contributors.  A second list, kept here
- * only because registry.def belongs to the algorithms branch while this one
- * is developed: on merge, add COLLSIM_PARAM_CONTRIBUTORS to these four
- * entries of registry.def and delete this table. */
-static int reads_contributors(const collsim_algorithm *alg)
-{
-    if (alg->collective == COLLSIM_ALLREDUCE)
-        return alg->fn.allreduce == collsim_allreduce_fixed_order ||
-               alg->fn.allreduce == collsim_allreduce_prerounded;
-    if (alg->collective == COLLSIM_REDUCE)
-        return alg->fn.reduce == collsim_reduce_fixed_order ||
-               alg->fn.reduce == collsim_reduce_prerounded;
-    return 0;
-}
-
-unsigned collsim_parameters(const collsim_algorithm *alg)
-{
-    return alg->parameters | (reads_contributors(alg) ? COLLSIM_PARAM_CONTRIBUTORS : 0u);
-}
-
 int collsim_contributors(const collsim_params *params)
 {
     return params->contributors > 1 ? params->contributors : 1;
@@ -80,7 +60,7 @@ int collsim_contributors(const collsim_params *params)
 
 const char *collsim_check_parameters(const collsim_algorithm *alg, const collsim_params *params)
 {
-    const unsigned takes = collsim_parameters(alg);
+    const unsigned takes = alg->parameters;
     if (!(takes & COLLSIM_PARAM_SEGMENTS) && (params->segment_bytes || params->block_count))
         return "takes no segment size or block count";
     if (!(takes & COLLSIM_PARAM_GROUPS) && params->group_count)

@@ -158,7 +158,7 @@ static void print_registry(int json)
             printf("], \"parameters\": [");
             first = 1;
             for (size_t k = 0; k < sizeof parameter_names / sizeof parameter_names[0]; k++) {
-                if (collsim_parameters(a) & parameter_names[k].flag) {
+                if (a->parameters & parameter_names[k].flag) {
                     printf("%s\"%s\"", first ? "" : ", ", parameter_names[k].name);
                     first = 0;
                 }
@@ -414,7 +414,7 @@ static void set_params(run_context *ctx, const options *opt)
     ctx->params.node_size = opt->node_size;
     /* only the algorithms that read it get the count; the harness folds for the rest */
     ctx->params.contributors =
-        ctx->alg != NULL && (collsim_parameters(ctx->alg) & COLLSIM_PARAM_CONTRIBUTORS)
+        ctx->alg != NULL && (ctx->alg->parameters & COLLSIM_PARAM_CONTRIBUTORS)
             ? opt->contributors
             : 0;
 }
