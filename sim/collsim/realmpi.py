@@ -96,10 +96,13 @@ def run_mpirun(np: int, collbench_args: list[str], *, what: str,
     rows = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
     if process.returncode not in (0, 1) or (
             process.returncode == 1 and not any(row.get("check") == "wrong" for row in rows)):
-        lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+        # collbench's own one-line error, else the words of mpirun's message (Open MPI
+        # frames its messages in lines of dashes, which say nothing)
+        lines = [line.strip() for line in stderr.splitlines()
+                 if line.strip() and line.strip().strip("-=*") != ""]
         detail = next((line[len("collbench: error: "):] for line in lines
                        if line.startswith("collbench: error: ")),
-                      lines[-1] if lines else "no message")
+                      " / ".join(lines[:4]) if lines else "no message")
         raise CollsimError(f"{what} failed under mpirun (exit status {process.returncode}): "
                            f"{detail}")
     return rows, process.returncode
