@@ -32,7 +32,7 @@ int collsim_allreduce_prerounded(const void *sendbuf, void *recvbuf, int count,
                                  const collsim_params *params)
 {
     int rc = MPI_SUCCESS, size;
-    double *abs_local = NULL, *absmax = NULL, *parts = NULL, *sums = NULL;
+    double *parts = NULL, *sums = NULL;
     const char *inner_name = params->inner_algorithm ? params->inner_algorithm
                                                      : "recursive_doubling";
     const collsim_algorithm *inner = collsim_find_algorithm("allreduce", inner_name);
@@ -50,29 +50,19 @@ int collsim_allreduce_prerounded(const void *sendbuf, void *recvbuf, int count,
     inner_params.inner_algorithm = NULL;
     inner_params.outer_algorithm = NULL;
     inner_params.contributors = 0;
-    const int contributors = collsim_contributors(params);
-    abs_local = malloc(sizeof(double) * (size_t)count);
-    absmax = malloc(sizeof(double) * (size_t)count);
     parts = malloc(sizeof(double) * (size_t)count * PREROUND_LEVELS);
     sums = malloc(sizeof(double) * (size_t)count * PREROUND_LEVELS);
-    if (!abs_local || !absmax || !parts || !sums) {
+    if (!parts || !sums) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
     }
-    collsim_preround_abs(sendbuf, count, contributors, datatype, abs_local);
-    COLLSIM_CHECK(inner->fn.allreduce(abs_local, absmax, count, MPI_DOUBLE, MPI_MAX, comm,
-                                      &inner_params));
-    collsim_preround_split(sendbuf, count, contributors, datatype, absmax, size * contributors,
-                           parts);
-    collsim_charge_compute((double)count * contributors * PREROUND_LEVELS * sizeof(double),
-                           params);
+    COLLSIM_CHECK(collsim_preround_prepare(sendbuf, count, datatype, comm, inner->fn.allreduce,
+                                           params, &inner_params, parts));
     COLLSIM_CHECK(inner->fn.allreduce(parts, sums, count * PREROUND_LEVELS, MPI_DOUBLE, MPI_SUM,
                                       comm, &inner_params));
     collsim_preround_finish(sums, count, datatype, recvbuf);
 
 cleanup:
-    free(abs_local);
-    free(absmax);
     free(parts);
     free(sums);
     return rc;

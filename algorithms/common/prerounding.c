@@ -10,6 +10,7 @@
  * exact.  The second level extracts r the same way below 2^(m-53+L+1).
  */
 #include "prerounding.h"
+#include "internal.h"
 
 #include <math.h>
 
@@ -82,4 +83,32 @@ void collsim_preround_finish(const double *level_sums, int count, MPI_Datatype d
         else
             ((double *)out)[i] = total;
     }
+}
+
+int collsim_preround_prepare(const void *sendbuf, int count, MPI_Datatype datatype, MPI_Comm comm,
+                             collsim_allreduce_fn *bound_allreduce, const collsim_params *params,
+                             const collsim_params *inner_params, double *parts)
+{
+    int rc = MPI_SUCCESS, size;
+    const int contributors = collsim_contributors(params);
+    double *abs_local = malloc(sizeof(double) * (size_t)count);
+    double *absmax = malloc(sizeof(double) * (size_t)count);
+
+    if (!abs_local || !absmax) {
+        rc = MPI_ERR_NO_MEM;
+        goto cleanup;
+    }
+    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
+    collsim_preround_abs(sendbuf, count, contributors, datatype, abs_local);
+    COLLSIM_CHECK(bound_allreduce(abs_local, absmax, count, MPI_DOUBLE, MPI_MAX, comm,
+                                  inner_params));
+    collsim_preround_split(sendbuf, count, contributors, datatype, absmax, size * contributors,
+                           parts);
+    collsim_charge_compute((double)count * contributors * PREROUND_LEVELS * sizeof(double),
+                           params);
+
+cleanup:
+    free(abs_local);
+    free(absmax);
+    return rc;
 }

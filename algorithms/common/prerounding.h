@@ -36,6 +36,15 @@ void collsim_preround_abs(const void *x, int count, int contributors, MPI_Dataty
 void collsim_preround_split(const void *x, int count, int contributors, MPI_Datatype datatype,
                             const double *absmax, int terms, double *levels);
 
+/* Steps 1 and 2 of both prerounded algorithms: the bound, max |x| over every
+ * input of comm, by bound_allreduce (MPI_MAX on doubles), then this rank's
+ * inputs split against it into parts[l * count + i]; the splitting work is
+ * charged as gamma.  inner_params go to bound_allreduce.  Returns an MPI
+ * error code. */
+int collsim_preround_prepare(const void *sendbuf, int count, MPI_Datatype datatype, MPI_Comm comm,
+                             collsim_allreduce_fn *bound_allreduce, const collsim_params *params,
+                             const collsim_params *inner_params, double *parts);
+
 /* out[i] = the level sums added in fixed order, rounded to datatype. */
 void collsim_preround_finish(const double *level_sums, int count, MPI_Datatype datatype,
                              void *out);

@@ -22,7 +22,7 @@ int collsim_reduce_prerounded(const void *sendbuf, void *recvbuf, int count, MPI
                               MPI_Op op, int root, MPI_Comm comm, const collsim_params *params)
 {
     int rc = MPI_SUCCESS, size, rank;
-    double *abs_local = NULL, *absmax = NULL, *parts = NULL, *sums = NULL;
+    double *parts = NULL, *sums = NULL;
     const char *inner_name = params->inner_algorithm ? params->inner_algorithm : "binomial";
     const collsim_algorithm *inner = collsim_find_algorithm("reduce", inner_name);
     (void)op; /* MPI_SUM, enforced by the registry restriction */
@@ -40,30 +40,21 @@ int collsim_reduce_prerounded(const void *sendbuf, void *recvbuf, int count, MPI
     inner_params.inner_algorithm = NULL;
     inner_params.outer_algorithm = NULL;
     inner_params.contributors = 0;
-    const int contributors = collsim_contributors(params);
-    abs_local = malloc(sizeof(double) * (size_t)count);
-    absmax = malloc(sizeof(double) * (size_t)count);
     parts = malloc(sizeof(double) * (size_t)count * PREROUND_LEVELS);
     sums = malloc(sizeof(double) * (size_t)count * PREROUND_LEVELS);
-    if (!abs_local || !absmax || !parts || !sums) {
+    if (!parts || !sums) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
     }
-    collsim_preround_abs(sendbuf, count, contributors, datatype, abs_local);
-    COLLSIM_CHECK(collsim_allreduce_recursive_doubling(abs_local, absmax, count, MPI_DOUBLE,
-                                                       MPI_MAX, comm, &inner_params));
-    collsim_preround_split(sendbuf, count, contributors, datatype, absmax, size * contributors,
-                           parts);
-    collsim_charge_compute((double)count * contributors * PREROUND_LEVELS * sizeof(double),
-                           params);
+    COLLSIM_CHECK(collsim_preround_prepare(sendbuf, count, datatype, comm,
+                                           collsim_allreduce_recursive_doubling, params,
+                                           &inner_params, parts));
     COLLSIM_CHECK(inner->fn.reduce(parts, sums, count * PREROUND_LEVELS, MPI_DOUBLE, MPI_SUM, root,
                                    comm, &inner_params));
     if (rank == root)
         collsim_preround_finish(sums, count, datatype, recvbuf);
 
 cleanup:
-    free(abs_local);
-    free(absmax);
     free(parts);
     free(sums);
     return rc;
