@@ -5,7 +5,9 @@ Usage: .venv/bin/python analysis/repro/summarize.py > analysis/repro/summary.md
 For every study: per algorithm and size, the configurations, the distinct
 results, the worst ulps from the correctly rounded sum, the error against
 gamma_{p-1} sum |x| and against gamma_d sum |x| (d the summation depth); then
-the price of reproducibility per process count and size.
+the price of reproducibility per process count and size; last, the error per
+summation depth over the studies of each distribution.  Studies named reduce_*
+are of MPI_Reduce, the others of MPI_Allreduce.
 """
 
 from __future__ import annotations
@@ -61,36 +63,47 @@ def groups(document: dict) -> list[str]:
     for e in document["matrix"]:
         if e["distinct_results"] > 1:
             sizes = [len(g) for g in e["agreeing"]]
-            singles = [g[0] for g in e["agreeing"] if len(g) <= 3]
             lines.append(f"- {e['algorithm']} {format_bytes(e['bytes'])} ({e['inputs']} inputs): "
-                         f"groups of {sizes} configurations; the small groups: "
-                         + "; ".join(", ".join(g) for g in e["agreeing"] if len(g) <= 3))
+                         f"groups of {sizes} configurations: "
+                         + "; ".join(_group_text(g) for g in e["agreeing"]))
     return lines
+
+
+def _group_text(members: list[str], shown: int = 3) -> str:
+    """A group of agreeing configurations: all of a small one, the first few of a large one."""
+    if len(members) <= shown + 1:
+        return ", ".join(members)
+    return ", ".join(members[:shown]) + f" and {len(members) - shown} more"
 
 
 def depth_table(documents: dict[str, dict], dist_word: str) -> list[str]:
     """Per algorithm and summation depth d, over the studies whose name contains
     dist_word: the worst error in units of u sum |x_i| against gamma_d / u ~ d."""
-    worst: dict[tuple[str, int], list] = {}
+    worst: dict[tuple[str, str, int], list] = {}
     for name, document in documents.items():
-        if dist_word not in name and not (dist_word == "lognormal" and (
-                name.startswith("decompositions") or name.startswith("families")
-                or name.startswith("price"))):
+        # studies named reduce_* are of MPI_Reduce, the others of MPI_Allreduce
+        if name.startswith("reduce_"):
+            collective, study = "reduce", name[len("reduce_"):]
+        else:
+            collective, study = "allreduce", name
+        if dist_word not in study and not (dist_word == "lognormal" and (
+                study.startswith("decompositions") or study.startswith("families")
+                or study.startswith("price"))):
             continue
         for e in document["matrix"]:
             if e["depth"] is None:
                 continue
-            key = (e["algorithm"], e["depth"])
+            key = (collective, e["algorithm"], e["depth"])
             cell = worst.setdefault(key, [0.0, 0.0, 0])
             cell[0] = max(cell[0], e["worst_error_u_sum_abs"])
             cell[1] = max(cell[1], e["worst_error_vs_depth_bound"])
             cell[2] += 1
-    lines = [f"| algorithm | depth d | worst error / (u sum abs x) | gamma_d / u | worst error / "
-             f"(gamma_d sum abs x) | cells |", "|---|---|---|---|---|---|"]
-    for (algorithm, depth), (in_u, ratio, cells) in sorted(worst.items()):
+    lines = [f"| collective | algorithm | depth d | worst error / (u sum abs x) | gamma_d / u | "
+             f"worst error / (gamma_d sum abs x) | cells |", "|---|---|---|---|---|---|---|"]
+    for (collective, algorithm, depth), (in_u, ratio, cells) in sorted(worst.items()):
         gamma_over_u = depth / (1 - depth * 2.0 ** -53)
-        lines.append(f"| {algorithm} | {depth} | {in_u:.3g} | {gamma_over_u:.6g} | {ratio:.3g} | "
-                     f"{cells} |")
+        lines.append(f"| {collective} | {algorithm} | {depth} | {in_u:.3g} | {gamma_over_u:.6g} | "
+                     f"{ratio:.3g} | {cells} |")
     return lines
 
 
