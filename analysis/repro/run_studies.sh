@@ -1,13 +1,14 @@
 #!/bin/sh
 # The studies of analysis/REPRODUCIBILITY.md, in order; each writes
-# analysis/repro/<name>.{txt,json,png}.  One heavy job at a time (--jobs 1: the
-# machine is shared); finished configurations are kept in analysis/repro/cache.db
-# (not committed), so an interrupted run resumes where it stopped.
+# analysis/repro/<name>.{txt,json,png}.  One simulation at a time unless JOBS=n
+# (the outputs do not depend on it); finished configurations are kept in
+# analysis/repro/cache.db (not committed), so an interrupted run resumes where it
+# stopped.
 # Usage: sh analysis/repro/run_studies.sh [name ...]   (default: all, in this order)
 #        DRY_RUN=1 sh analysis/repro/run_studies.sh      (print the commands only)
 set -e
 cd "$(dirname "$0")/../.."
-R=".venv/bin/collsim repro --coll allreduce --jobs 1 --db analysis/repro/cache.db"
+R=".venv/bin/collsim repro --jobs ${JOBS:-1} --db analysis/repro/cache.db"
 OUT=analysis/repro
 ALGS=recursive_doubling,rabenseifner,reduce_bcast,node_aware,fixed_order,prerounded,prerounded:inner=rabenseifner
 MC="--machines $OUT/machine_multicore_64x8.toml"
@@ -30,44 +31,77 @@ SELECTED="$*"
 
 # 1. the done criterion on the 64 x 8 multicore machine: 1, 1Ki, 32Ki doubles at np = 512,
 #    1Mi doubles at np = 64 (512 x 8 MiB buffers would exceed this machine's RAM)
-study multicore_lognormal_np512 --alg $ALGS $MC --mappings block,cyclic \
+study multicore_lognormal_np512 --coll allreduce --alg $ALGS $MC --mappings block,cyclic \
     --exposures 0,1,2,4,8 --np 512 --bytes 8,8KiB,256KiB --dist lognormal
-study multicore_lognormal_np64_1Mi --alg $ALGS $MC --mappings block,cyclic \
+study multicore_lognormal_np64_1Mi --coll allreduce --alg $ALGS $MC --mappings block,cyclic \
     --exposures 0,1,2,4,8 --np 64 --bytes 8MiB --dist lognormal
 #    why node_aware agrees with recursive doubling on aligned exposures: exposures of 3 and 6
-study multicore_lognormal_unaligned --alg node_aware,fixed_order,recursive_doubling $MC \
+study multicore_lognormal_unaligned --coll allreduce --alg node_aware,fixed_order,recursive_doubling $MC \
     --mappings block,cyclic --exposures 1,2,3,4,6,8 --np 512,64 --bytes 8,8KiB,256KiB \
     --dist lognormal
 #    at 1Mi doubles and np = 64 the cyclic mapping puts one rank on each socket host, so
 #    nothing breaks the alignment either: unaligned exposures and a random placement do
-study multicore_lognormal_np64_1Mi_unaligned --alg node_aware,fixed_order $MC \
+study multicore_lognormal_np64_1Mi_unaligned --coll allreduce --alg node_aware,fixed_order $MC \
     --mappings block,cyclic,random:1 --exposures 0,1,2,3,4,6,8 --np 64 --bytes 8MiB \
     --dist lognormal
 # 2. every decomposition of the same data: the inputs of 512 ranks on 64..512 processes,
 #    of 64 ranks on 8..64 processes at 1Mi doubles
-study decompositions_512 --alg recursive_doubling,node_aware,fixed_order,prerounded $MC \
+study decompositions_512 --coll allreduce --alg recursive_doubling,node_aware,fixed_order,prerounded $MC \
     --mappings block,cyclic --exposures 0,8 --np 64,128,256,512 --inputs 512 \
     --bytes 8,8KiB,256KiB --dist lognormal
-study decompositions_64_1Mi --alg recursive_doubling,node_aware,fixed_order,prerounded $MC \
+study decompositions_64_1Mi --coll allreduce --alg recursive_doubling,node_aware,fixed_order,prerounded $MC \
     --mappings block,cyclic --exposures 0,8 --np 8,16,32,64 --inputs 64 --bytes 8MiB \
     --dist lognormal
 #    every platform family, same np and data
-study families_np512 --alg recursive_doubling,node_aware,fixed_order,prerounded \
+study families_np512 --coll allreduce --alg recursive_doubling,node_aware,fixed_order,prerounded \
     --machines $OUT/machines_64x8.toml --mappings block,cyclic --exposures 0,1,2,4,8 \
     --np 512 --bytes 8,8KiB,256KiB --dist lognormal
-study families_np64_1Mi --alg recursive_doubling,node_aware,fixed_order,prerounded \
+study families_np64_1Mi --coll allreduce --alg recursive_doubling,node_aware,fixed_order,prerounded \
     --machines $OUT/machines_64x8.toml --mappings block,cyclic --exposures 0,8 \
     --np 64 --bytes 8MiB --dist lognormal
 # 3. ill-conditioned data (exact sums near zero after heavy cancellation)
-study multicore_illcond --alg $ALGS $MC --mappings block,cyclic --exposures 0,1,2,4,8 \
+study multicore_illcond --coll allreduce --alg $ALGS $MC --mappings block,cyclic --exposures 0,1,2,4,8 \
     --np 512,64 --bytes 8,8KiB,256KiB --dist illcond
 # 4. the price on the seeds' machines: seed 000's 320 x 8 cluster and seed 003's Hydra
 PRICE=$ALGS,prerounded:inner=node_aware,prerounded:inner=reduce_bcast
-study price_seed000 --alg $PRICE --platforms seed000_qdr320 --np 64,512 \
+study price_seed000 --coll allreduce --alg $PRICE --platforms seed000_qdr320 --np 64,512 \
     --bytes 8,8KiB,256KiB --dist lognormal
-study price_seed000_np64 --alg $PRICE,ring --platforms seed000_qdr320 --np 64 \
+study price_seed000_np64 --coll allreduce --alg $PRICE,ring --platforms seed000_qdr320 --np 64 \
     --bytes 8MiB --dist lognormal
-study price_hydra --alg $PRICE --platforms seed003_hydra --np 64,512 \
+study price_hydra --coll allreduce --alg $PRICE --platforms seed003_hydra --np 64,512 \
     --bytes 8,8KiB,256KiB --dist lognormal
-study price_hydra_np64 --alg $PRICE,ring --platforms seed003_hydra --np 64 \
+study price_hydra_np64 --coll allreduce --alg $PRICE,ring --platforms seed003_hydra --np 64 \
     --bytes 8MiB --dist lognormal
+
+# 5. reduce: the same questions for MPI_Reduce (root 0), the collective of seed 000's Fig. 2.
+#    MPICH's topology-aware reduce combines the root node's other ranks after the other
+#    nodes' result, so its order changes with every exposure and mapping (the allreduce's
+#    does not on aligned power-of-two nodes; see analysis/REPRODUCIBILITY.md)
+#    prerounded:inner=rabenseifner:outer=rabenseifner: the bound's allreduce is rabenseifner too
+#    (the reduce's default is recursive doubling, which moves the whole vector lg p times)
+RALGS=binomial,rabenseifner,in_order_binary,node_aware,fixed_order,prerounded
+RALGS=$RALGS,prerounded:inner=rabenseifner:outer=rabenseifner
+study reduce_multicore_lognormal_np512 --coll reduce --alg $RALGS $MC --mappings block,cyclic \
+    --exposures 0,1,2,4,8 --np 512 --bytes 8,8KiB,256KiB --dist lognormal
+study reduce_multicore_lognormal_np64_1Mi --coll reduce --alg $RALGS $MC \
+    --mappings block,cyclic --exposures 0,1,2,4,8 --np 64 --bytes 8MiB --dist lognormal
+study reduce_decompositions_512 --coll reduce --alg binomial,node_aware,fixed_order,prerounded \
+    $MC --mappings block,cyclic --exposures 0,8 --np 64,128,256,512 --inputs 512 \
+    --bytes 8,8KiB,256KiB --dist lognormal
+study reduce_decompositions_64_1Mi --coll reduce --alg binomial,node_aware,fixed_order,prerounded \
+    $MC --mappings block,cyclic --exposures 0,8 --np 8,16,32,64 --inputs 64 --bytes 8MiB \
+    --dist lognormal
+study reduce_families_np512 --coll reduce --alg binomial,node_aware,fixed_order,prerounded \
+    --machines $OUT/machines_64x8.toml --mappings block,cyclic --exposures 0,1,2,4,8 \
+    --np 512 --bytes 8,8KiB,256KiB --dist lognormal
+study reduce_multicore_illcond --coll reduce --alg $RALGS $MC --mappings block,cyclic \
+    --exposures 0,1,2,4,8 --np 512,64 --bytes 8,8KiB,256KiB --dist illcond
+RPRICE=$RALGS,prerounded:inner=node_aware
+study reduce_price_seed000 --coll reduce --alg $RPRICE --platforms seed000_qdr320 \
+    --np 64,512 --bytes 8,8KiB,256KiB --dist lognormal
+study reduce_price_seed000_np64 --coll reduce --alg $RPRICE,ring --platforms seed000_qdr320 \
+    --np 64 --bytes 8MiB --dist lognormal
+study reduce_price_hydra --coll reduce --alg $RPRICE --platforms seed003_hydra --np 64,512 \
+    --bytes 8,8KiB,256KiB --dist lognormal
+study reduce_price_hydra_np64 --coll reduce --alg $RPRICE,ring --platforms seed003_hydra \
+    --np 64 --bytes 8MiB --dist lognormal
