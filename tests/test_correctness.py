@@ -122,6 +122,9 @@ TWO_LEVEL_VARIANTS = [
     ("reduce", "node_aware", ("--node-size", "2"), [1, 2, 3, 8, 13, 33]),
     ("reduce", "node_aware", ("--node-size", "8"), [5, 8, 13, 64]),
     ("allreduce", "node_aware", ("--node-size", "4"), [1, 3, 4, 13, 33, 64]),
+    ("reduce", "prerounded", ("--inner", "rabenseifner", "--outer", "rabenseifner"),
+     [2, 3, 13, 64]),
+    ("allreduce", "prerounded", ("--inner", "ring", "--outer", "rabenseifner"), [3, 8, 13]),
 ]
 
 
