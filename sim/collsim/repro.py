@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from collsim.analysis.models import AlgorithmParams
+from collsim.analysis.trees import in_order_root, tree
 from collsim.errors import CollsimError
 from collsim.platform_cli import add_platform_arguments
 from collsim.platforms import map_ranks, platform_hash
@@ -151,12 +152,38 @@ def summation_depth(collective: str, algorithm: str, np: int, *, contributors: i
         return local + _ceil_lg(np)
     if algorithm in ("ring", "linear", "chain", "pipeline"):
         return local + np - 1
+    if (collective, algorithm) in (("reduce", "in_order_binary"), ("allreduce", "binary_tree"),
+                                   ("allreduce", "pipelined_tree")):
+        return local + _in_order_depth(np)
     if algorithm == "node_aware" and node_size > 0:
         nodes = -(-np // node_size)
         in_node = _ceil_lg(min(node_size, np))
         root_node = in_node if collective == "reduce" and nodes > 1 else 0
         return local + in_node + _ceil_lg(nodes) + root_node
     return None
+
+
+def _in_order_depth(np: int) -> int:
+    """The summation depth of the in-order binary tree on np ranks (analysis/trees.py),
+    where every node computes (left + own) + right."""
+    nodes = tree("in_order_binary", size=np)
+
+    def depth(rank: int) -> int:
+        children = nodes[rank].children
+        if not children:
+            return 0
+        # the operands in the order they are combined; the first is added len - 1 times,
+        # the j-th (j >= 1) len - j times
+        if len(children) == 2:
+            operands = [depth(children[0]), 0, depth(children[1])]
+        elif children[0] < rank:
+            operands = [depth(children[0]), 0]
+        else:
+            operands = [0, depth(children[0])]
+        last = len(operands) - 1
+        return max(d + (last if j == 0 else last - j + 1) for j, d in enumerate(operands))
+
+    return depth(in_order_root(np))
 
 
 def _collbench_digest() -> str:
