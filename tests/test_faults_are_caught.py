@@ -45,3 +45,19 @@ def test_an_extra_message_is_caught_by_the_model(tmp_path, monkeypatch, hockney,
                        platform="crossbar")
     assert status == 0 and rows[0]["check"] == "ok"
     assert rows[0]["model_agrees"] is False
+
+
+def test_a_less_accurate_prerounding_is_caught_by_its_own_bound(tmp_path, monkeypatch, hockney,
+                                                                build_with_fault):
+    # the second level 40 bits below the first instead of 53 - L - 1: still exact level sums,
+    # so still reproducible, and far inside Higham's bound, but no longer the accuracy
+    # pre-rounding promises (common/prerounding.h)
+    collbench = build_with_fault(
+        tmp_path, "algorithms/common/prerounding.c",
+        "m = m - 53 + lg + 1;", "m = m - 13 + lg + 1;")
+    monkeypatch.setenv("COLLSIM_COLLBENCH", str(collbench))
+    rows, status = run(RunSpec("allreduce", "prerounded", 8, (8192,), dist="illcond"),
+                       crossbar(nodes=8), hockney, platform="crossbar")
+    row = rows[0]
+    assert status == 1 and row["check"] == "wrong" and row["ranks_agree"]
+    assert row["max_error_ratio"] <= 1 < row["max_error_prerounded_ratio"]

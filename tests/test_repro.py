@@ -61,10 +61,19 @@ def test_reproducible_algorithms_give_one_result_for_every_decomposition(tmp_pat
 
 
 def test_summation_depths():
-    assert summation_depth("fixed_order", 4, contributors=3, reads_contributors=True) == 4
-    assert summation_depth("binomial", 4, contributors=3) == 2 + 2
-    assert summation_depth("node_aware", 64, node_size=8) == 6
-    assert summation_depth("prerounded", 64) is None
+    assert summation_depth("reduce", "fixed_order", 4, contributors=3,
+                           reads_contributors=True) == 4
+    assert summation_depth("reduce", "binomial", 4, contributors=3) == 2 + 2
+    assert summation_depth("allreduce", "node_aware", 64, node_size=8) == 6
+    # the reduce: a node's tree, the leaders', then the root's node's tree again
+    assert summation_depth("reduce", "node_aware", 64, node_size=8) == 9
+    assert summation_depth("reduce", "node_aware", 8, node_size=8) == 3
+    assert summation_depth("reduce", "prerounded", 64) is None
+    # in-order binary tree, (left + own) + right: on 7 ranks x_0 goes x_0 + x_1, + x_2,
+    # + x_3, + (x_4..x_6)
+    assert summation_depth("reduce", "in_order_binary", 7) == 4
+    assert summation_depth("allreduce", "binary_tree", 2) == 1
+    assert summation_depth("reduce", "in_order_binary", 1) == 0
 
 
 def _count_simulations(monkeypatch):

@@ -2,7 +2,8 @@
  * allreduce_prerounded.c: bitwise-reproducible allreduce by pre-rounding
  * (Demmel and Nguyen, "Parallel reproducible summation", IEEE TC 64(7), 2015).
  *
- * 1. max |x_i| over all ranks, with the inner allreduce and MPI_MAX;
+ * 1. max |x_i| over all ranks, with the outer allreduce (default: the inner
+ *    one) and MPI_MAX;
  * 2. every rank splits each x_i into PREROUND_LEVELS parts on quanta fixed by
  *    that bound and p (common/prerounding.c), so that sums of parts are exact;
  * 3. the inner allreduce sums the PREROUND_LEVELS * count parts with MPI_SUM:
@@ -16,12 +17,13 @@
  *
  * Restrictions: MPI_SUM on float or double.  The result depends on p N (the
  * quanta do), not on the order of combination.
- * Parameters: inner = the allreduce algorithm for steps 1 and 3
- *             (default recursive_doubling); contributors = N inputs per
+ * Parameters: inner = the allreduce algorithm of step 3 (default
+ *             recursive_doubling); outer = that of step 1, the bound (default
+ *             the inner one); contributors = N inputs per
  *             rank (virtual ranks), each split against the bound of all p N
  *             and summed locally, exactly: the same bits for any
  *             decomposition of the p N inputs over processes.
- * Cost:      T_inner(count * 8 bytes, max) + T_inner(2 count * 8 bytes, sum)
+ * Cost:      T_outer(count * 8 bytes, max) + T_inner(2 count * 8 bytes, sum)
  *            + 2 count * 8 gamma
  */
 #include "common/internal.h"
@@ -43,6 +45,9 @@ int collsim_allreduce_prerounded(const void *sendbuf, void *recvbuf, int count,
     COLLSIM_CHECK(MPI_Comm_size(comm, &size));
     if (collsim_check_restrictions(inner, size, 1) != NULL)
         return MPI_ERR_ARG;
+    const collsim_algorithm *bound = collsim_preround_bound_algorithm(params, inner_name, size);
+    if (bound == NULL)
+        return MPI_ERR_ARG;
     if (count == 0)
         return MPI_SUCCESS;
 
@@ -56,7 +61,7 @@ int collsim_allreduce_prerounded(const void *sendbuf, void *recvbuf, int count,
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
     }
-    COLLSIM_CHECK(collsim_preround_prepare(sendbuf, count, datatype, comm, inner->fn.allreduce,
+    COLLSIM_CHECK(collsim_preround_prepare(sendbuf, count, datatype, comm, bound->fn.allreduce,
                                            params, &inner_params, parts));
     COLLSIM_CHECK(inner->fn.allreduce(parts, sums, count * PREROUND_LEVELS, MPI_DOUBLE, MPI_SUM,
                                       comm, &inner_params));

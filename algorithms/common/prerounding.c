@@ -85,6 +85,17 @@ void collsim_preround_finish(const double *level_sums, int count, MPI_Datatype d
     }
 }
 
+const collsim_algorithm *collsim_preround_bound_algorithm(const collsim_params *params,
+                                                         const char *default_name, int size)
+{
+    const char *name = params->outer_algorithm ? params->outer_algorithm : default_name;
+    const collsim_algorithm *alg = collsim_find_algorithm("allreduce", name);
+    if (alg == NULL || alg->fn.allreduce == collsim_allreduce_prerounded ||
+        collsim_check_restrictions(alg, size, 1) != NULL)
+        return NULL;
+    return alg;
+}
+
 int collsim_preround_prepare(const void *sendbuf, int count, MPI_Datatype datatype, MPI_Comm comm,
                              collsim_allreduce_fn *bound_allreduce, const collsim_params *params,
                              const collsim_params *inner_params, double *parts)

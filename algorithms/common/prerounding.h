@@ -17,10 +17,12 @@
 
 /* Levels of extraction.  With M < 2^e the largest |x_i|, p summands and
  * L = ceil(lg p), what two levels drop is below 2^(e+2L-104) per summand, so
- * the result differs from the exact sum s by at most u |s| + p 2^(e+2L-104)
- * (one rounding of the exact level sums plus the dropped parts), i.e. by at
- * most p 2^(2L-50) u sum |x_i| beyond the final rounding: the correctly
- * rounded sum in all but the most ill-conditioned cases. */
+ * the result differs from the exact sum s by at most
+ * u |s| + (1 + u) p 2^(e+2L-104) (one rounding of the exact level sums plus
+ * the dropped parts; in float, rounded once more), i.e. by at most about
+ * p 2^(2L-50) u sum |x_i| beyond the final rounding: the correctly rounded sum
+ * in all but the most ill-conditioned cases.  collbench's check holds every
+ * result to it (sim/collbench/check.c). */
 #define PREROUND_LEVELS 2
 
 /* max over the `contributors` vectors of x (contributor k's element i at
@@ -35,6 +37,12 @@ void collsim_preround_abs(const void *x, int count, int contributors, MPI_Dataty
  * grouping of the contributors. */
 void collsim_preround_split(const void *x, int count, int contributors, MPI_Datatype datatype,
                             const double *absmax, int terms, double *levels);
+
+/* The allreduce that finds the bound: params->outer_algorithm, else
+ * default_name; NULL when there is no such allreduce, when it is prerounded
+ * itself, or when it may not run on size processes. */
+const collsim_algorithm *collsim_preround_bound_algorithm(const collsim_params *params,
+                                                         const char *default_name, int size);
 
 /* Steps 1 and 2 of both prerounded algorithms: the bound, max |x| over every
  * input of comm, by bound_allreduce (MPI_MAX on doubles), then this rank's

@@ -2,8 +2,9 @@
  * reduce_prerounded.c: bitwise-reproducible reduce by pre-rounding (Demmel
  * and Nguyen, IEEE TC 64(7), 2015); see allreduce_prerounded.c.
  *
- * 1. max |x_i| over all ranks with allreduce recursive_doubling and MPI_MAX
- *    (every rank needs the bound to split its values);
+ * 1. max |x_i| over all ranks with the outer allreduce (default
+ *    recursive_doubling) and MPI_MAX (every rank needs the bound to split its
+ *    values);
  * 2. every rank splits each x_i into PREROUND_LEVELS parts (exactly summable);
  * 3. the inner reduce sums the parts to the root with MPI_SUM: exact, so the
  *    same bits whatever the algorithm, mapping or topology;
@@ -11,8 +12,10 @@
  *
  * Restrictions: MPI_SUM on float or double.
  * Parameters: inner = the reduce algorithm of step 3 (default binomial);
+ *             outer = the allreduce algorithm of step 1 (default
+ *             recursive_doubling; rabenseifner is faster at large counts);
  *             contributors = N inputs per rank, as in allreduce_prerounded.c.
- * Cost:      T_allreduce_rd(count * 8 bytes, max) + T_inner(2 count * 8 bytes)
+ * Cost:      T_outer(count * 8 bytes, max) + T_inner(2 count * 8 bytes)
  *            + 2 count * 8 gamma
  */
 #include "common/internal.h"
@@ -33,6 +36,10 @@ int collsim_reduce_prerounded(const void *sendbuf, void *recvbuf, int count, MPI
     COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
     if (collsim_check_restrictions(inner, size, 1) != NULL)
         return MPI_ERR_ARG;
+    const collsim_algorithm *bound =
+        collsim_preround_bound_algorithm(params, "recursive_doubling", size);
+    if (bound == NULL)
+        return MPI_ERR_ARG;
     if (count == 0)
         return MPI_SUCCESS;
 
@@ -47,8 +54,7 @@ int collsim_reduce_prerounded(const void *sendbuf, void *recvbuf, int count, MPI
         goto cleanup;
     }
     COLLSIM_CHECK(collsim_preround_prepare(sendbuf, count, datatype, comm,
-                                           collsim_allreduce_recursive_doubling, params,
-                                           &inner_params, parts));
+                                           bound->fn.allreduce, params, &inner_params, parts));
     COLLSIM_CHECK(inner->fn.reduce(parts, sums, count * PREROUND_LEVELS, MPI_DOUBLE, MPI_SUM, root,
                                    comm, &inner_params));
     if (rank == root)

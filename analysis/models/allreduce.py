@@ -366,33 +366,60 @@ def prerounded(
 ) -> Prediction:
     """Reproducible allreduce by pre-rounding (Demmel and Nguyen, IEEE TC 2015).
 
-    ``T = T_inner(8 count, max) + T_inner(2 * 8 count, sum) + 2 * 8 count gamma``:
+    ``T = T_outer(8 count, max) + T_inner(2 * 8 count, sum) + 2 * 8 count gamma``:
     an allreduce of the per-element bound (count doubles, whatever the input
     type), an allreduce of the two extracted levels (2 count doubles), and
     the splitting, charged as one gamma per extracted byte.  ``inner`` is
-    params.inner_algorithm (default recursive_doubling).
+    params.inner_algorithm (default recursive_doubling), ``outer``
+    params.outer_algorithm (default the inner one).
 
     Accuracy: exact when the first allreduce ends on every rank at the same
     instant, so the second starts together (recursive_doubling,
     rabenseifner; reduce_bcast because its last rank to finish is the first
     the next reduce waits for): checked by the model-agreement test.  With
-    ``ring`` and a count that p does not divide, ranks leave the first ring
-    up to (p - 1)(2 beta + gamma) per element apart, and the second ring can
+    ``ring`` first and a count that p does not divide, ranks leave it up to
+    (p - 1)(2 beta + gamma) per element apart, and the second allreduce can
     start that much earlier on its critical path: the time is then bounded
-    below by the sum minus that skew.
+    below by the sum minus that skew (``preround_bound_s``).
     """
     count = check_arguments(p, n_bytes, elem_bytes)
     if p == 1 or count == 0:
         return exact(0.0)
     inner_name = params.inner_algorithm or "recursive_doubling"
-    inner = _inner_model(inner_name)
-    bound = inner(p, 8 * count, net, elem_bytes=8)
-    levels = inner(p, 8 * count * PREROUND_LEVELS, net, elem_bytes=8)
+    bound, skew_s = preround_bound_s(p, count, net, params.outer_algorithm or inner_name)
+    levels = _inner_model(inner_name)(p, 8 * count * PREROUND_LEVELS, net, elem_bytes=8)
     sequential = total(bound, levels, extra_s=reduce_s(net, 8 * count * PREROUND_LEVELS))
-    if inner_name == "ring" and count % p:
-        skew = (p - 1) * (2 * 8 * net.beta_s_per_byte + reduce_s(net, 8))
-        return Prediction(sequential.time_s, sequential.low_s - skew, sequential.high_s)
+    if skew_s:
+        return Prediction(sequential.time_s, sequential.low_s - skew_s, sequential.high_s)
     return sequential
+
+
+def preround_bound_s(p: int, count: int, net: NetworkParams,
+                     algorithm: str) -> tuple[Prediction, float]:
+    """The first step of both prerounded algorithms: an allreduce (MPI_MAX) of
+    count doubles with ``algorithm``.
+
+    Parameters
+    ----------
+    p : int
+        Process count.
+    count : int
+        Elements per rank (one double of bound each).
+    net : NetworkParams
+        The network.
+    algorithm : str
+        The allreduce algorithm (the prerounded algorithm's ``outer``).
+
+    Returns
+    -------
+    (Prediction, float)
+        Its time, and how far apart (s) the ranks may leave it: (p - 1)(2 beta +
+        gamma) for ``ring`` when p does not divide count, else 0.
+    """
+    bound = _inner_model(algorithm)(p, 8 * count, net, elem_bytes=8)
+    skew_s = ((p - 1) * (2 * 8 * net.beta_s_per_byte + reduce_s(net, 8))
+              if algorithm == "ring" and count % p else 0.0)
+    return bound, skew_s
 
 
 def fixed_order(

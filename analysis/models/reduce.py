@@ -495,12 +495,15 @@ def prerounded(
 ) -> Prediction:
     """Reproducible reduce by pre-rounding (Demmel and Nguyen, IEEE TC 2015).
 
-    ``T = T_allreduce_recursive_doubling(8 count, max) + T_inner(2 * 8 count)
+    ``T = T_allreduce_outer(8 count, max) + T_inner(2 * 8 count)
     + 2 * 8 count gamma``: every rank needs the per-element bound, so it
-    comes from an allreduce; the two extracted levels (2 count doubles) go
-    to the root with params.inner_algorithm (default binomial).
+    comes from an allreduce (params.outer_algorithm, default
+    recursive_doubling); the two extracted levels (2 count doubles) go to the
+    root with params.inner_algorithm (default binomial).
 
-    Accuracy: that of the inner model (exact for the exact ones).
+    Accuracy: that of the inner model (exact for the exact ones); with a
+    ``ring`` outer and a count p does not divide, bounded below by the sum
+    minus the skew of ``allreduce.preround_bound_s``.
     """
     from . import allreduce as _allreduce
 
@@ -508,9 +511,14 @@ def prerounded(
     if p == 1 or count == 0:
         return exact(0.0)
     inner = _inner_model(params.inner_algorithm or "binomial")
-    bound = _allreduce.recursive_doubling(p, 8 * count, net, elem_bytes=8)
+    bound, skew_s = _allreduce.preround_bound_s(p, count, net,
+                                                params.outer_algorithm or "recursive_doubling")
     levels = inner(p, 8 * count * _allreduce.PREROUND_LEVELS, net, elem_bytes=8, root=root)
-    return total(bound, levels, extra_s=reduce_s(net, 8 * count * _allreduce.PREROUND_LEVELS))
+    sequential = total(bound, levels,
+                       extra_s=reduce_s(net, 8 * count * _allreduce.PREROUND_LEVELS))
+    if skew_s:
+        return Prediction(sequential.time_s, sequential.low_s - skew_s, sequential.high_s)
+    return sequential
 
 
 def fixed_order(

@@ -11,6 +11,16 @@
  * u sum |x_i| and in ulps, so that it can be held against the bound of the
  * algorithm's own summation depth.  Products are compared with the rank-order
  * fold within 2 gamma_{p-1} |ref| (1 + gamma_{p-1}).
+ *
+ * A pre-rounded sum (algorithms/common/prerounding.h) is held, as well, to
+ * the bound its construction gives: with max_i |x_i| < 2^e, p inputs and
+ * L = ceil(lg p), the level sums are exact and the parts dropped below the
+ * second level are under 2^(e+2L-104) each, so in double
+ *     |result - s| <= u |s| + (1 + u) p 2^(e+2L-104)
+ * (one rounding of the exact level sums), and in float, rounding that double
+ * once more, <= (u_f + u (1 + u_f)) |s| + (1 + u)(1 + u_f) p 2^(e+2L-104).
+ * It is far tighter than Higham's: a pre-rounded result is the correctly
+ * rounded sum but for the dropped parts.
  */
 #include "check.h"
 #include "exactsum.h"
@@ -56,6 +66,28 @@ static double as_double(dtype_id dtype, const void *p)
     return d;
 }
 
+static int ceil_log2(int n)
+{
+    int l = 0;
+    while ((1LL << l) < n)
+        l++;
+    return l;
+}
+
+/* The pre-rounded sum's bound (see the top of this file) for an exact sum
+ * rounded to `rounded` (double) of nprocs inputs of largest magnitude absmax. */
+static double prerounded_bound(dtype_id dtype, double rounded, double absmax, int nprocs)
+{
+    const double u = DBL_EPSILON / 2, u_f = FLT_EPSILON / 2;
+    int e;
+    frexp(absmax, &e); /* absmax < 2^e */
+    const double dropped = nprocs * ldexp(1.0, e + 2 * ceil_log2(nprocs) - 104);
+    const double s_abs = fabs(rounded) * (1.0 + 2.0 * u); /* >= |s| */
+    if (dtype == DTYPE_FLOAT)
+        return (u_f + u * (1.0 + u_f)) * s_abs + (1.0 + u) * (1.0 + u_f) * dropped;
+    return u * s_abs + (1.0 + u) * dropped;
+}
+
 static void compute_reference(const check_case *c, int nprocs, check_reference *r)
 {
     const int size = dtype_size(c->dtype);
@@ -70,13 +102,14 @@ static void compute_reference(const check_case *c, int nprocs, check_reference *
         char *acc = (char *)r->ref + (size_t)i * size;
         r->bound[i] = 0.0;
         r->scale[i] = 0.0;
+        r->prerounded_bound[i] = 0.0;
         if (c->kind == CHECK_BCAST) {
             datagen_value(c->seed, c->root, (uint64_t)i, c->dtype, OP_SUM, c->dist, acc);
             continue;
         }
         exact_sum sum;
         exact_sum_init(&sum);
-        double abs_sum = 0.0;
+        double abs_sum = 0.0, abs_max = 0.0;
         for (int rank = 0; rank < nprocs; rank++) {
             datagen_value(c->seed, rank, (uint64_t)i, c->dtype, c->op, c->dist,
                           rank == 0 ? acc : value);
@@ -86,6 +119,8 @@ static void compute_reference(const check_case *c, int nprocs, check_reference *
                 const double x = as_double(c->dtype, rank == 0 ? acc : value);
                 exact_sum_add(&sum, x);
                 abs_sum += fabs(x);
+                if (fabs(x) > abs_max)
+                    abs_max = fabs(x);
             }
         }
         if (r->exact_sum) {
@@ -102,6 +137,7 @@ static void compute_reference(const check_case *c, int nprocs, check_reference *
             abs_sum *= 1.0 + 2.0 * nprocs * DBL_EPSILON;
             r->bound[i] = gamma_depth * abs_sum;
             r->scale[i] = u * abs_sum;
+            r->prerounded_bound[i] = prerounded_bound(c->dtype, rounded, abs_max, nprocs);
         } else if (is_float && c->op == OP_PROD) {
             r->bound[i] = 2.0 * gamma_depth * (1.0 + gamma_depth) * fabs(as_double(c->dtype, acc));
         }
@@ -153,6 +189,16 @@ static void compare(const check_case *c, const void *result, const check_referen
                 out->max_ulp_error = distance;
             if (ratio > 1.0)
                 out->ok = 0;
+            if (c->prerounded_bound) {
+                const double bound = r->prerounded_bound[i];
+                double pr = bound > 0.0 ? err / bound : (err == 0.0 ? 0.0 : INFINITY);
+                if (isnan(pr))
+                    pr = INFINITY;
+                if (pr > out->max_error_prerounded_ratio)
+                    out->max_error_prerounded_ratio = pr;
+                if (pr > 1.0)
+                    out->ok = 0;
+            }
             continue;
         }
         if (memcmp(res_i, ref_i, size) == 0)
@@ -190,6 +236,7 @@ static void free_reference(check_reference *r)
     free(r->exact);
     free(r->bound);
     free(r->scale);
+    free(r->prerounded_bound);
     memset(r, 0, sizeof *r);
 }
 
@@ -219,7 +266,8 @@ static const check_reference *reference_for(const check_case *c, int nprocs, che
     r->exact = malloc(nbytes);
     r->bound = malloc(sizeof(double) * ((size_t)c->count + 1));
     r->scale = malloc(sizeof(double) * ((size_t)c->count + 1));
-    if (!r->ref || !r->exact || !r->bound || !r->scale) {
+    r->prerounded_bound = malloc(sizeof(double) * ((size_t)c->count + 1));
+    if (!r->ref || !r->exact || !r->bound || !r->scale || !r->prerounded_bound) {
         free_reference(r);
         return NULL;
     }
@@ -252,6 +300,8 @@ int check_result_collect(const check_case *c, const void *result, MPI_Comm world
     out->max_ulp_error = 0.0;
     out->max_error_u_sum_abs =
         dtype_is_float(c->dtype) && c->kind != CHECK_BCAST && c->op == OP_SUM ? 0.0 : -1.0;
+    out->max_error_prerounded_ratio =
+        c->prerounded_bound && out->max_error_u_sum_abs >= 0.0 ? 0.0 : -1.0;
     out->result_hash = 0;
 
     if (rank != 0) {

@@ -25,6 +25,9 @@ typedef struct check_case {
     dist_id dist;    /* distribution of floating-point inputs */
     int contributors; /* virtual ranks per rank (>= 1): rank r holds the inputs of
                        * r N .. r N + N - 1, and the references cover all np N */
+    int prerounded_bound; /* floating-point sums: hold the result to the bound of
+                           * pre-rounded summation (algorithms/common/prerounding.h)
+                           * as well as to Higham's */
 } check_case;
 
 typedef struct check_result {
@@ -37,6 +40,8 @@ typedef struct check_result {
     double max_error_u_sum_abs; /* sums: max |result - exact| / (u sum |x_i|), to hold against
                                  * gamma_d / u ~ d for an algorithm of summation depth d;
                                  * -1 when not a floating-point sum */
+    double max_error_prerounded_ratio; /* with prerounded_bound: max |error| over the
+                                        * pre-rounded bound; -1 otherwise */
     uint64_t result_hash;   /* FNV-1a 64 of the first holder's result (root, or rank 0) */
 } check_result;
 
@@ -56,6 +61,7 @@ typedef struct check_reference {
     void *exact;    /* floating-point sums: the correctly rounded exact sum */
     double *bound;  /* per element: the bound of the check (0: exact match with ref) */
     double *scale;  /* per element: u sum |x_i| (sums) */
+    double *prerounded_bound; /* per element: the bound of pre-rounded summation (sums) */
     int exact_sum;  /* the case is a floating-point sum */
 } check_reference;
 typedef struct check_cache {

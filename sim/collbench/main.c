@@ -287,6 +287,11 @@ static void print_row(const run_context *ctx, const check_case *c, long long byt
             printf("\"max_error_u_sum_abs\": null, ");
         else
             print_json_number_or_null("max_error_u_sum_abs", res->max_error_u_sum_abs);
+        if (res->max_error_prerounded_ratio < 0)
+            printf("\"max_error_prerounded_ratio\": null, ");
+        else
+            print_json_number_or_null("max_error_prerounded_ratio",
+                                      res->max_error_prerounded_ratio);
         printf("\"result_hash\": \"%016" PRIx64 "\", ", res->result_hash);
     } else {
         printf("\"check\": \"skipped\", ");
@@ -378,19 +383,23 @@ static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long l
         MPI_Reduce(&end, &end_max, 1, MPI_DOUBLE, MPI_MAX, 0, ctx->world);
 
         check_result res = {.ok = 1, .bitwise_rank_order = 1, .ranks_agree = 1,
-                            .max_error_u_sum_abs = -1.0};
+                            .max_error_u_sum_abs = -1.0, .max_error_prerounded_ratio = -1.0};
         if (ctx->opt->check &&
             check_result_collect(c, recvbuf, ctx->world, &ctx->references, &res) != MPI_SUCCESS)
             status = EXIT_MPI_ERROR;
         if (ctx->rank == 0) {
             print_row(ctx, c, bytes, rep, end_max - start_min, &res);
             if (!res.ok) {
+                char prerounded_note[64] = "";
+                if (res.max_error_prerounded_ratio >= 0)
+                    snprintf(prerounded_note, sizeof prerounded_note,
+                             ", error/pre-rounded bound %.3g", res.max_error_prerounded_ratio);
                 fprintf(stderr,
                         "collbench: error: %s/%s gave a wrong result: np=%d bytes=%lld "
-                        "dtype=%s op=%s root=%d (error/bound %.3g)\n",
+                        "dtype=%s op=%s root=%d (error/bound %.3g%s)\n",
                         ctx->alg->collective_name, ctx->alg->name, ctx->size, bytes,
                         dtype_names[c->dtype], c->kind == CHECK_BCAST ? "-" : op_names[c->op],
-                        c->root, res.max_error_ratio);
+                        c->root, res.max_error_ratio, prerounded_note);
                 status = EXIT_WRONG;
             }
         }
@@ -548,6 +557,11 @@ static int run_measurements(run_context *ctx)
                         .seed = opt->seed,
                         .dist = opt->dist,
                         .contributors = opt->contributors > 1 ? opt->contributors : 1,
+                        /* the algorithms restricted to floating-point sums are the
+                         * pre-rounded ones (the restriction comes from their exact
+                         * sums of pre-rounded parts); they promise that bound too */
+                        .prerounded_bound =
+                            (ctx->alg->restrictions & COLLSIM_RESTRICT_FLOAT_SUM) != 0,
                     };
                     status = measure_case(ctx, &c, op, count * esize);
                 }

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from collsim.analysis.models import AlgorithmParams
+from collsim.analysis.trees import in_order_root, tree
 from collsim.errors import CollsimError
 from collsim.platform_cli import add_platform_arguments
 from collsim.platforms import map_ranks, platform_hash
@@ -118,23 +119,31 @@ def _ceil_lg(n: int) -> int:
     return max(n - 1, 0).bit_length()
 
 
-def summation_depth(algorithm: str, np: int, *, contributors: int = 1, node_size: int = 0,
-                    reads_contributors: bool = False) -> int | None:
+def summation_depth(collective: str, algorithm: str, np: int, *, contributors: int = 1,
+                    node_size: int = 0, reads_contributors: bool = False) -> int | None:
     """The summation depth d of an allreduce/reduce algorithm: the most additions any
     input goes through, for Higham's bound gamma_d sum |x_i| (seed 000 eq. 1-2).
 
     ``node_size`` is the node of a node-aware algorithm (ranks per node; the
-    caller resolves the real node).  Contributors an algorithm does not read are
+    caller resolves the real node).  The node-aware reduce adds the other nodes'
+    result into the root's node after the leaders' reduction, so their inputs go
+    through a node's tree twice: 2 ceil(lg k) + ceil(lg N) for N nodes of k.  Contributors an algorithm does not read are
     folded in rank order first (contributors - 1 more additions).  None for an
     algorithm without a stated depth (pre-rounding has no summation error before
     its last rounding; the two-level and pipelined trees are not tabulated here).
 
     Examples
     --------
-    >>> summation_depth("recursive_doubling", 512), summation_depth("ring", 8)
-    (9, 7)
-    >>> summation_depth("node_aware", 512, node_size=4), summation_depth("node_aware", 48, node_size=3)
-    (9, 6)
+    >>> summation_depth("allreduce", "recursive_doubling", 512)
+    9
+    >>> summation_depth("allreduce", "ring", 8)
+    7
+    >>> summation_depth("allreduce", "node_aware", 512, node_size=4)
+    9
+    >>> summation_depth("reduce", "node_aware", 512, node_size=4)
+    11
+    >>> summation_depth("allreduce", "node_aware", 48, node_size=3)
+    6
     """
     if algorithm == "fixed_order":
         return _ceil_lg(np * contributors) if reads_contributors else _ceil_lg(np) + contributors - 1
@@ -143,10 +152,38 @@ def summation_depth(algorithm: str, np: int, *, contributors: int = 1, node_size
         return local + _ceil_lg(np)
     if algorithm in ("ring", "linear", "chain", "pipeline"):
         return local + np - 1
+    if (collective, algorithm) in (("reduce", "in_order_binary"), ("allreduce", "binary_tree"),
+                                   ("allreduce", "pipelined_tree")):
+        return local + _in_order_depth(np)
     if algorithm == "node_aware" and node_size > 0:
         nodes = -(-np // node_size)
-        return local + _ceil_lg(min(node_size, np)) + _ceil_lg(nodes)
+        in_node = _ceil_lg(min(node_size, np))
+        root_node = in_node if collective == "reduce" and nodes > 1 else 0
+        return local + in_node + _ceil_lg(nodes) + root_node
     return None
+
+
+def _in_order_depth(np: int) -> int:
+    """The summation depth of the in-order binary tree on np ranks (analysis/trees.py),
+    where every node computes (left + own) + right."""
+    nodes = tree("in_order_binary", size=np)
+
+    def depth(rank: int) -> int:
+        children = nodes[rank].children
+        if not children:
+            return 0
+        # the operands in the order they are combined; the first is added len - 1 times,
+        # the j-th (j >= 1) len - j times
+        if len(children) == 2:
+            operands = [depth(children[0]), 0, depth(children[1])]
+        elif children[0] < rank:
+            operands = [depth(children[0]), 0]
+        else:
+            operands = [0, depth(children[0])]
+        last = len(operands) - 1
+        return max(d + (last if j == 0 else last - j + 1) for j, d in enumerate(operands))
+
+    return depth(in_order_root(np))
 
 
 def _collbench_digest() -> str:
@@ -309,7 +346,7 @@ def repro_rows(
         node_size = (_node_size(G, spec.np, spec.mapping, spec.params.node_size)
                      if variant.name == "node_aware" else 0)
         depth = summation_depth(
-            variant.name, spec.np, contributors=spec.contributors, node_size=node_size,
+            spec.collective, variant.name, spec.np, contributors=spec.contributors, node_size=node_size,
             reads_contributors="contributors" in entries[variant.label].get("parameters", []))
         for row in outcome:
             pairs.append((configuration, {**row, "variant": variant.label, "depth": depth}))

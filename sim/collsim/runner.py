@@ -401,7 +401,7 @@ def annotate(row: dict, G: nx.Graph, net: NetworkParams, model_class: str, *,
         "ratio": ratio,
     }
     for key in ("check", "bitwise_rank_order", "ranks_agree", "max_error_ratio", "max_ulp_error",
-                "max_error_u_sum_abs", "result_hash"):
+                "max_error_u_sum_abs", "max_error_prerounded_ratio", "result_hash"):
         if key in row:
             out[key] = row[key]
     if row.get("contributors", 1) > 1:
