@@ -32,6 +32,10 @@ def test_reproducible_algorithms_give_one_result_everywhere(tmp_path, capsys):
     assert {e["configurations"] for e in by_algorithm["fixed_order"]} == {2 * 2 * 3}
     # pre-rounding makes the sum exact before the last rounding
     assert all(e["worst_ulp_error"] == 0 for e in by_algorithm["prerounded"])
+    # and collbench held it to its own bound (the others have none of that kind)
+    assert all(e["worst_error_vs_prerounded_bound"] == 0 for e in by_algorithm["prerounded"])
+    assert all(e["worst_error_vs_prerounded_bound"] is None
+               for e in by_algorithm["fixed_order"] + by_algorithm["recursive_doubling"])
     # the price: each reproducible algorithm against the fastest other one, per size
     assert [p["fastest_non_reproducible"] for p in document["price"]] == ["recursive_doubling"] * 2
     assert all(set(p["over_fastest_non_reproducible"]) == {"fixed_order", "prerounded"}

@@ -346,7 +346,8 @@ def repro_rows(
         node_size = (_node_size(G, spec.np, spec.mapping, spec.params.node_size)
                      if variant.name == "node_aware" else 0)
         depth = summation_depth(
-            spec.collective, variant.name, spec.np, contributors=spec.contributors, node_size=node_size,
+            spec.collective, variant.name, spec.np, contributors=spec.contributors,
+            node_size=node_size,
             reads_contributors="contributors" in entries[variant.label].get("parameters", []))
         for row in outcome:
             pairs.append((configuration, {**row, "variant": variant.label, "depth": depth}))
@@ -378,6 +379,8 @@ def matrix(pairs: list[tuple[Configuration, dict]]) -> list[dict]:
         ulps = [row["max_ulp_error"] for _, row in members]
         depths = [row["depth"] for _, row in members]
         depth_ratios = [_depth_ratio(row) for _, row in members]
+        # collbench reports it for the pre-rounded algorithms only
+        prerounded_ratios = [row.get("max_error_prerounded_ratio") for _, row in members]
         entries.append({
             "algorithm": variant,
             "bytes": n_bytes,
@@ -392,6 +395,8 @@ def matrix(pairs: list[tuple[Configuration, dict]]) -> list[dict]:
             "depth": None if None in depths else max(depths),
             "worst_error_vs_depth_bound": (None if None in depth_ratios
                                            else max(depth_ratios)),
+            "worst_error_vs_prerounded_bound": (None if None in prerounded_ratios
+                                                else max(prerounded_ratios)),
             "times_s": {configuration.label: row["time_s"]
                         for configuration, row in sorted(members, key=lambda m: m[0].label)},
         })
@@ -427,6 +432,14 @@ def price(pairs: list[tuple[Configuration, dict]], reproducible: list[str]) -> l
     return out
 
 
+def _own_bound_ratio(entry: dict) -> float | None:
+    """The error against the algorithm's own bound: that of its summation depth, or
+    for a pre-rounded algorithm that of pre-rounding."""
+    if entry["worst_error_vs_depth_bound"] is not None:
+        return entry["worst_error_vs_depth_bound"]
+    return entry.get("worst_error_vs_prerounded_bound")
+
+
 def _number(value, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
@@ -434,21 +447,25 @@ def _number(value, spec: str) -> str:
 def format_matrix(entries: list[dict], prices: list[dict] | None = None,
                   failures: list[str] | None = None) -> str:
     """The matrix as a table, the price table, failures, then the time of each configuration."""
-    lines = [f"{'inputs':>6} {'bytes':>8}  {'algorithm':<30} {'configs':>7} {'distinct':>8} "
+    width = max([30] + [len(e["algorithm"]) for e in entries])  # the algorithm column
+    lines = [f"{'inputs':>6} {'bytes':>8}  {'algorithm':<{width}} {'configs':>7} {'distinct':>8} "
              f"{'worst ulps':>10} {'spread':>10} {'err/bound':>9} {'depth':>5} "
              f"{'err/bound_d':>11}  {'fastest':>10} {'slowest':>10}"]
     for e in entries:
         times = e["times_s"].values()
         lines.append(
-            f"{e['inputs']:>6} {format_bytes(e['bytes']):>8}  {e['algorithm']:<30} "
+            f"{e['inputs']:>6} {format_bytes(e['bytes']):>8}  {e['algorithm']:<{width}} "
             f"{e['configurations']:>7} {e['distinct_results']:>8} "
             f"{e['worst_ulp_error']:>10.4g} {e['ulp_spread']:>10.4g} "
             f"{e['worst_error_vs_bound']:>9.3g} {_number(e['depth'], 'd'):>5} "
-            f"{_number(e['worst_error_vs_depth_bound'], '.3g'):>11}  "
+            f"{_number(_own_bound_ratio(e), '.3g'):>11}  "
             f"{format_seconds(min(times)):>10} {format_seconds(max(times)):>10}")
     lines.append("")
     lines.append("err/bound: against gamma_{p-1} sum|x| (any order); err/bound_d: against "
                  "gamma_d sum|x|, d = the algorithm's summation depth")
+    if any(e.get("worst_error_vs_prerounded_bound") is not None for e in entries):
+        lines.append("  (prerounded: against its own bound, u|s| + (1+u) n 2^(e+2L-104), n "
+                     "inputs below 2^e, L = ceil(lg n))")
     if prices:
         lines.append("")
         lines.append("price of reproducibility (per process count, the fastest configuration "
@@ -481,7 +498,7 @@ def format_matrix(entries: list[dict], prices: list[dict] | None = None,
     lines.append("simulated time per configuration:")
     for e in entries:
         for label, time_s in e["times_s"].items():
-            lines.append(f"  {format_bytes(e['bytes']):>8} {e['algorithm']:<30} {label:<44} "
+            lines.append(f"  {format_bytes(e['bytes']):>8} {e['algorithm']:<{width}} {label:<44} "
                          f"{format_seconds(time_s)}")
     return "\n".join(lines) + "\n"
 
