@@ -96,7 +96,7 @@ study reduce_families_np512 --coll reduce --alg binomial,node_aware,fixed_order,
     --np 512 --bytes 8,8KiB,256KiB --dist lognormal
 study reduce_multicore_illcond --coll reduce --alg $RALGS $MC --mappings block,cyclic \
     --exposures 0,1,2,4,8 --np 512,64 --bytes 8,8KiB,256KiB --dist illcond
-RPRICE=$RALGS,prerounded:inner=node_aware
+RPRICE=$RALGS,prerounded:inner=node_aware,prerounded:inner=node_aware:outer=rabenseifner
 study reduce_price_seed000 --coll reduce --alg $RPRICE --platforms seed000_qdr320 \
     --np 64,512 --bytes 8,8KiB,256KiB --dist lognormal
 study reduce_price_seed000_np64 --coll reduce --alg $RPRICE,ring --platforms seed000_qdr320 \
