@@ -44,6 +44,31 @@ def test_reproducible_algorithms_give_one_result_everywhere(tmp_path, capsys):
     assert "simulated time per configuration:" in out
 
 
+def test_node_aware_reduce_depends_on_the_exposure_and_the_mapping(tmp_path):
+    """Issue 6's criterion in small: MPICH's SMP reduce adds the root's node after the
+    other nodes, so x1, x2, x4 and block vs cyclic on real nodes give different bits;
+    the rank-ordered and the reproducible reduces give one result."""
+    prefix = tmp_path / "exposures"
+    status = main(["repro", "--coll", "reduce",
+                   "--alg", "node_aware,binomial,fixed_order,prerounded",
+                   "--platforms", "crossbar", "--nodes", "4", "--cores-per-node", "4",
+                   "--mappings", "block,cyclic", "--exposures", "0,1,2,4", "--np", "16",
+                   "--bytes", "8KiB", "--dist", "lognormal", "--jobs", "2", "-o", str(prefix)])
+    assert status == 0
+    entries = {e["algorithm"]: e for e in
+               json.loads((tmp_path / "exposures.json").read_text())["matrix"]}
+    groups = [set(g) for g in entries["node_aware"]["agreeing"]]
+    # each exposure its own result; the real node of 4 under block is x4, under cyclic
+    # (ranks i, i+4, i+8, i+12 on a host) another one
+    assert len(groups) == 4
+    assert {"crossbar/block/node/np=16", "crossbar/block/x4/np=16",
+            "crossbar/cyclic/x4/np=16"} in groups
+    assert {"crossbar/cyclic/node/np=16"} in groups
+    for name in ("binomial", "fixed_order", "prerounded"):
+        assert entries[name]["distinct_results"] == 1, entries[name]["agreeing"]
+    assert entries["node_aware"]["depth"] == 2 * 2 + 2
+
+
 def test_reproducible_algorithms_give_one_result_for_every_decomposition(tmp_path):
     # the inputs of 12 ranks on 12, 6, 4, 3, 2 and 1 processes (1 .. 12 inputs each)
     prefix = tmp_path / "split"
