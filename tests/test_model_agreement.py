@@ -155,3 +155,21 @@ def test_prerounded_bound_allreduce_agrees_with_model(request, crossbar64, hockn
     assert status == 0
     assert [r["result_hash"] for r in rows] == [r["result_hash"] for r in default_rows]
     assert [r["time_s"] for r in rows] != [r["time_s"] for r in default_rows]
+
+
+@pytest.mark.parametrize("collective", ["reduce", "allreduce"])
+@pytest.mark.parametrize("node_size", [2, 3, 4, 8])
+def test_fixed_order_with_exposed_nodes_agrees_with_model(request, crossbar64, hockney,
+                                                          collective, node_size):
+    """fixed_order's replay follows its trees inside and between exposed nodes, aligned
+    (p a multiple of the node size) or not (a short last node, several tree nodes per
+    message)."""
+    sizes = (8, 16 << 10)
+    for p in (7, 12, 16, 33):
+        root = p - 1 if collective == "reduce" else 0
+        rows, status = run(RunSpec(collective, "fixed_order", p, sizes, root=root,
+                                   params=AlgorithmParams(node_size=node_size)),
+                           crossbar64, hockney, platform="crossbar")
+        assert status == 0
+        request.node.user_properties.append(("agreement_rows", rows))
+        check_agreement(rows, collective, "fixed_order", p, sizes)

@@ -16,10 +16,12 @@
  *  ... ...  [4,6) [6,8)
  *
  * The communication: the ranks of each node (MPI_Comm_split_type SHARED, or
- * node_size consecutive ranks) send to the node's lowest rank, its leader,
- * which receives in rank order; the leaders then run a binomial tree over
- * their ranks in ascending order; the top leader sends the result to the
- * root if it is not the root.  Every message carries a set of summation-tree
+ * node_size consecutive ranks), in ascending order, run a binomial tree
+ * rooted at the lowest, the node's leader (lg k steps for k ranks, not k - 1
+ * receives at the leader); the leaders then run a binomial tree over their
+ * ranks in ascending order; the top leader sends the result to the root if
+ * it is not the root.  On aligned power-of-two nodes the two trees together
+ * are the binomial tree over all ranks.  Every message carries a set of summation-tree
  * nodes (a header of (level, index) pairs, then their values); a process
  * merges what it receives into its set, combining two siblings as soon as it
  * holds both.  Whatever the mapping, every tree node is computed the same
@@ -205,6 +207,29 @@ static int receive_set(const context *ctx, node_set *set, node_set *incoming, in
     return MPI_SUCCESS;
 }
 
+/* The binomial tree over positions 0 .. n-1 of ranks[] (ascending), rooted at
+ * position 0: my position receives the sets of pos + 1, pos + 2, pos + 4, ...
+ * then sends its own to the position that differs in its lowest set bit.
+ * Leaves the set empty on every position but 0. */
+static int binomial_gather(const context *ctx, node_set *set, node_set *incoming, int *header,
+                           int header_capacity, const int *ranks, int n, int pos, MPI_Comm comm)
+{
+    for (int mask = 1; mask < n; mask <<= 1) {
+        if (pos & mask) {
+            int rc = send_set(ctx, set, header, ranks[pos - mask], comm);
+            set->count = 0;
+            return rc;
+        }
+        if (pos + mask < n) {
+            int rc = receive_set(ctx, set, incoming, header, header_capacity, ranks[pos + mask],
+                                 comm);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
 /* is_leader[r] for every rank r, by a dissemination allgather of one byte. */
 static int gather_leader_flags(int rank, int p, char my_flag, char *flags, MPI_Comm comm)
 {
@@ -323,27 +348,18 @@ int collsim_fixed_order_reduce(const void *sendbuf, void *recvbuf, int count,
         COLLSIM_CHECK(set_add(&ctx, &set, 0, rank * contributors + k, scratch));
     }
 
-    if (rank != leader) {
-        COLLSIM_CHECK(send_set(&ctx, &set, header, leader, comm));
-        set.count = 0;
-    } else {
-        for (int m = 1; m < nmembers; m++)
-            COLLSIM_CHECK(receive_set(&ctx, &set, &incoming, header, header_capacity, members[m],
-                                      comm));
+    /* inside the node, then between the leaders: binomial trees rooted at the lowest */
+    int in_node = 0;
+    while (members[in_node] != rank)
+        in_node++;
+    COLLSIM_CHECK(binomial_gather(&ctx, &set, &incoming, header, header_capacity, members,
+                                  nmembers, in_node, comm));
+    if (rank == leader) {
         int me = 0;
         while (leaders[me] != rank)
             me++;
-        /* binomial tree over leader positions, rooted at the lowest leader */
-        for (int mask = 1; mask < nleaders; mask <<= 1) {
-            if (me & mask) {
-                COLLSIM_CHECK(send_set(&ctx, &set, header, leaders[me - mask], comm));
-                set.count = 0;
-                break;
-            }
-            if (me + mask < nleaders)
-                COLLSIM_CHECK(receive_set(&ctx, &set, &incoming, header, header_capacity,
-                                          leaders[me + mask], comm));
-        }
+        COLLSIM_CHECK(binomial_gather(&ctx, &set, &incoming, header, header_capacity, leaders,
+                                      nleaders, me, comm));
     }
 
     /* the lowest leader (rank 0) holds the root of the summation tree */

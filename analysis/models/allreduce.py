@@ -436,9 +436,9 @@ def fixed_order(
 
     ``T = T_reduce_fixed_order(root 0) + ceil(lg p) (alpha + n beta)``.
 
-    Accuracy: exact on the crossbar with one rank per node (the sum of two
-    exact parts; the broadcast starts when rank 0 has the result and the
-    others wait for it).
+    Accuracy: exact on the crossbar with one rank per host, any node size
+    (the sum of two exact parts; the broadcast starts when rank 0 has the
+    result, the last to finish the reduce, and the others wait for it).
     """
     reduce_part = _reduce.fixed_order(p, n_bytes, net, elem_bytes=elem_bytes, root=0,
                                       params=params)

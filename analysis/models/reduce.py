@@ -533,27 +533,74 @@ def fixed_order(
 ) -> Prediction:
     """Reproducible topology-aware reduce (fixed summation tree, node-aware messages).
 
-    With one rank per node (every rank its node's leader):
+    The schedule of common/fixed_order.c replayed on per-rank clocks
+    (``_replay.Clocks``): the dissemination allgather of the leader flags (one
+    byte per rank, ceil(lg p) rounds, ``sum_k T(min(2^k, p - 2^k))``), a
+    binomial tree inside every node of ``params.node_size`` consecutive ranks
+    (0: one rank per node, as on a platform with one rank per host), a
+    binomial tree over the node leaders, and the final message from rank 0 to
+    the root.  Every edge carries the sender's set of summation-tree nodes: a
+    header of 4 (1 + 2 c) bytes, then c vectors; the receiver combines
+    siblings (n gamma each).  On aligned power-of-two nodes every set is one
+    tree node and the closed form is
     ``T = sum_k T(min(2^k, p - 2^k)) + ceil(lg p) (T(12) + T(n) + n gamma) + [root != 0] T(n)``,
-    ``T(m) = alpha + (m + 16) beta``: the dissemination allgather of the
-    leader flags (one byte per rank, ceil(lg p) rounds), then a binomial tree
-    whose every edge carries one tree node (a 12-byte header: count, level,
-    index; then the vector), which the receiver combines with its own, and
-    the final message from rank 0 to the root.  Derived here (no seed gives
-    it); with several ranks per node the messages depend on the mapping and
-    the runner marks the model approximate.
+    ``T(m) = alpha + (m + 16) beta``; nodes that are not aligned blocks send
+    several tree nodes at once.  Derived here (no seed gives it).
 
-    Accuracy: exact on the crossbar, one rank per node: the allgather rounds
-    are symmetric, and the binomial part is the binomial reduce with one more
-    message per edge.
+    Accuracy: exact on the crossbar with one rank per host, any node size: the
+    allgather rounds are symmetric and the trees are blocking messages between
+    distinct pairs.  With several ranks per host the runner marks it
+    approximate (the real node is the host, and intra-host messages cost
+    otherwise).
     """
     count = check_arguments(p, n_bytes, elem_bytes)
     if p == 1 or count == 0:
         return exact(0.0)
-    lg = ceil_log2(p)
-    discovery = sum(message_s(net, min(2**k, p - 2**k)) for k in range(lg))
-    tree = lg * (message_s(net, 12) + message_s(net, n_bytes) + reduce_s(net, n_bytes))
-    return exact(discovery + tree + (message_s(net, n_bytes) if root != 0 else 0.0))
+    clocks = Clocks(p, net, 1)  # sizes in bytes
+    discovery = sum(message_s(net, min(2**k, p - 2**k)) for k in range(ceil_log2(p)))
+    clocks.t = [discovery] * p
+    sets = [{(0, rank)} for rank in range(p)]
+    top_level = ceil_log2(p)
+
+    def merge(dst: int, src: int) -> None:
+        clocks.send(src, dst, 4 * (1 + 2 * len(sets[src])))
+        clocks.send(src, dst, len(sets[src]) * n_bytes)
+        before = len(sets[dst]) + len(sets[src])
+        for level, index in sorted(sets[src]):
+            _fixed_order_add(sets[dst], level, index, p, top_level)
+        sets[src] = set()
+        clocks.reduce(dst, (before - len(sets[dst])) * n_bytes)
+
+    def binomial(ranks: list[int]) -> None:
+        mask = 1
+        while mask < len(ranks):
+            for pos in range(mask, len(ranks), 2 * mask):
+                merge(ranks[pos - mask], ranks[pos])
+            mask *= 2
+
+    node_size = params.node_size if params.node_size > 0 else 1
+    nodes = [list(range(first, min(first + node_size, p))) for first in range(0, p, node_size)]
+    for members in nodes:
+        binomial(members)
+    binomial([members[0] for members in nodes])
+    if root != 0:
+        clocks.send(0, root, n_bytes)
+    return exact(clocks.finish())
+
+
+def _fixed_order_add(held: set, level: int, index: int, leaves: int, top_level: int) -> None:
+    """Adds summation-tree node (level, index) to held, combining it with every sibling
+    held (common/fixed_order.c, set_add); an empty sibling promotes it as is."""
+    while level < top_level:
+        sibling = index ^ 1
+        if (sibling << level) >= leaves:
+            level, index = level + 1, index >> 1
+            continue
+        if (level, sibling) not in held:
+            break
+        held.remove((level, sibling))
+        level, index = level + 1, index >> 1
+    held.add((level, index))
 
 
 def _inner_model(name: str):
