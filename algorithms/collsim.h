@@ -135,11 +135,12 @@ const char *collsim_check_parameters(const collsim_algorithm *alg, const collsim
  * work_bytes * gamma seconds.  For local work other than reductions, e.g.
  * the pre-rounding of the reproducible algorithms. */
 void collsim_charge_compute(double work_bytes, const collsim_params *params);
-/* NULL when the two-level parameters of alg (group count, inner and outer
- * algorithm, node size) can be used on comm_size processes with an op of the
- * given commutativity; otherwise a sentence, written into buf, naming the
- * problem (an unknown inner algorithm, a restriction of the inner or outer
- * algorithm the groups violate, ...). */
+/* NULL when the composition parameters of alg (a two-level algorithm's
+ * group count, inner and outer algorithm, node size; a pre-rounded
+ * algorithm's inner algorithm and bound allreduce) can be used on comm_size
+ * processes with an op of the given commutativity; otherwise a sentence,
+ * written into buf, naming the problem (an unknown inner algorithm, a
+ * restriction of the inner or outer algorithm the groups violate, ...). */
 const char *collsim_check_composition(const collsim_algorithm *alg, int comm_size,
                                       int op_is_commutative, const collsim_params *params,
                                       char *buf, size_t len);

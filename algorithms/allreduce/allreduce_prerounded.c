@@ -35,19 +35,14 @@ int collsim_allreduce_prerounded(const void *sendbuf, void *recvbuf, int count,
 {
     int rc = MPI_SUCCESS, size;
     double *parts = NULL, *sums = NULL;
-    const char *inner_name = params->inner_algorithm ? params->inner_algorithm
-                                                     : "recursive_doubling";
-    const collsim_algorithm *inner = collsim_find_algorithm("allreduce", inner_name);
+    const collsim_algorithm *inner, *bound;
+    char why[256];
     (void)op; /* MPI_SUM, enforced by the registry restriction */
 
-    if (inner == NULL || inner->fn.allreduce == collsim_allreduce_prerounded)
-        return MPI_ERR_ARG;
     COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    if (collsim_check_restrictions(inner, size, 1) != NULL)
-        return MPI_ERR_ARG;
-    const collsim_algorithm *bound = collsim_preround_bound_algorithm(params, inner_name, size);
-    if (bound == NULL)
-        return MPI_ERR_ARG;
+    if (collsim_preround_levels(collsim_find_algorithm("allreduce", "prerounded"), size, params,
+                                &inner, &bound, why, sizeof why) != 0)
+        return MPI_ERR_ARG; /* collbench checks first (collsim_check_composition) */
     if (count == 0)
         return MPI_SUCCESS;
 

@@ -8,6 +8,7 @@
  * two-level, or whose restrictions the groups violate is an error naming it.
  */
 #include "common/internal.h"
+#include "common/prerounding.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -155,6 +156,11 @@ const char *collsim_check_composition(const collsim_algorithm *alg, int comm_siz
         const collsim_algorithm *inner, *outer;
         if (collsim_hier_levels(alg, comm_size, op_is_commutative, params, &inner, &outer, buf,
                                 len) != 0)
+            return buf;
+    }
+    /* the algorithms restricted to floating-point sums are the pre-rounded ones */
+    if (alg->restrictions & COLLSIM_RESTRICT_FLOAT_SUM) {
+        if (collsim_preround_levels(alg, comm_size, params, NULL, NULL, buf, len) != 0)
             return buf;
     }
     return NULL;

@@ -13,6 +13,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdio.h>
 
 static double element(const void *x, size_t k, MPI_Datatype datatype)
 {
@@ -85,15 +86,52 @@ void collsim_preround_finish(const double *level_sums, int count, MPI_Datatype d
     }
 }
 
-const collsim_algorithm *collsim_preround_bound_algorithm(const collsim_params *params,
-                                                         const char *default_name, int size)
+/* Looks up `name` among the algorithms of `collective` for the role; checks
+ * that it is not pre-rounded and may run on size processes (MPI_SUM). */
+static const collsim_algorithm *level(const char *collective, const char *role, const char *name,
+                                      int size, char *why, size_t len)
 {
-    const char *name = params->outer_algorithm ? params->outer_algorithm : default_name;
-    const collsim_algorithm *alg = collsim_find_algorithm("allreduce", name);
-    if (alg == NULL || alg->fn.allreduce == collsim_allreduce_prerounded ||
-        collsim_check_restrictions(alg, size, 1) != NULL)
+    const collsim_algorithm *sub = collsim_find_algorithm(collective, name);
+    if (sub == NULL) {
+        snprintf(why, len, "has no %s algorithm '%s' (collbench --list shows the %s algorithms)",
+                 role, name, collective);
         return NULL;
-    return alg;
+    }
+    if (sub->restrictions & COLLSIM_RESTRICT_FLOAT_SUM) {
+        snprintf(why, len, "cannot use the pre-rounded %s/%s as its %s algorithm",
+                 sub->collective_name, sub->name, role);
+        return NULL;
+    }
+    const char *r = collsim_check_restrictions(sub, size, 1);
+    if (r != NULL) {
+        snprintf(why, len, "%s algorithm %s/%s %s", role, sub->collective_name, sub->name, r);
+        return NULL;
+    }
+    return sub;
+}
+
+int collsim_preround_levels(const collsim_algorithm *alg, int size, const collsim_params *params,
+                            const collsim_algorithm **inner, const collsim_algorithm **bound,
+                            char *why, size_t len)
+{
+    const int is_allreduce = alg->collective == COLLSIM_ALLREDUCE;
+    const char *inner_name = params->inner_algorithm ? params->inner_algorithm
+                             : is_allreduce          ? "recursive_doubling"
+                                                     : "binomial";
+    const char *bound_name = params->outer_algorithm ? params->outer_algorithm
+                             : is_allreduce          ? inner_name
+                                                     : "recursive_doubling";
+    const collsim_algorithm *in = level(alg->collective_name, "inner", inner_name, size, why, len);
+    if (in == NULL)
+        return -1;
+    const collsim_algorithm *out = level("allreduce", "outer (bound)", bound_name, size, why, len);
+    if (out == NULL)
+        return -1;
+    if (inner != NULL)
+        *inner = in;
+    if (bound != NULL)
+        *bound = out;
+    return 0;
 }
 
 int collsim_preround_prepare(const void *sendbuf, int count, MPI_Datatype datatype, MPI_Comm comm,
