@@ -117,6 +117,18 @@ def test_bad_input_is_one_line_with_status_2(tmp_path, capsys, args, message):
     assert not target.exists()
 
 
+def test_an_algorithm_without_a_model_is_refused_before_it_runs(monkeypatch, capsys):
+    import collsim.runner
+
+    def no_model(collective, algorithm):
+        raise KeyError(f"no model for {collective}/{algorithm}")
+
+    monkeypatch.setattr(collsim.runner, "model_for", no_model)
+    status, out, err = run_cli(RUN, capsys)
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert "is in the registry but has no model" in err
+
+
 def test_smpirun_missing(monkeypatch, capsys, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     from collsim.runner import registry

@@ -242,6 +242,12 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
         raise CollsimError("virtual contributors apply to reductions, not to bcast")
     if spec.collective != "allreduce" and not 0 <= spec.root < spec.np:
         raise CollsimError(f"root {spec.root} is outside the communicator (np={spec.np})")
+    try:
+        model_for(spec.collective, spec.algorithm)
+    except KeyError:
+        raise CollsimError(
+            f"{spec.collective}/{spec.algorithm} is in the registry but has no model "
+            f"(collsim.analysis.models.{spec.collective}.{spec.algorithm})") from None
     if (
         "commutative" in entry["restrictions"]
         and spec.collective != "bcast"
