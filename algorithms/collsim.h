@@ -126,6 +126,11 @@ const char *collsim_check_op_restrictions(const collsim_algorithm *alg, MPI_Op o
 /* Virtual contributors per rank in params (>= 1). */
 int collsim_contributors(const collsim_params *params);
 
+/* Nonzero for a pre-rounded algorithm (common/prerounding.h).  They are the
+ * algorithms restricted to floating-point sums: the restriction comes from
+ * their exact sums of pre-rounded parts, and they promise that sum's bound. */
+int collsim_is_prerounded(const collsim_algorithm *alg);
+
 /* NULL when every parameter set in params (non-zero / non-NULL) is one the
  * algorithm reads; otherwise a sentence naming the first one it does not. */
 const char *collsim_check_parameters(const collsim_algorithm *alg, const collsim_params *params);

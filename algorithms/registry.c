@@ -58,6 +58,11 @@ int collsim_contributors(const collsim_params *params)
     return params->contributors > 1 ? params->contributors : 1;
 }
 
+int collsim_is_prerounded(const collsim_algorithm *alg)
+{
+    return (alg->restrictions & COLLSIM_RESTRICT_FLOAT_SUM) != 0;
+}
+
 const char *collsim_check_parameters(const collsim_algorithm *alg, const collsim_params *params)
 {
     const unsigned takes = alg->parameters;

@@ -40,8 +40,8 @@ int collsim_allreduce_prerounded(const void *sendbuf, void *recvbuf, int count,
     (void)op; /* MPI_SUM, enforced by the registry restriction */
 
     COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    if (collsim_preround_levels(collsim_find_algorithm("allreduce", "prerounded"), size, params,
-                                &inner, &bound, why, sizeof why) != 0)
+    if (collsim_preround_levels(COLLSIM_ALLREDUCE, size, params, &inner, &bound, why,
+                                sizeof why) != 0)
         return MPI_ERR_ARG; /* collbench checks first (collsim_check_composition) */
     if (count == 0)
         return MPI_SUCCESS;

@@ -158,11 +158,9 @@ const char *collsim_check_composition(const collsim_algorithm *alg, int comm_siz
                                 len) != 0)
             return buf;
     }
-    /* the algorithms restricted to floating-point sums are the pre-rounded ones */
-    if (alg->restrictions & COLLSIM_RESTRICT_FLOAT_SUM) {
-        if (collsim_preround_levels(alg, comm_size, params, NULL, NULL, buf, len) != 0)
-            return buf;
-    }
+    if (collsim_is_prerounded(alg) &&
+        collsim_preround_levels(alg->collective, comm_size, params, NULL, NULL, buf, len) != 0)
+        return buf;
     return NULL;
 }
 

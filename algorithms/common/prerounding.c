@@ -97,7 +97,7 @@ static const collsim_algorithm *level(const char *collective, const char *role, 
                  role, name, collective);
         return NULL;
     }
-    if (sub->restrictions & COLLSIM_RESTRICT_FLOAT_SUM) {
+    if (collsim_is_prerounded(sub)) {
         snprintf(why, len, "cannot use the pre-rounded %s/%s as its %s algorithm",
                  sub->collective_name, sub->name, role);
         return NULL;
@@ -110,18 +110,19 @@ static const collsim_algorithm *level(const char *collective, const char *role, 
     return sub;
 }
 
-int collsim_preround_levels(const collsim_algorithm *alg, int size, const collsim_params *params,
+int collsim_preround_levels(collsim_collective coll, int size, const collsim_params *params,
                             const collsim_algorithm **inner, const collsim_algorithm **bound,
                             char *why, size_t len)
 {
-    const int is_allreduce = alg->collective == COLLSIM_ALLREDUCE;
+    const int is_allreduce = coll == COLLSIM_ALLREDUCE;
     const char *inner_name = params->inner_algorithm ? params->inner_algorithm
                              : is_allreduce          ? "recursive_doubling"
                                                      : "binomial";
     const char *bound_name = params->outer_algorithm ? params->outer_algorithm
                              : is_allreduce          ? inner_name
                                                      : "recursive_doubling";
-    const collsim_algorithm *in = level(alg->collective_name, "inner", inner_name, size, why, len);
+    const collsim_algorithm *in =
+        level(is_allreduce ? "allreduce" : "reduce", "inner", inner_name, size, why, len);
     if (in == NULL)
         return -1;
     const collsim_algorithm *out = level("allreduce", "outer (bound)", bound_name, size, why, len);

@@ -38,14 +38,14 @@ void collsim_preround_abs(const void *x, int count, int contributors, MPI_Dataty
 void collsim_preround_split(const void *x, int count, int contributors, MPI_Datatype datatype,
                             const double *absmax, int terms, double *levels);
 
-/* The two algorithms of a pre-rounded algorithm alg on size processes: the
- * inner one (of alg's collective; default recursive_doubling for the
+/* The two algorithms of the pre-rounded algorithm of collective coll
+ * (allreduce or reduce) on size processes: the inner one (of that collective; default recursive_doubling for the
  * allreduce, binomial for the reduce) that sums the parts, and the allreduce
  * that finds the bound (params->outer_algorithm; default the inner one for
  * the allreduce, recursive_doubling for the reduce).  Returns 0, or -1 with a
  * sentence in why naming the problem (an unknown name, a pre-rounded one, a
  * restriction violated on size processes).  inner and bound may be NULL. */
-int collsim_preround_levels(const collsim_algorithm *alg, int size, const collsim_params *params,
+int collsim_preround_levels(collsim_collective coll, int size, const collsim_params *params,
                             const collsim_algorithm **inner, const collsim_algorithm **bound,
                             char *why, size_t len);
 

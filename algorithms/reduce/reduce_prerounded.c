@@ -32,8 +32,8 @@ int collsim_reduce_prerounded(const void *sendbuf, void *recvbuf, int count, MPI
 
     COLLSIM_CHECK(MPI_Comm_size(comm, &size));
     COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    if (collsim_preround_levels(collsim_find_algorithm("reduce", "prerounded"), size, params,
-                                &inner, &bound, why, sizeof why) != 0)
+    if (collsim_preround_levels(COLLSIM_REDUCE, size, params, &inner, &bound, why,
+                                sizeof why) != 0)
         return MPI_ERR_ARG; /* collbench checks first (collsim_check_composition) */
     if (count == 0)
         return MPI_SUCCESS;

@@ -16,6 +16,7 @@ import json
 import sys
 from pathlib import Path
 
+from collsim.repro import own_bound_ratio
 from collsim.units import format_bytes, format_seconds
 
 HERE = Path(__file__).resolve().parent
@@ -33,9 +34,8 @@ def matrix_table(document: dict) -> list[str]:
              "| depth d | err / bound_d |", "|---|---|---|---|---|---|---|---|---|"]
     for e in document["matrix"]:
         distinct = f"**{e['distinct_results']}**" if e["distinct_results"] > 1 else "1"
-        own, depth = e["worst_error_vs_depth_bound"], _g(e["depth"], "d")
-        if own is None and e.get("worst_error_vs_prerounded_bound") is not None:
-            own, depth = e["worst_error_vs_prerounded_bound"], "pr"
+        own = own_bound_ratio(e)
+        depth = "pr" if e["depth"] is None and own is not None else _g(e["depth"], "d")
         lines.append(f"| {e['inputs']} | {format_bytes(e['bytes'])} | {e['algorithm']} | "
                      f"{e['configurations']} | {distinct} | {_g(e['worst_ulp_error'], '.4g')} | "
                      f"{_g(e['worst_error_vs_bound'])} | {depth} | {_g(own)} |")

@@ -158,6 +158,14 @@ static double ulps(dtype_id dtype, const void *a, const void *b)
     return ulp_distance_double(da, db);
 }
 
+/* err / bound, 0 for no error against a zero bound, infinite for an error
+ * against a zero bound or a NaN. */
+static double error_ratio(double err, double bound)
+{
+    const double ratio = bound > 0.0 ? err / bound : (err == 0.0 ? 0.0 : INFINITY);
+    return isnan(ratio) ? INFINITY : ratio;
+}
+
 /* Compares one holder's result with the references; updates out. */
 static void compare(const check_case *c, const void *result, const check_reference *r,
                     check_result *out)
@@ -175,10 +183,8 @@ static void compare(const check_case *c, const void *result, const check_referen
         if (r->exact_sum) {
             const char *exact_i = (const char *)r->exact + (size_t)i * size;
             const double err = fabs(as_double(c->dtype, res_i) - as_double(c->dtype, exact_i));
-            double ratio = r->bound[i] > 0.0 ? err / r->bound[i] : (err == 0.0 ? 0.0 : INFINITY);
-            double in_u = r->scale[i] > 0.0 ? err / r->scale[i] : (err == 0.0 ? 0.0 : INFINITY);
-            if (isnan(ratio) || isnan(in_u))
-                ratio = in_u = INFINITY;
+            const double ratio = error_ratio(err, r->bound[i]);
+            const double in_u = error_ratio(err, r->scale[i]);
             if (ratio > out->max_error_ratio)
                 out->max_error_ratio = ratio;
             if (in_u > out->max_error_u_sum_abs)
@@ -190,10 +196,7 @@ static void compare(const check_case *c, const void *result, const check_referen
             if (ratio > 1.0)
                 out->ok = 0;
             if (c->prerounded_bound) {
-                const double bound = r->prerounded_bound[i];
-                double pr = bound > 0.0 ? err / bound : (err == 0.0 ? 0.0 : INFINITY);
-                if (isnan(pr))
-                    pr = INFINITY;
+                const double pr = error_ratio(err, r->prerounded_bound[i]);
                 if (pr > out->max_error_prerounded_ratio)
                     out->max_error_prerounded_ratio = pr;
                 if (pr > 1.0)

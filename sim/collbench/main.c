@@ -557,11 +557,7 @@ static int run_measurements(run_context *ctx)
                         .seed = opt->seed,
                         .dist = opt->dist,
                         .contributors = opt->contributors > 1 ? opt->contributors : 1,
-                        /* the algorithms restricted to floating-point sums are the
-                         * pre-rounded ones (the restriction comes from their exact
-                         * sums of pre-rounded parts); they promise that bound too */
-                        .prerounded_bound =
-                            (ctx->alg->restrictions & COLLSIM_RESTRICT_FLOAT_SUM) != 0,
+                        .prerounded_bound = collsim_is_prerounded(ctx->alg),
                     };
                     status = measure_case(ctx, &c, op, count * esize);
                 }

@@ -51,8 +51,8 @@ from collsim.profiles import Profile
 from collsim.runner import RunSpec, find_algorithm, find_collbench, run
 from collsim.units import format_bytes, format_seconds
 
-__all__ = ["Variant", "Configuration", "parse_variants", "summation_depth", "repro_rows",
-           "matrix", "price", "format_matrix", "load_machines", "main_repro"]
+__all__ = ["Variant", "Configuration", "parse_variants", "summation_depth", "own_bound_ratio",
+           "repro_rows", "matrix", "price", "format_matrix", "load_machines", "main_repro"]
 
 # unit roundoff of double
 _U = 2.0 ** -53
@@ -432,9 +432,20 @@ def price(pairs: list[tuple[Configuration, dict]], reproducible: list[str]) -> l
     return out
 
 
-def _own_bound_ratio(entry: dict) -> float | None:
+def own_bound_ratio(entry: dict) -> float | None:
     """The error against the algorithm's own bound: that of its summation depth, or
-    for a pre-rounded algorithm that of pre-rounding."""
+    for a pre-rounded algorithm that of pre-rounding.
+
+    Parameters
+    ----------
+    entry : dict
+        A matrix entry (``matrix``).
+
+    Returns
+    -------
+    float or None
+        Its worst error over that bound, None for an algorithm with neither.
+    """
     if entry["worst_error_vs_depth_bound"] is not None:
         return entry["worst_error_vs_depth_bound"]
     return entry.get("worst_error_vs_prerounded_bound")
@@ -458,7 +469,7 @@ def format_matrix(entries: list[dict], prices: list[dict] | None = None,
             f"{e['configurations']:>7} {e['distinct_results']:>8} "
             f"{e['worst_ulp_error']:>10.4g} {e['ulp_spread']:>10.4g} "
             f"{e['worst_error_vs_bound']:>9.3g} {_number(e['depth'], 'd'):>5} "
-            f"{_number(_own_bound_ratio(e), '.3g'):>11}  "
+            f"{_number(own_bound_ratio(e), '.3g'):>11}  "
             f"{format_seconds(min(times)):>10} {format_seconds(max(times)):>10}")
     lines.append("")
     lines.append("err/bound: against gamma_{p-1} sum|x| (any order); err/bound_d: against "
