@@ -100,7 +100,7 @@ def _routed_xml(G: nx.Graph) -> ET.Element:
     ET.SubElement(config, "prop", id="network/loopback-lat",
                   value=repr(float(G.graph["loopback_latency_s"])))
     explicit = G.graph.get("routing") == "explicit"
-    zone = ET.SubElement(platform, "zone", id="world", routing="Full" if explicit else "Dijkstra")
+    zone = ET.SubElement(platform, "zone", id="world", routing="Full" if explicit else "DijkstraCache")
     gamma = repr(float(G.graph["gamma_s_per_byte"]))
     host_names = [n for n, kind in G.nodes(data="kind") if kind == "host"]
     for name in host_names:

@@ -123,7 +123,7 @@ def test_xml_is_deterministic_and_written_atomically(tmp_path):
     xml = platform_xml(G)
     assert xml == platform_xml(dragonfly(groups=2, routers_per_chassis=2, nodes_per_router=2))
     root = ET.fromstring(xml.split(b"\n", 2)[2])
-    assert root.get("version") == "4.1" and root.find("zone").get("routing") == "Dijkstra"
+    assert root.get("version") == "4.1" and root.find("zone").get("routing") == "DijkstraCache"
     assert len(root.findall("zone/link")) == G.number_of_edges()
     write_platform(G, tmp_path / "df.xml")
     assert [p.name for p in tmp_path.iterdir()] == ["df.xml"]
