@@ -17,6 +17,7 @@ import networkx as nx
 
 from .catalog import CATALOG, catalog_platform
 from .multicore import multicore
+from .size import check_platform_size
 
 __all__ = ["platform_from_spec"]
 
@@ -58,6 +59,8 @@ def platform_from_spec(spec: dict) -> tuple[nx.Graph, str]:
         raise ValueError(f"generator: unknown generator {generator!r} "
                          f"(known: {', '.join(sorted(GENERATORS))})")
     node_shape = params.pop("multicore", None)
+    sockets = node_shape.get("sockets_per_node", 2) if isinstance(node_shape, dict) else 1
+    check_platform_size(generator, params, sockets)
     try:
         G = GENERATORS[generator](**params)
         if node_shape is not None:

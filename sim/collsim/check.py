@@ -31,16 +31,12 @@ from pathlib import Path
 
 from collsim.analysis.models import AlgorithmParams
 from collsim.errors import CollsimError
+from collsim.inputs import check_output_path, read_toml
 from collsim.platforms import platform_from_spec
 from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import load_profile
-from collsim.runner import RunSpec, find_algorithm, registry, run
+from collsim.runner import RunSpec, find_algorithm, registry, run, validate_spec
 from collsim.units import format_bytes, format_seconds, parse_bytes
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 __all__ = ["Suite", "Case", "Outcome", "load_suite", "run_suite", "main_check"]
 
@@ -150,13 +146,7 @@ def load_suite(path: str | os.PathLike) -> Suite:
         type, an unknown algorithm, platform or profile, or no case.
     """
     path = Path(path)
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except OSError as error:
-        raise CollsimError(f"cannot read suite {path}: {error.strerror}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise CollsimError(f"{path}: not valid TOML: {error}") from None
+    data, _ = read_toml(path, "suite")
 
     unknown = set(data) - {"suite", "case"}
     if unknown:
@@ -171,6 +161,9 @@ def load_suite(path: str | os.PathLike) -> Suite:
     baseline = suite.get("baseline", f"{path.stem}.baseline.tsv")
     if not isinstance(name, str) or not isinstance(baseline, str):
         raise _fail(path, "suite", "name and baseline must be strings")
+    if not baseline or Path(baseline).name != baseline or baseline in (".", ".."):
+        raise _fail(path, "suite.baseline", f"must be a file name beside the suite (no "
+                    f"directory), got {baseline!r}")
     default_profile = suite.get("profile", "hockney")
     default_tol = suite.get("baseline_rel_tol", 1e-9)
 
@@ -225,8 +218,12 @@ def load_suite(path: str | os.PathLike) -> Suite:
         except (TypeError, ValueError) as error:
             raise _fail(path, f"{where}.params", str(error)) from None
         for key, kind in (("dtype", str), ("op", str), ("root", int)):
-            if key in raw and not isinstance(raw[key], kind):
+            if key in raw and (not isinstance(raw[key], kind) or isinstance(raw[key], bool)):
                 raise _fail(path, f"{where}.{key}", f"must be a {kind.__name__}")
+        if raw.get("root", 0) < 0:
+            raise _fail(path, f"{where}.root", f"must be >= 0, got {raw['root']}")
+        G, _ = platform_from_spec(platform)
+        cores = sum(c for _, c in G.nodes(data="cores") if c)
         id_prefix = str(raw.get("name", f"{platform_name}"))
         for algorithm in algorithms:
             for np in nps:
@@ -240,6 +237,10 @@ def load_suite(path: str | os.PathLike) -> Suite:
                     root=min(raw.get("root", 0), np - 1),
                     params=params,
                 )
+                try:  # everything a run checks, before the first simulation
+                    validate_spec(spec, find_algorithm(collective, algorithm), total_cores=cores)
+                except CollsimError as error:
+                    raise _fail(path, where, str(error)) from None
                 cases.append(Case(id_prefix, platform_name, platform, spec, profile,
                                   tuple(checks), float(tol)))
     ids = [case.measurement_id(n) for case in cases for n in case.spec.sizes_bytes]
@@ -268,8 +269,14 @@ def read_baseline(path: Path) -> dict[str, tuple[str, str, float]]:
     """
     if not path.exists():
         return {}
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as error:
+        raise CollsimError(f"cannot read baseline {path}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise CollsimError(f"{path}: not a UTF-8 text file (byte {error.start})") from None
     rows: dict[str, tuple[str, str, float]] = {}
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.startswith("#"):
             continue
         fields = line.split("\t")
@@ -450,6 +457,11 @@ def main_check(suite_path: str, *, junit: str | None, json_path: str | None,
     """The ``collsim check`` command; returns its exit status."""
     suite = load_suite(suite_path)
     read_baseline(suite.baseline_path)  # a malformed baseline is bad input: fail before running
+    # every file this run will write, checked before the first simulation
+    for option, output in (("--junit", junit), ("--json", json_path),
+                           ("--update-baseline", suite.baseline_path if update_baseline else None)):
+        if output:
+            check_output_path(output, option)
     started = time.perf_counter()
     outcomes = run_suite(suite, jobs=jobs, update_baseline=update_baseline)
     if junit:

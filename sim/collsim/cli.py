@@ -14,18 +14,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Sequence
 
 
 from collsim import __version__
 from collsim.errors import CollsimError
+from collsim.inputs import check_output_path, check_timeout
+from collsim.resources import check_simulation_memory
 from collsim.platform_cli import add_platform_arguments, build_platform, register_platform_command
 from collsim.platforms import map_ranks, pair_parameters
 from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import builtin_profiles, load_profile
 from collsim.repro import add_repro_command
-from collsim.runner import DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, find_algorithm, registry, run, simulate
+from collsim.runner import (DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, find_algorithm, registry, run,
+                            simulate, validate_run)
 from collsim.analysis.models import AlgorithmParams, NetworkParams, message_s
 from collsim.units import (
     format_bytes,
@@ -137,9 +141,14 @@ def _selected_algorithms(collectives: str, algorithms: str) -> list[tuple[str, s
 def _cmd_run(args: argparse.Namespace) -> int:
     if args.np < 1:
         raise CollsimError(f"np must be >= 1, got {args.np}")
+    if args.output:
+        check_output_path(args.output, "-o")
     sizes = _parse_sizes(args.bytes)
     profile = _load_profile(args.profile)
     params = _algorithm_params(args)
+    selected = _selected_algorithms(args.coll, args.alg)
+    if sizes:
+        check_simulation_memory(args.np, max(sizes))
     G, platform_label = build_platform(args, args.np)
     specs = [
         RunSpec(
@@ -156,8 +165,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
             params=params,
             mapping=args.mapping,
         )
-        for collective, algorithm in _selected_algorithms(args.coll, args.alg)
+        for collective, algorithm in selected
     ]
+    for spec in specs:  # every run is checked before the first starts
+        validate_run(spec, G)
     rows, status = [], 0
     for spec in specs:
         spec_rows, spec_status = run(spec, G, profile, platform=platform_label,
@@ -189,10 +200,14 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_pingpong(args: argparse.Namespace) -> int:
+    if args.output:
+        check_output_path(args.output, "-o")
     sizes = _parse_sizes(args.bytes)
     profile = _load_profile(args.profile)
     if args.np < 2:
         raise CollsimError(f"a ping-pong needs np >= 2, got {args.np}")
+    if sizes:
+        check_simulation_memory(args.np, max(sizes))
     G, _ = build_platform(args, args.np)
     if G.graph.get("routing") == "opaque":
         raise CollsimError("pingpong compares with the routes of a generated platform; "
@@ -361,6 +376,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     if not args.csv and not args.parquet:
         raise CollsimError("export: give --csv FILE and/or --parquet FILE")
+    if args.csv and args.parquet and os.path.abspath(args.csv) == os.path.abspath(args.parquet):
+        raise CollsimError(f"export: --csv and --parquet name the same file {args.csv}")
+    for option, path in (("--csv", args.csv), ("--parquet", args.parquet)):
+        if path:
+            check_output_path(path, option)
     connection = open_store(args.db, create=False)
     rows = read_rows(connection)
     connection.close()
@@ -388,6 +408,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise CollsimError(f"--reps must be >= 1, got {args.reps}")
         if getattr(args, "seed", 0) < 0:
             raise CollsimError(f"--seed must be >= 0, got {args.seed}")
+        if hasattr(args, "timeout_s"):
+            check_timeout(args.timeout_s)
         return args.handler(args)
     except CollsimError as error:
         print(f"collsim: error: {error}", file=sys.stderr)

@@ -23,6 +23,7 @@ from pathlib import Path
 import networkx as nx
 
 from collsim.errors import CollsimError
+from collsim.inputs import check_output_path
 from collsim.platforms import (
     GENERATORS,
     RAIL_POLICIES,
@@ -35,6 +36,7 @@ from collsim.platforms import (
 )
 from collsim.platforms.catalog import CATALOG, catalog_platform
 from collsim.platforms.mapping import hosts
+from collsim.platforms.size import check_platform_size
 from collsim.platforms.xml_file import xml_file_platform
 from collsim.units import format_seconds, parse_bandwidth, parse_time
 
@@ -175,19 +177,52 @@ def _generator_kwargs(family: str, args: argparse.Namespace, options: dict) -> d
     return kwargs
 
 
-def build_platform(args: argparse.Namespace, np: int | None = None) -> tuple[nx.Graph, str]:
-    """Return the platform chosen by the options and its label for result rows."""
+# every option that shapes a generated platform (the dests of add_platform_arguments)
+_SHAPE_OPTIONS = tuple(dict.fromkeys(
+    [*(dest for options in _FAMILY_OPTIONS.values() for dest in options), *_MULTICORE,
+     "nodes", "levels"]))
+
+
+def _refuse_options(args: argparse.Namespace, allowed: set[str], what: str) -> None:
+    """A shape option the platform does not take is an error, never silently ignored."""
+    for dest in _SHAPE_OPTIONS:
+        if dest not in allowed and getattr(args, dest, None) is not None:
+            raise CollsimError(f"--{dest.replace('_', '-')} does not apply to {what}")
+
+
+def build_platform(args: argparse.Namespace, np: int | None = None, *,
+                   strict_options: bool = True) -> tuple[nx.Graph, str]:
+    """Return the platform chosen by the options and its label for result rows.
+
+    With ``strict_options`` (the default) a shape option that the chosen
+    platform does not take (``--gamma`` with a catalog machine, ``--down-ports``
+    with a crossbar) is an error; ``collsim repro`` turns it off for a list of
+    several platforms, where an option may apply to only some of them.
+    """
     name = args.platform
     try:
         if name in CATALOG:
+            if strict_options:
+                _refuse_options(args, set(), f"catalog machine {name} (it comes with its own "
+                                "values)")
             return catalog_platform(name), name
         if name not in FAMILIES:
             if name.endswith(".xml") or os.path.sep in name or Path(name).exists():
+                if strict_options:
+                    _refuse_options(args, set(), f"the platform file {name} (it comes with its "
+                                    "own values)")
                 return xml_file_platform(name), f"file:{name}"
             raise CollsimError(f"unknown platform {name!r} (generators: crossbar, fat-tree, "
                                f"dragonfly, dual-rail; catalog: {', '.join(CATALOG)}; or an "
                                ".xml file)")
         family = FAMILIES[name]
+        if strict_options:
+            allowed = set(_FAMILY_OPTIONS[family]) | {"nodes"}
+            if family != "dual_rail":
+                allowed |= set(_MULTICORE)
+            if family == "dragonfly":
+                allowed.discard("nodes")
+            _refuse_options(args, allowed, f"a {name} (see collsim run --help)")
         multicore_kwargs = {}
         if family != "dual_rail":
             multicore_kwargs = _generator_kwargs(family, args, _MULTICORE)
@@ -219,6 +254,8 @@ def build_platform(args: argparse.Namespace, np: int | None = None) -> tuple[nx.
                 option = {"groups": "dragonfly-groups"}
                 raise ValueError("a dragonfly needs " + ", ".join(
                     "--" + option.get(m, m).replace("_", "-") for m in missing))
+        check_platform_size(family, kwargs, multicore_kwargs.get("sockets_per_node", 2)
+                            if multicore_kwargs else 1)
         G = GENERATORS[family](**kwargs)
         if multicore_kwargs:
             G = multicore(G, **multicore_kwargs)
@@ -304,13 +341,17 @@ def _format_description(d: dict) -> str:
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
+    check_output_path(args.output, "-o")
+    if args.hostfile:
+        check_output_path(args.hostfile, "--hostfile")
     G, _ = build_platform(args, args.np)
     if G.graph.get("routing") == "opaque":
         raise CollsimError("generate needs a generator or a catalog name, not an XML file")
     rank_hosts = None
     if args.hostfile:
         try:
-            rank_hosts = map_ranks(G, args.np or len(hosts(G)), args.mapping)
+            rank_hosts = map_ranks(G, len(hosts(G)) if args.np is None else args.np,
+                                   args.mapping)
         except ValueError as error:
             raise CollsimError(str(error)) from None
     try:
@@ -334,6 +375,9 @@ def _cmd_describe(args: argparse.Namespace) -> int:
 def _cmd_draw(args: argparse.Namespace) -> int:
     from collsim.platforms.draw import draw_platform
 
+    if Path(args.output).suffix.lower() not in (".svg", ".png"):
+        raise CollsimError(f"-o {args.output}: a picture is .svg or .png")
+    check_output_path(args.output, "-o")
     G, _ = build_platform(args, None)
     try:
         draw_platform(G, args.output)

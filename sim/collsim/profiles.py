@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from collsim.analysis.models._base import parse_factors
+from collsim.inputs import read_toml
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -43,6 +44,24 @@ SIMGRID_LAT_FACTOR = ("65472:11.6436;15424:3.48845;9376:2.59299;5776:2.18796;348
                       "1426:1.61075;732:1.9503;257:1.95341;0:2.01467")
 SIMGRID_BW_FACTOR = ("65472:0.940694;15424:0.697866;9376:0.58729;5776:1.08739;3484:0.77493;"
                      "1426:0.608902;732:0.341987;257:0.338112;0:0.812084")
+
+# What a profile may set: SimGrid's network model and its factors, SMPI's cost of
+# MPI calls, and the solver's precision: nothing that changes the run itself
+# (smpi/np, smpi/hostfile: the harness's), what is timed (smpi/simulate-computation,
+# smpi/host-speed), or that writes files (tracing/*, smpi/keep-temps,
+# smpi/tmpdir, smpi/trace-call-*).  Names as SimGrid 3.32 lists them
+# (smpirun --cfg=help-cfg:1).
+ALLOWED_CFG = frozenset({
+    "network/model", "network/crosstraffic", "network/TCP-gamma",
+    "network/latency-factor", "network/bandwidth-factor", "network/weight-S",
+    "network/loopback-lat", "network/loopback-bw", "network/maxmin-selective-update",
+    "network/optim", "network/solver",
+    "smpi/lat-factor", "smpi/bw-factor", "smpi/IB-penalty-factors",
+    "smpi/os", "smpi/or", "smpi/ois", "smpi/async-small-thresh",
+    "smpi/send-is-detached-thresh", "smpi/iprobe", "smpi/test", "smpi/init",
+    "maxmin/precision", "maxmin/concurrency-limit", "bmf/precision", "bmf/max-iterations",
+})
+NETWORK_MODELS = ("SMPI", "CM02", "LV08", "IB", "Constant", "ns-3", "Vegas", "Reno", "Reno2")
 
 _BUILTIN = Path(__file__).with_name("profiles.toml")
 _KEYS = {"description", "envelope_bytes", "exact_models", "cfg"}
@@ -84,11 +103,21 @@ def _profile_from_table(name: str, table: dict, origin: str) -> Profile:
     if unknown:
         raise ValueError(f"{origin}: unknown key {sorted(unknown)[0]!r} in profile {name!r}")
     cfg = table.get("cfg", {})
-    if not isinstance(cfg, dict) or not all(isinstance(v, (str, int, float)) for v in cfg.values()):
+    if not isinstance(cfg, dict) or not all(
+            isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in cfg.values()):
         raise ValueError(f"{origin}: 'cfg' of profile {name!r} must map option names to values")
     for key in cfg:
         if key in HARNESS_CFG:
             raise ValueError(f"{origin}: profile {name!r} may not set {key!r} (collsim fixes it)")
+        if key not in ALLOWED_CFG:
+            raise ValueError(f"{origin}: profile {name!r} may not set {key!r} (a profile sets "
+                             "the network model and SMPI's costs only: network/*, "
+                             "smpi/lat-factor, smpi/bw-factor, smpi/os, smpi/or, smpi/ois, ...)")
+    if str(cfg.get("network/model", "SMPI")) not in NETWORK_MODELS:
+        raise ValueError(f"{origin}: profile {name!r}: network/model must be one of "
+                         f"{', '.join(NETWORK_MODELS)}, got {cfg['network/model']!r}")
+    if not isinstance(table.get("description", ""), str):
+        raise ValueError(f"{origin}: description of profile {name!r} must be a string")
     envelope = table.get("envelope_bytes", 16)
     if isinstance(envelope, bool) or not isinstance(envelope, int) or envelope < 0:
         raise ValueError(f"{origin}: envelope_bytes of profile {name!r} must be an integer >= 0")
@@ -133,11 +162,5 @@ def load_profile(name_or_path: str) -> Profile:
             f"unknown profile {name_or_path!r} (built-in: {', '.join(profiles)}; "
             "or a .toml file)"
         )
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except OSError as error:
-        raise ValueError(f"cannot read profile {name_or_path}: {error.strerror}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ValueError(f"{name_or_path}: not valid TOML: {error}") from None
+    data, _ = read_toml(path, "profile")
     return _profile_from_table(path.stem, data, str(path))

@@ -22,6 +22,7 @@ import os
 import networkx as nx
 
 from collsim.errors import CollsimError
+from collsim.inputs import check_output_path
 from collsim.platforms.simgrid import write_atomically
 from collsim.store import open_store, read_rows, read_study
 from collsim.units import format_bytes, format_seconds
@@ -470,6 +471,7 @@ def _study_section(study: dict, rows: list[dict]) -> str:
 
 def main_report(db_path: str, *, output: str) -> int:
     """The ``collsim report`` command; returns its exit status."""
+    check_output_path(output, "-o")
     page, plots = build_report(db_path)
     try:
         write_atomically(output, page.encode())

@@ -38,6 +38,7 @@ import os
 import sqlite3
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import networkx as nx
 
@@ -48,7 +49,8 @@ from collsim.platform_cli import add_platform_arguments
 from collsim.platforms import map_ranks, platform_hash
 from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import Profile
-from collsim.runner import RunSpec, find_algorithm, find_collbench, run
+from collsim.inputs import check_output_path, read_toml
+from collsim.runner import RunSpec, find_algorithm, find_collbench, run, validate_run
 from collsim.units import format_bytes, format_seconds
 
 __all__ = ["Variant", "Configuration", "parse_variants", "summation_depth", "own_bound_ratio",
@@ -82,7 +84,7 @@ def parse_variants(text: str) -> list[Variant]:
         fields = {}
         for option in options:
             key, _, value = option.partition("=")
-            if key not in ("inner", "outer") or not value:
+            if key not in ("inner", "outer") or not value or key in fields:
                 raise CollsimError(f"--alg: {item!r}: expected NAME[:inner=ALG][:outer=ALG]")
             fields[key] = value
         if not name:
@@ -191,19 +193,53 @@ def _collbench_digest() -> str:
         return hashlib.sha256(handle.read()).hexdigest()
 
 
+_LOCK_TIMEOUT_S = 60.0
+
+
 class _Cache:
     """Finished configurations: rows by key, in a SQLite file (or nowhere)."""
 
     def __init__(self, path: str | None):
         self.connection = None
         if path:
-            try:
-                self.connection = sqlite3.connect(path, timeout=60.0, isolation_level=None)
-                self.connection.execute(
-                    "CREATE TABLE IF NOT EXISTS repro_configuration "
-                    "(key TEXT PRIMARY KEY, label TEXT NOT NULL, rows TEXT NOT NULL)")
-            except sqlite3.DatabaseError as error:
-                raise CollsimError(f"{path}: not a usable SQLite database ({error})") from None
+            self.connection = self._open(Path(path))
+
+    @staticmethod
+    def _open(path: Path) -> sqlite3.Connection:
+        """Open the cache; a file that is not one (another SQLite database, anything
+        else) is refused before anything is written to it."""
+        if path.is_dir():
+            raise CollsimError(f"--db {path}: is a directory, not a database")
+        try:
+            if path.exists() and path.stat().st_size > 0:
+                with open(path, "rb") as handle:
+                    if not handle.read(16).startswith(b"SQLite format 3"):
+                        raise CollsimError(f"--db {path}: not an SQLite database; collsim "
+                                           "leaves it as it is")
+                probe = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True,
+                                        timeout=_LOCK_TIMEOUT_S)
+                try:
+                    tables = {name for (name,) in probe.execute(
+                        "SELECT name FROM sqlite_master WHERE type = 'table'")}
+                finally:
+                    probe.close()
+                if "repro_configuration" not in tables:
+                    raise CollsimError(f"--db {path}: not a collsim repro database (no "
+                                       "repro_configuration table); collsim leaves it as it is")
+            else:
+                check_output_path(path, "--db")
+            connection = sqlite3.connect(path, timeout=_LOCK_TIMEOUT_S, isolation_level=None)
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS repro_configuration "
+                "(key TEXT PRIMARY KEY, label TEXT NOT NULL, rows TEXT NOT NULL)")
+            return connection
+        except OSError as error:
+            raise CollsimError(f"--db {path}: {error.strerror}") from None
+        except sqlite3.Error as error:
+            if "locked" in str(error):
+                raise CollsimError(f"--db {path}: locked by another process (waited "
+                                   f"{_LOCK_TIMEOUT_S:g} s)") from None
+            raise CollsimError(f"{path}: not a usable SQLite database ({error})") from None
 
     def get(self, key: str) -> list[dict] | None:
         if self.connection is None:
@@ -298,6 +334,7 @@ def repro_rows(
                         }
                         key = hashlib.sha256(json.dumps(determinants, sort_keys=True,
                                                         default=str).encode()).hexdigest()
+                        validate_run(spec, G)  # every run checked before the first starts
                         work.append((Configuration(name, mapping, exposure, np, contributors),
                                      variant, (spec, G, profile, name), key))
 
@@ -546,32 +583,33 @@ def plot(entries: list[dict], path: str) -> None:
 def load_machines(path: str) -> list[tuple[str, nx.Graph]]:
     """The ``[[machine]]`` tables of a TOML file: ``name`` and ``platform`` (a
     platform table, as in scenario files: generator parameters or a catalog name)."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib
     from collsim.platforms.spec import platform_from_spec
 
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except OSError as error:
-        raise CollsimError(f"--machines: cannot read {path} ({error.strerror})") from None
-    except tomllib.TOMLDecodeError as error:
-        raise CollsimError(f"--machines: {path}: {error}") from None
+    data, _ = read_toml(path, "--machines file")
+    if set(data) - {"machine"}:
+        raise CollsimError(f"--machines: {path}: unknown key {sorted(set(data) - {'machine'})[0]!r} "
+                           "(expected [[machine]] tables)")
     machines = data.get("machine")
     if not isinstance(machines, list) or not machines:
         raise CollsimError(f"--machines: {path} has no [[machine]] tables")
     out = []
     for index, table in enumerate(machines):
-        if not isinstance(table, dict) or set(table) - {"name", "platform"} or (
-                "platform" not in table):
-            raise CollsimError(f"--machines: {path}: machine[{index}] takes name and platform")
+        if not isinstance(table, dict) or "platform" not in table:
+            raise CollsimError(f"--machines: {path}: machine[{index}] must be a table with a "
+                               "platform (and a name)")
+        unknown = sorted(set(table) - {"name", "platform"})
+        if unknown:
+            raise CollsimError(f"--machines: {path}: machine[{index}].{unknown[0]}: unknown key "
+                               "(a machine takes name and platform)")
         try:
             G, label = platform_from_spec(table["platform"])
         except ValueError as error:
             raise CollsimError(f"--machines: {path}: machine[{index}].platform: {error}") from None
-        out.append((table.get("name", label), G))
+        name = table.get("name", label)
+        if not isinstance(name, str) or not name:
+            raise CollsimError(f"--machines: {path}: machine[{index}].name must be a non-empty "
+                               f"string, got {name!r}")
+        out.append((name, G))
     names = [name for name, _ in out]
     if len(set(names)) != len(names):
         raise CollsimError(f"--machines: {path}: two machines share a name")
@@ -596,8 +634,17 @@ def main_repro(args: argparse.Namespace, platforms: list[tuple[str, nx.Graph]],
         raise CollsimError("--np: process counts must be >= 1")
     if args.inputs < 0:
         raise CollsimError("--inputs: must be >= 0")
+    if args.jobs < 0:
+        raise CollsimError(f"--jobs must be >= 0, got {args.jobs}")
     variants = parse_variants(args.alg)
     reproducible = args.reproducible.split(",") if args.reproducible else []
+    for name in reproducible:
+        find_algorithm(args.coll, name.split(":")[0])  # one line naming the known ones
+    if args.output:
+        if args.output.endswith(os.sep) or os.path.isdir(args.output):
+            raise CollsimError(f"-o {args.output}: a prefix of file names, not a directory")
+        for suffix in (".txt", ".json", ".png"):
+            check_output_path(f"{args.output}{suffix}", "-o")
     reproducible = [v.label for v in variants if v.name in reproducible or v.label in reproducible]
     mappings = args.mappings.split(",")
     db = args.db if args.db is not None else (f"{args.output}.db" if args.output else None)
@@ -659,6 +706,9 @@ def add_repro_command(commands, parser_class, build_platform, load_profile, pars
     parser.add_argument("-o", "--output", help="also write PREFIX.txt, PREFIX.json, PREFIX.png")
 
     def handler(args: argparse.Namespace) -> int:
+        if args.coll not in ("reduce", "allreduce"):
+            raise CollsimError(f"--coll: repro compares reductions: reduce or allreduce, "
+                               f"got {args.coll!r}")
         profile = load_profile(args.profile)
         sizes = parse_sizes(args.bytes)
         if not args.platforms and not args.machines:
@@ -666,8 +716,11 @@ def add_repro_command(commands, parser_class, build_platform, load_profile, pars
         counts = [int(v) for v in args.np.split(",") if v.strip().isdigit()]
         largest_np = max(counts) if counts else 2
         platforms = []
-        for name in args.platforms.split(",") if args.platforms else []:
-            G, label = build_platform(replace_namespace(args, platform=name), largest_np)
+        names = args.platforms.split(",") if args.platforms else []
+        for name in names:
+            # a shape option may apply to only some of several platforms
+            G, label = build_platform(replace_namespace(args, platform=name), largest_np,
+                                      strict_options=len(names) == 1)
             platforms.append((label, G))
         if args.machines:
             platforms += load_machines(args.machines)

@@ -33,6 +33,7 @@ from collsim.platforms import (
     write_platform,
 )
 from collsim.profiles import Profile, load_profile
+from collsim.resources import check_simulation_memory
 from collsim.units import format_bytes
 
 __all__ = [
@@ -261,6 +262,15 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
         raise CollsimError(f"{spec.collective}/{spec.algorithm} requires op sum on float or "
                            f"double (got {spec.op} on {spec.dtype})")
     params = spec.params
+    if params.segment_bytes % DTYPE_BYTES[spec.dtype]:
+        raise CollsimError(f"segment size {params.segment_bytes} bytes is not a whole number of "
+                           f"{spec.dtype} elements")
+    known = {e["algorithm"] for e in registry()}
+    for role, name in (("inner", params.inner_algorithm), ("outer", params.outer_algorithm)):
+        if name is not None and name not in known:
+            raise CollsimError(f"unknown {role} algorithm {name!r} (known: "
+                               f"{', '.join(sorted(known))})")
+    check_simulation_memory(spec.np, max(spec.sizes_bytes), spec.contributors)
     for name, given, message in (
         ("segments", params.segment_bytes or params.block_count, "segment size or block count"),
         ("groups", params.group_count, "group count"),
@@ -275,6 +285,18 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
             f"{spec.collective}/{spec.algorithm} requires a power-of-two process count "
             f"(np={spec.np})"
         )
+
+
+def validate_run(spec: RunSpec, G: nx.Graph) -> None:
+    """Everything :func:`run` checks before it simulates, for callers that
+    check a whole batch of runs before starting the first."""
+    entry = find_algorithm(spec.collective, spec.algorithm)
+    total_cores = sum(cores for _, cores in G.nodes(data="cores") if cores)
+    validate_spec(spec, entry, total_cores=total_cores)
+    try:
+        map_ranks(G, spec.np, spec.mapping)
+    except ValueError as error:
+        raise CollsimError(str(error)) from None
 
 
 def collbench_args(spec: RunSpec, *, alpha_over_beta_bytes: float = 0.0) -> list[str]:

@@ -45,6 +45,7 @@ from collsim import platforms
 from collsim.analysis.models import AlgorithmParams
 from collsim.check import _fail, _positive_ints
 from collsim.errors import CollsimError
+from collsim.inputs import read_toml
 from collsim.platforms import GENERATORS, MAPPINGS
 from collsim.profiles import load_profile
 from collsim.runner import DTYPE_BYTES, OPS, RunSpec, find_algorithm, registry, validate_spec
@@ -325,15 +326,7 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
         negative size, a process count larger than a machine, an empty grid.
     """
     path = Path(path)
-    try:
-        text = path.read_bytes().decode()
-        data = tomllib.loads(text)
-    except OSError as error:
-        raise CollsimError(f"cannot read scenario {path}: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise CollsimError(f"{path}: not a text file") from None
-    except tomllib.TOMLDecodeError as error:
-        raise CollsimError(f"{path}: not valid TOML: {error}") from None
+    data, text = read_toml(path, "scenario")
 
     unknown = set(data) - _TOP_KEYS
     if unknown:
@@ -356,10 +349,9 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
         raise _fail(path, "study", "missing key 'np' (the process counts)")
     _nonempty_list(path, "study.np", study["np"])
     nps = _positive_ints(path, "study.np", study["np"])
-    mappings = tuple(study.get("mappings", ["block"]))
-    _nonempty_list(path, "study.mappings", list(mappings))
+    mappings = tuple(_nonempty_list(path, "study.mappings", study.get("mappings", ["block"])))
     for mapping in mappings:
-        if mapping not in MAPPINGS:
+        if not isinstance(mapping, str) or mapping.partition(":")[0] not in MAPPINGS:
             raise _fail(path, "study.mappings",
                         f"unknown mapping {mapping!r} (known: {', '.join(MAPPINGS)})")
     timeout_s = _number(path, "study.timeout_s", study.get("timeout_s", 600.0), positive=True)
@@ -392,6 +384,11 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
             if np > cores:
                 raise _fail(path, "study.np", f"np={np} is larger than machine "
                             f"{machine.name!r} ({cores} cores)")
+            for mapping in mappings:  # a mapping file is read and checked now, not in a worker
+                try:
+                    platforms.map_ranks(G, np, mapping)
+                except ValueError as error:
+                    raise _fail(path, "study.mappings", str(error)) from None
         for index, (workload, run_fields) in enumerate(loaded):
             for algorithm in workload.algorithms:
                 entry = find_algorithm(workload.collective, algorithm)

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from typing import Callable
 
 import networkx as nx
 
 from collsim.errors import CollsimError
+from collsim.inputs import check_output_path
+from collsim.platforms import map_ranks
+from collsim.resources import check_simulation_memory
 from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import Profile
 from collsim.analysis.models import allreduce as _allreduce_models
@@ -42,7 +46,8 @@ def _eligible(entry: dict, p: int) -> bool:
 
 
 def select(*, collective: str, process_counts: list[int], sizes_bytes: tuple[int, ...],
-           G: nx.Graph, profile: Profile, platform: str, timeout_s: float = 600.0) -> list[dict]:
+           G: nx.Graph, profile: Profile, platform: str, timeout_s: float = 600.0,
+           mapping: str = "block") -> list[dict]:
     """Run every algorithm of a collective over the grid and rank them per cell.
 
     Parameters
@@ -61,6 +66,8 @@ def select(*, collective: str, process_counts: list[int], sizes_bytes: tuple[int
         The platform's name, for the rows.
     timeout_s : float
         Wall-clock limit of one simulation.
+    mapping : str
+        Ranks to hosts (``collsim.platforms.map_ranks``).
 
     Returns
     -------
@@ -87,7 +94,8 @@ def select(*, collective: str, process_counts: list[int], sizes_bytes: tuple[int
         for entry in entries:
             if not _eligible(entry, p):
                 continue
-            rows, status = run(RunSpec(collective, entry["algorithm"], p, tuple(sizes_bytes)),
+            rows, status = run(RunSpec(collective, entry["algorithm"], p, tuple(sizes_bytes),
+                                       mapping=mapping),
                                G, profile, platform=platform, timeout_s=timeout_s)
             if status != 0:
                 raise CollsimError(f"{collective}/{entry['algorithm']} gave a wrong result "
@@ -203,9 +211,14 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
     def handler(args) -> int:
         if args.coll not in ("allreduce", "reduce", "bcast"):
             raise CollsimError(f"unknown collective {args.coll!r} (allreduce, reduce, bcast)")
+        if args.output:
+            if args.output.endswith(os.sep) or os.path.isdir(args.output):
+                raise CollsimError(f"-o {args.output}: a prefix of file names, not a directory")
+            for suffix in (".csv", ".png"):
+                check_output_path(args.output + suffix, "-o")
         sizes = parse_sizes(args.bytes)
         cores_per_node = max(args.cores_per_node or 1, 1)
-        if args.np:
+        if args.np is not None:
             try:
                 nps = [int(x) for x in args.np.split(",")]
             except ValueError:
@@ -216,11 +229,23 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
                           if 2 <= q <= total})
         if min(nps) < 1:
             raise CollsimError("process counts must be >= 1")
+        for n in sizes:
+            if n < 0 or n % 8:
+                raise CollsimError(f"sizes must be multiples of 8 (double elements), got {n}")
+        if sizes:
+            check_simulation_memory(max(nps), max(sizes))
         G, platform_label = build_platform(args, max(nps))
+        cores = sum(c for _, c in G.nodes(data="cores") if c)
+        if max(nps) > cores:
+            raise CollsimError(f"np={max(nps)} is larger than the platform's {cores} cores")
+        try:
+            map_ranks(G, max(nps), args.mapping)
+        except ValueError as error:
+            raise CollsimError(str(error)) from None
         try:
             cells = select(collective=args.coll, process_counts=nps, sizes_bytes=sizes, G=G,
                            profile=load_profile(args.profile), platform=platform_label,
-                           timeout_s=args.timeout_s)
+                           timeout_s=args.timeout_s, mapping=args.mapping)
         except ValueError as error:
             raise CollsimError(str(error)) from None
         print(format_cells(cells), end="")

@@ -27,6 +27,7 @@ import sqlite3
 from pathlib import Path
 
 from collsim.errors import CollsimError
+from collsim.inputs import check_output_path
 from collsim.platforms.simgrid import write_atomically
 
 __all__ = ["MEASUREMENT_COLUMNS", "open_store", "measurement_key", "stored_keys",
@@ -86,34 +87,101 @@ _SCHEMA = (
 )
 
 
+# How long to wait for a database another process holds (a concurrent study writes one
+# simulation's rows at a time, so waits are short; a lock held longer is reported).
+LOCK_TIMEOUT_S = 60.0
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _database_error(path: Path, error: sqlite3.Error) -> CollsimError:
+    """One line for an SQLite error: a lock held too long, or an unusable file."""
+    if "locked" in str(error) or "busy" in str(error):
+        return CollsimError(f"{path}: locked by another process (waited {LOCK_TIMEOUT_S:g} s)")
+    return CollsimError(f"{path}: not a usable SQLite database ({error})")
+
+
+def _measurement_columns(path: Path, *, read_only: bool) -> list[str] | None:
+    """The columns of the file's measurement table (None: it has none), read
+    without changing the file: a file in rollback-journal mode (a foreign one, or
+    one collsim has not opened yet) through a read-only connection; a WAL file
+    through an ordinary one, which leaves its -wal and -shm files as it found
+    them (read-only ones stay behind)."""
+    if read_only:
+        connection = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True,
+                                     timeout=LOCK_TIMEOUT_S)
+    else:
+        connection = sqlite3.connect(path, timeout=LOCK_TIMEOUT_S)
+    try:
+        tables = {name for (name,) in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "measurement" not in tables:
+            return None
+        return [name for _, name, *_ in connection.execute("PRAGMA table_info(measurement)")]
+    finally:
+        connection.close()
+
+
 def open_store(path: str | os.PathLike, *, create: bool = True) -> sqlite3.Connection:
     """Open (or create) a results database in WAL mode.
+
+    A file that is not a collsim results database is refused before anything
+    is written to it (no WAL switch, no tables added): only a new file, an
+    empty one or a collsim database is opened for writing.
 
     Raises
     ------
     CollsimError
-        If the file is missing (``create=False``) or is not a collsim database.
+        If the file is missing (``create=False``), a directory, not SQLite,
+        not a collsim database or of another collsim version, or locked by
+        another process for longer than ``LOCK_TIMEOUT_S``.
     """
     path = Path(path)
+    if path.is_dir():
+        raise CollsimError(f"{path} is a directory, not a results database")
     if not create and not path.is_file():
         raise CollsimError(f"no results database at {path}")
     try:
-        connection = sqlite3.connect(path, timeout=60.0, isolation_level=None)
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("PRAGMA synchronous=FULL")
-        columns = [name for _, name, *_ in connection.execute(
-            "PRAGMA table_info(measurement)")]
-        if columns and columns != _NAMES:
-            raise CollsimError(f"{path}: results database of another collsim version "
-                               "(its columns differ); use a new --db")
+        if path.exists() and path.stat().st_size > 0:
+            with open(path, "rb") as handle:
+                header = handle.read(100)
+            if not header.startswith(_SQLITE_MAGIC) or len(header) < 100:
+                raise CollsimError(f"{path}: not a usable SQLite database (not an SQLite "
+                                   "file); collsim leaves it as it is")
+            columns = _measurement_columns(path, read_only=header[18] != 2)
+            if columns is None:
+                raise CollsimError(f"{path} is not a collsim results database (no measurement "
+                                   "table); collsim leaves it as it is")
+            if columns != _NAMES:
+                raise CollsimError(f"{path}: results database of another collsim version "
+                                   "(its columns differ); use a new --db")
+        elif not create:
+            raise CollsimError(f"{path} is not a collsim results database (an empty file)")
+        else:
+            check_output_path(path, "--db")
+        connection = sqlite3.connect(path, timeout=LOCK_TIMEOUT_S, isolation_level=None)
         if create:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=FULL")
             for statement in _SCHEMA:
                 connection.execute(statement)
-        elif not columns:
-            raise CollsimError(f"{path} is not a collsim results database")
-    except sqlite3.DatabaseError as error:
-        raise CollsimError(f"{path}: not a usable SQLite database ({error})") from None
+    except OSError as error:
+        raise CollsimError(f"cannot open results database {path}: {error.strerror}") from None
+    except sqlite3.Error as error:
+        raise _database_error(path, error) from None
     return connection
+
+
+def _database_path(connection: sqlite3.Connection) -> str:
+    return connection.execute("PRAGMA database_list").fetchone()[2]
+
+
+def _json(connection: sqlite3.Connection, table: str, column: str, text: str):
+    """A JSON column's value; a corrupt one is one line naming the database."""
+    try:
+        return json.loads(text)
+    except (TypeError, json.JSONDecodeError):
+        raise CollsimError(f"{_database_path(connection)}: corrupt results database: "
+                           f"{table}.{column} holds {str(text)[:40]!r}, not JSON") from None
 
 
 def measurement_key(determinants: dict) -> str:
@@ -147,11 +215,20 @@ def _cell(name: str, value):
     return value
 
 
-def insert_rows(connection: sqlite3.Connection, rows: list[dict]) -> None:
+def insert_rows(connection: sqlite3.Connection, rows: list[dict], *,
+                skip_stored: bool = False) -> int:
     """Insert the rows of one simulation in one transaction (all or nothing).
 
     Each row holds every column of ``MEASUREMENT_COLUMNS``.  A key already
-    stored is an error: a study never writes a measurement twice.
+    stored is an error: a study never writes a measurement twice; unless
+    ``skip_stored``, for a study that shares its database with another one
+    running at the same time: a row the other stored meanwhile has the same
+    key, hence the same determinants, and is left as it is.
+
+    Returns
+    -------
+    int
+        The number of rows written.
     """
     marks = ",".join("?" * len(_NAMES))
     columns = ",".join(f'"{name}"' for name in _NAMES)
@@ -162,7 +239,11 @@ def insert_rows(connection: sqlite3.Connection, rows: list[dict]) -> None:
                       + [_cell("extra", extra)])
     with connection:
         connection.execute("BEGIN IMMEDIATE")
+        if skip_stored:
+            present = stored_keys(connection, [row[0] for row in values])
+            values = [row for row in values if row[0] not in present]
         connection.executemany(f"INSERT INTO measurement ({columns}) VALUES ({marks})", values)
+    return len(values)
 
 
 def record_study(connection: sqlite3.Connection, *, name: str, scenario: str, profile: str,
@@ -197,34 +278,44 @@ def read_rows(connection: sqlite3.Connection, study: str | None = None) -> list[
         query += " WHERE study = ?"
         args = (study,)
     rows = []
-    for values in connection.execute(query + " ORDER BY key", args):
-        row = dict(zip(_NAMES, values))
-        row["params"] = json.loads(row["params"])
-        row["extra"] = json.loads(row["extra"])
-        rows.append(row)
+    try:
+        for values in connection.execute(query + " ORDER BY key", args):
+            row = dict(zip(_NAMES, values))
+            row["params"] = _json(connection, "measurement", "params", row["params"])
+            row["extra"] = _json(connection, "measurement", "extra", row["extra"])
+            rows.append(row)
+    except sqlite3.Error as error:
+        raise _database_error(Path(_database_path(connection)), error) from None
     return rows
 
 
 def read_study(connection: sqlite3.Connection) -> list[dict]:
     """Every study of the database with its machines and workload, in storage order."""
     studies = []
-    for name, scenario, profile, nps in connection.execute(
-            "SELECT name, scenario, profile, nps FROM study ORDER BY name"):
-        machines = [
-            {"name": m, "source": json.loads(source), "platform_hash": platform_hash,
-             "price": json.loads(price), "cost": cost, "graph": json.loads(graph)}
-            for m, source, platform_hash, price, cost, graph in connection.execute(
-                "SELECT name, source, platform_hash, price, cost, graph FROM machine "
-                "WHERE study = ? ORDER BY position", (name,))]
-        workloads = [
-            {"collective": c, "weight": weight, "sizes_bytes": json.loads(sizes),
-             "size_weights": json.loads(size_weights), "algorithms": json.loads(algorithms),
-             "choice": choice}
-            for c, weight, sizes, size_weights, algorithms, choice in connection.execute(
-                "SELECT collective, weight, sizes, size_weights, algorithms, choice "
-                "FROM workload WHERE study = ? ORDER BY position", (name,))]
-        studies.append({"name": name, "scenario": scenario, "profile": profile,
-                        "nps": json.loads(nps), "machines": machines, "workloads": workloads})
+    try:
+        for name, scenario, profile, nps in connection.execute(
+                "SELECT name, scenario, profile, nps FROM study ORDER BY name").fetchall():
+            def load(table, column, text):
+                return _json(connection, table, column, text)
+            machines = [
+                {"name": m, "source": load("machine", "source", source),
+                 "platform_hash": platform_hash, "price": load("machine", "price", price),
+                 "cost": cost, "graph": load("machine", "graph", graph)}
+                for m, source, platform_hash, price, cost, graph in connection.execute(
+                    "SELECT name, source, platform_hash, price, cost, graph FROM machine "
+                    "WHERE study = ? ORDER BY position", (name,))]
+            workloads = [
+                {"collective": c, "weight": weight, "sizes_bytes": load("workload", "sizes", sizes),
+                 "size_weights": load("workload", "size_weights", size_weights),
+                 "algorithms": load("workload", "algorithms", algorithms), "choice": choice}
+                for c, weight, sizes, size_weights, algorithms, choice in connection.execute(
+                    "SELECT collective, weight, sizes, size_weights, algorithms, choice "
+                    "FROM workload WHERE study = ? ORDER BY position", (name,))]
+            studies.append({"name": name, "scenario": scenario, "profile": profile,
+                            "nps": load("study", "nps", nps), "machines": machines,
+                            "workloads": workloads})
+    except sqlite3.Error as error:
+        raise _database_error(Path(_database_path(connection)), error) from None
     return studies
 
 

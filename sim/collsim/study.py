@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 import networkx as nx
 
@@ -159,38 +159,69 @@ class Progress:
 Outcome = tuple[Simulation, "list[dict] | None", "str | None"]
 
 
-def _local(todo: list[Simulation], jobs: int) -> Iterator[Outcome]:
+def _local(todo: list[Simulation], jobs: int,
+           still_missing: Callable[[Simulation], bool]) -> Iterator[Outcome]:
+    """Run the simulations here (jobs == 1) or in a process pool.
+
+    A simulation is handed out only when its turn comes, and only if
+    ``still_missing`` says so: a study sharing the database with another one
+    running at the same time leaves it what the other has stored (outcome
+    ``(simulation, None, None)``).
+    """
     if jobs == 1:
         for simulation in todo:
+            if not still_missing(simulation):
+                yield simulation, None, None
+                continue
             try:
                 yield simulation, run_simulation(simulation), None
             except CollsimError as error:
                 yield simulation, None, str(error)
         return
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(run_simulation, s): s for s in todo}
+        pending = list(todo)
+        running: dict[concurrent.futures.Future, Simulation] = {}
         try:
-            for future in concurrent.futures.as_completed(futures):
-                try:
-                    yield futures[future], future.result(), None
-                except CollsimError as error:
-                    yield futures[future], None, str(error)
-                except concurrent.futures.process.BrokenProcessPool:
-                    yield futures[future], None, "its worker process died"
+            while pending or running:
+                while pending and len(running) < 2 * jobs:
+                    simulation = pending.pop(0)
+                    if not still_missing(simulation):
+                        yield simulation, None, None
+                        continue
+                    try:
+                        running[pool.submit(run_simulation, simulation)] = simulation
+                    except concurrent.futures.process.BrokenProcessPool:
+                        yield simulation, None, "its worker process died"
+                done, _ = concurrent.futures.wait(
+                    running, return_when=concurrent.futures.FIRST_COMPLETED)
+                for future in done:
+                    simulation = running.pop(future)
+                    try:
+                        yield simulation, future.result(), None
+                    except CollsimError as error:
+                        yield simulation, None, str(error)
+                    except concurrent.futures.process.BrokenProcessPool:
+                        yield simulation, None, "its worker process died"
         finally:
-            for future in futures:
+            for future in running:
                 future.cancel()
 
 
-def _dask(todo: list[Simulation], address: str) -> Iterator[Outcome]:
+def _connect(address: str):
+    """A client of the Dask scheduler at address (before anything is written)."""
     try:
-        from distributed import Client, as_completed
+        from distributed import Client
     except ImportError:  # pragma: no cover - distributed is a dependency
         raise CollsimError("--scheduler needs the 'distributed' package") from None
     try:
-        client = Client(address, timeout="20s")
+        return Client(address, timeout="20s")
     except (OSError, TimeoutError) as error:
         raise CollsimError(f"cannot reach the Dask scheduler at {address}: {error}") from None
+
+
+def _dask(todo: list[Simulation], client) -> Iterator[Outcome]:
+    from distributed import as_completed
+
     try:
         futures = client.map(run_simulation, todo, pure=False, retries=0)
         owner = dict(zip((f.key for f in futures), todo))
@@ -239,7 +270,13 @@ def run_study(scenario: Scenario, db_path: str, *, jobs: int = 0, scheduler: str
         Simulations run now, simulations found stored, rows written now, and
         one message per failed simulation or wrong result.
     """
-    connection = open_store(db_path)
+    client = _connect(scheduler) if scheduler else None  # unreachable: no database left
+    try:
+        connection = open_store(db_path)
+    except CollsimError:
+        if client is not None:
+            client.close()
+        raise
     graphs: dict[str, nx.Graph] = {m.name: build_machine(m.source) for m in scenario.machines}
     hashes = {name: platform_hash(G) for name, G in graphs.items()}
     record_study(
@@ -258,12 +295,20 @@ def run_study(scenario: Scenario, db_path: str, *, jobs: int = 0, scheduler: str
     skipped = len(scenario.simulations) - len(todo)
     progress = Progress(len(todo), skipped, stream=progress_stream)
     progress.show()
-    outcomes = _dask(todo, scheduler) if scheduler else _local(todo, jobs or _cores())
+    def still_missing(simulation: Simulation) -> bool:
+        wanted = list(keys[simulation].values())
+        return not set(wanted) <= stored_keys(connection, wanted)
+
+    outcomes = (_dask(todo, client) if client is not None
+                else _local(todo, jobs or _cores(), still_missing))
     failures: list[str] = []
     written = 0
+    taken = 0  # simulations a concurrent study stored meanwhile
     try:
         for simulation, rows, error in outcomes:
-            if error is None:
+            if error is None and rows is None:
+                taken += 1
+            elif error is None:
                 by_point = keys[simulation]
                 stored = []
                 for row in rows:
@@ -278,8 +323,7 @@ def run_study(scenario: Scenario, db_path: str, *, jobs: int = 0, scheduler: str
                                        f"{len(stored)} of its {len(by_point)} measurements")
                 # a simulation whose sizes grew since the last run has some rows already
                 new = [r for r in stored if r["key"] not in present]
-                insert_rows(connection, new)
-                written += len(new)
+                written += insert_rows(connection, new, skip_stored=True)
                 failures += [f"{describe(simulation)}: wrong result at "
                              f"{format_bytes(r['bytes'])} (stored, check = wrong)"
                              for r in new if r.get("check") == "wrong"]
@@ -289,7 +333,7 @@ def run_study(scenario: Scenario, db_path: str, *, jobs: int = 0, scheduler: str
     finally:
         progress.close()
         connection.close()
-    return len(todo), skipped, written, failures
+    return len(todo) - taken, skipped + taken, written, failures
 
 
 def _cores() -> int:
