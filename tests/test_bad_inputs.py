@@ -11,6 +11,7 @@ any simulation starts, which keeps the table fast.
 from __future__ import annotations
 
 import hashlib
+import shutil
 import sqlite3
 import tempfile
 from dataclasses import dataclass, field
@@ -760,22 +761,32 @@ def _snapshot(directory: Path) -> dict[str, object]:
     return out
 
 
-@pytest.fixture
-def workdir(tmp_path, monkeypatch):
-    """A directory with every file of FILES, the databases, and its own temp directory."""
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Path:
+    """Every file of FILES and the databases, made once and copied for each row."""
+    directory = tmp_path_factory.mktemp("bad-inputs") / "template"
+    directory.mkdir()
     for name, content in FILES.items():
-        target = tmp_path / name
+        target = directory / name
         if content is DIR:
             target.mkdir()
         else:
             target.write_bytes(content if isinstance(content, bytes) else content.encode())
-    _databases(tmp_path)
-    (tmp_path / "tmp").mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
-    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
-    monkeypatch.setattr(store, "LOCK_TIMEOUT_S", 0.2, raising=False)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    _databases(directory)
+    (directory / "tmp").mkdir()
+    return directory
+
+
+@pytest.fixture
+def workdir(template, tmp_path, monkeypatch):
+    """A copy of the template, with its own temp directory, as the working directory."""
+    directory = tmp_path / "w"
+    shutil.copytree(template, directory)
+    monkeypatch.setattr(tempfile, "tempdir", str(directory / "tmp"))
+    monkeypatch.setenv("TMPDIR", str(directory / "tmp"))
+    monkeypatch.setattr(store, "LOCK_TIMEOUT_S", 0.2)
+    monkeypatch.chdir(directory)
+    return directory
 
 
 def test_the_table_covers_every_subcommand():

@@ -49,6 +49,7 @@ from collsim.platform_cli import add_platform_arguments
 from collsim.platforms import map_ranks, platform_hash
 from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import Profile
+from collsim import store
 from collsim.inputs import check_output_path, read_toml
 from collsim.runner import RunSpec, find_algorithm, find_collbench, run, validate_run
 from collsim.units import format_bytes, format_seconds
@@ -193,9 +194,6 @@ def _collbench_digest() -> str:
         return hashlib.sha256(handle.read()).hexdigest()
 
 
-_LOCK_TIMEOUT_S = 60.0
-
-
 class _Cache:
     """Finished configurations: rows by key, in a SQLite file (or nowhere)."""
 
@@ -217,7 +215,7 @@ class _Cache:
                         raise CollsimError(f"--db {path}: not an SQLite database; collsim "
                                            "leaves it as it is")
                 probe = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True,
-                                        timeout=_LOCK_TIMEOUT_S)
+                                        timeout=store.LOCK_TIMEOUT_S)
                 try:
                     tables = {name for (name,) in probe.execute(
                         "SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -228,7 +226,7 @@ class _Cache:
                                        "repro_configuration table); collsim leaves it as it is")
             else:
                 check_output_path(path, "--db")
-            connection = sqlite3.connect(path, timeout=_LOCK_TIMEOUT_S, isolation_level=None)
+            connection = sqlite3.connect(path, timeout=store.LOCK_TIMEOUT_S, isolation_level=None)
             connection.execute(
                 "CREATE TABLE IF NOT EXISTS repro_configuration "
                 "(key TEXT PRIMARY KEY, label TEXT NOT NULL, rows TEXT NOT NULL)")
@@ -238,7 +236,7 @@ class _Cache:
         except sqlite3.Error as error:
             if "locked" in str(error):
                 raise CollsimError(f"--db {path}: locked by another process (waited "
-                                   f"{_LOCK_TIMEOUT_S:g} s)") from None
+                                   f"{store.LOCK_TIMEOUT_S:g} s)") from None
             raise CollsimError(f"{path}: not a usable SQLite database ({error})") from None
 
     def get(self, key: str) -> list[dict] | None:
