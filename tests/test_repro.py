@@ -6,6 +6,7 @@ import json
 import pytest
 
 import collsim.repro
+from collsim.errors import CollsimError
 from collsim.cli import main
 from collsim.repro import summation_depth
 
@@ -105,12 +106,14 @@ def test_summation_depths():
     assert summation_depth("reduce", "in_order_binary", 1) == 0
 
 
-def _count_simulations(monkeypatch):
+def _count_simulations(monkeypatch, failing_np=None):
     calls = []
     simulate = collsim.repro._simulate
 
     def counting(job):
         calls.append(job[0].np)
+        if job[0].np == failing_np:  # a failure only the simulation finds (a crash, a timeout)
+            raise CollsimError(f"np={failing_np} crashed on purpose")
         return simulate(job)
 
     monkeypatch.setattr(collsim.repro, "_simulate", counting)
@@ -118,14 +121,14 @@ def _count_simulations(monkeypatch):
 
 
 def test_repro_keeps_finished_configurations_and_reports_failures(tmp_path, capsys, monkeypatch):
-    calls = _count_simulations(monkeypatch)
+    calls = _count_simulations(monkeypatch, failing_np=8)
     db = str(tmp_path / "repro.db")
     args = ["repro", "--coll", "allreduce", "--alg", "recursive_doubling,fixed_order",
-            "--platforms", "crossbar", "--nodes", "4", "--bytes", "8", "--jobs", "1", "--db", db]
-    # 8 ranks do not fit on 4 single-core nodes: those two configurations fail
+            "--platforms", "crossbar", "--nodes", "8", "--bytes", "8", "--jobs", "1", "--db", db]
+    # the two configurations on 8 ranks fail when simulated
     assert main([*args, "--np", "2,8"]) == 1
     captured = capsys.readouterr()
-    assert captured.out.count("larger than the platform's 4 cores") == 2
+    assert captured.out.count("np=8 crashed on purpose") == 2
     assert "failed configurations (2):" in captured.out
     assert "2 configuration(s) failed" in captured.err and captured.err.count("\n") == 1
     assert "crossbar/block/node/np=2" in captured.out  # the others are still reported

@@ -268,8 +268,8 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
     known = {e["algorithm"] for e in registry()}
     for role, name in (("inner", params.inner_algorithm), ("outer", params.outer_algorithm)):
         if name is not None and name not in known:
-            raise CollsimError(f"unknown {role} algorithm {name!r} (known: "
-                               f"{', '.join(sorted(known))})")
+            raise CollsimError(f"{spec.collective}/{spec.algorithm} has no {role} algorithm "
+                               f"{name!r} (registered: {', '.join(sorted(known))})")
     check_simulation_memory(spec.np, max(spec.sizes_bytes), spec.contributors)
     for name, given, message in (
         ("segments", params.segment_bytes or params.block_count, "segment size or block count"),

@@ -1,0 +1,62 @@
+"""Two `collsim study` processes on one database: both finish, every row stored once."""
+
+import re
+import subprocess
+import sys
+
+from collsim.cli import main
+from collsim.store import open_store, read_rows
+
+SCENARIO = """\
+[study]
+name = "shared"
+np = [3, 4]
+
+[[machine]]
+name = "xbar"
+platform = { generator = "crossbar", nodes = 4 }
+
+[[workload]]
+collective = "allreduce"
+sizes = ["8", "4KiB"]
+algorithms = ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast"]
+
+[[workload]]
+collective = "bcast"
+sizes = ["8", "4KiB"]
+algorithms = ["binomial", "linear"]
+"""
+SIMULATIONS = (4 + 2) * 2
+ROWS = SIMULATIONS * 2
+
+
+def _rows(db):
+    connection = open_store(db, create=False)
+    rows = read_rows(connection)
+    connection.close()
+    return rows
+
+
+def test_two_studies_on_one_database_share_the_work(tmp_path, capsys):
+    scenario = tmp_path / "shared.toml"
+    scenario.write_text(SCENARIO)
+    db = tmp_path / "shared.db"
+    command = [sys.executable, "-m", "collsim", "study", str(scenario), "--db", str(db),
+               "--jobs", "1"]
+    processes = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True) for _ in range(2)]
+    outputs = [process.communicate(timeout=300) for process in processes]
+    for process, (out, err) in zip(processes, outputs):
+        assert process.returncode == 0, err
+        assert "Traceback" not in err
+    written = [int(re.search(r"(\d+) rows written", out).group(1)) for out, _ in outputs]
+    run = [int(re.search(r"(\d+) simulations run", out).group(1)) for out, _ in outputs]
+    assert sum(written) == ROWS  # every row written once, by one of the two
+    assert sum(run) >= SIMULATIONS
+    rows = _rows(db)
+    assert len(rows) == ROWS and len({row["key"] for row in rows}) == ROWS
+    # the same rows as one study alone
+    alone = tmp_path / "alone.db"
+    assert main(["study", str(scenario), "--db", str(alone), "--jobs", "1"]) == 0
+    capsys.readouterr()
+    assert rows == _rows(alone)
