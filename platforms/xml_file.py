@@ -31,6 +31,12 @@ def _radical(text: str) -> list[int]:
     return values
 
 
+def _leading_number(text: str) -> float | None:
+    """The number a SimGrid value starts with ("0Bps" -> 0.0), None if none."""
+    match = re.match(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)", text)
+    return float(match.group(1)) if match else None
+
+
 def xml_file_platform(path) -> nx.Graph:
     """Return a platform graph holding the hosts of a SimGrid XML file and its bytes.
 
@@ -61,6 +67,13 @@ def xml_file_platform(path) -> nx.Graph:
                  xml_bytes=data, gamma_s_per_byte=0.0)
     index = 0
     for element in root.iter():
+        # SimGrid aborts on these with a message that does not name the element
+        for attribute in ("bandwidth", "speed", "bw"):
+            value = element.get(attribute)
+            if value is not None and _leading_number(value) == 0:
+                raise ValueError(f"platform file {path}: <{element.tag} id="
+                                 f"{element.get('id', '?')!r}> has {attribute} {value!r}: "
+                                 "it must be > 0")
         if element.tag == "host":
             names = [element.get("id")]
         elif element.tag == "cluster":
@@ -68,7 +81,11 @@ def xml_file_platform(path) -> nx.Graph:
                      for i in _radical(element.get("radical", ""))]
         else:
             continue
-        cores = int(element.get("core", "1"))
+        try:
+            cores = int(element.get("core", "1"))
+        except ValueError:
+            raise ValueError(f"platform file {path}: <{element.tag}> core "
+                             f"{element.get('core')!r} is not an integer") from None
         for name in names:
             add_host(G, name, node=index, cores=cores, speed_flops=1.0)
             index += 1

@@ -83,6 +83,9 @@ PLATFORM_XML = """\
 </platform>
 """
 
+NO_ROUTE_XML = PLATFORM_XML.replace('<route src="a" dst="b"><link_ctn id="l"/></route>', "")
+ZERO_BANDWIDTH_XML = PLATFORM_XML.replace('bandwidth="1GBps"', 'bandwidth="0Bps"')
+ZERO_SPEED_XML = PLATFORM_XML.replace('<host id="b" speed="1Gf"/>', '<host id="b" speed="0f"/>')
 NESTED = "x = " + "[" * 3000 + "]" * 3000 + "\n"
 NON_UTF8 = b'[study]\nname = "\xe9t\xe9"\n'
 DIR = object()  # a directory in place of a file
@@ -114,6 +117,9 @@ FILES: dict[str, object] = {
     "profile.toml": PROFILE,
     "machines.toml": MACHINES,
     "plat.xml": PLATFORM_XML,
+    "noroute.xml": NO_ROUTE_XML,
+    "zerobw.xml": ZERO_BANDWIDTH_XML,
+    "zerospeed.xml": ZERO_SPEED_XML,
     "junk.xml": "<platform><host",
     "notplatform.xml": "<html/>",
     "nonutf8.toml": NON_UTF8,
@@ -367,6 +373,9 @@ BAD: list[Bad] = [
     run("--platform", "junk.xml", match="not valid XML"),
     run("--platform", "notplatform.xml", match="not a SimGrid platform"),
     run("--platform", "adir/", match="adir"),
+    run("--platform", "noroute.xml", match="SimGrid: You're trying to send data from a to b"),
+    run("--platform", "zerobw.xml", match="has bandwidth '0Bps'"),
+    run("--platform", "zerospeed.xml", match="has speed '0f'"),
     run("--platform", "seed003_hydra", "--gamma", "0", match="--gamma"),
     run("--platform", "seed003_hydra", "--nodes", "4", match="--nodes"),
     run("--platform", "seed003_hydra", "--bandwidth", "1GBps", match="--bandwidth"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -73,11 +74,18 @@ def find_smpirun() -> str:
     return path
 
 
+# a SimGrid log line: "[0.000000] ./src/surf/network_cm02.cpp:322: [root/CRITICAL] text"
+_SIMGRID_ERROR = re.compile(r"^\[[^\]]*\] (?:\S+:\d+: )?\[[\w.]+/(?:CRITICAL|ERROR)\] (.+)$")
+
+
 def _failure_message(what: str, returncode: int, stderr: str) -> str:
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     for line in lines:
         if line.startswith("collbench: error: "):
             return line[len("collbench: error: ") :]
+    reasons = [match.group(1) for match in map(_SIMGRID_ERROR.match, lines) if match]
+    if reasons:  # SimGrid's own reason, not the "Aborted" of the shell after it
+        return f"{what} crashed (exit status {returncode}): SimGrid: {reasons[-1]}"
     detail = next(
         (line for line in reversed(lines) if "did not return 0" not in line),
         "no message",
