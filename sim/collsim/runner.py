@@ -59,7 +59,15 @@ def find_collbench() -> Path:
     """Return the collbench program: $COLLSIM_COLLBENCH, else build/collbench."""
     candidate = Path(os.environ.get("COLLSIM_COLLBENCH", REPO_ROOT / "build" / "collbench"))
     if not candidate.is_file():
-        raise CollsimError(f"collbench not found at {candidate}: run 'make build' first")
+        if "COLLSIM_COLLBENCH" in os.environ:
+            raise CollsimError(f"collbench not found at {candidate} (COLLSIM_COLLBENCH)")
+        if (REPO_ROOT / "CMakeLists.txt").is_file():  # a source tree (an editable install)
+            raise CollsimError(f"collbench not found at {candidate}: run 'make build' in "
+                               f"{REPO_ROOT} first")
+        # installed with `pip install .`: the C harness is not part of the package
+        raise CollsimError("collbench not found: build it in a collsim source tree with "
+                           "'make build', then set COLLSIM_COLLBENCH=/path/to/collsim/build/"
+                           "collbench")
     return candidate
 
 
