@@ -32,6 +32,7 @@ from pathlib import Path
 from collsim.analysis.models import AlgorithmParams
 from collsim.errors import CollsimError
 from collsim.inputs import check_output_path, read_toml
+from collsim.lifetime import guarded, pool_options
 from collsim.platforms import platform_from_spec
 from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import load_profile
@@ -380,8 +381,8 @@ def run_suite(suite: Suite, *, jobs: int = 0, update_baseline: bool = False) -> 
     if jobs == 1:
         results = [_simulate_case(case) for case in suite.cases]
     else:
-        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(_simulate_case, suite.cases))
+        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, **pool_options()) as pool:
+            results = list(pool.map(guarded, [_simulate_case] * len(suite.cases), suite.cases))
     judged: list[tuple[Case, Outcome]] = []
     for case, (rows, duration_s) in zip(suite.cases, results):
         checks = tuple(c for c in case.checks if not (update_baseline and c == "baseline"))

@@ -22,6 +22,7 @@ from typing import Sequence
 from collsim import __version__
 from collsim.errors import CollsimError
 from collsim.inputs import check_output_path, check_timeout
+from collsim.lifetime import terminate_like_interrupt
 from collsim.resources import check_simulation_memory
 from collsim.platform_cli import add_platform_arguments, build_platform, register_platform_command
 from collsim.platforms import map_ranks, pair_parameters
@@ -402,6 +403,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: returns the exit status."""
+    if argv is None:  # the collsim program, not a call from Python: SIGTERM unwinds
+        terminate_like_interrupt()
     try:
         args = build_parser().parse_args(argv)
         if getattr(args, "reps", 1) < 1:

@@ -51,6 +51,7 @@ from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import Profile
 from collsim import store
 from collsim.inputs import check_output_path, read_toml
+from collsim.lifetime import guarded, pool_options
 from collsim.runner import RunSpec, find_algorithm, find_collbench, run, validate_run
 from collsim.units import format_bytes, format_seconds
 
@@ -364,8 +365,9 @@ def repro_rows(
                 except CollsimError as error:
                     finish(index, error)
         else:
-            with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-                futures = {pool.submit(_simulate, work[index][2]): index for index in todo}
+            with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, **pool_options()) as pool:
+                futures = {pool.submit(guarded, _simulate, work[index][2]): index
+                           for index in todo}
                 for future in concurrent.futures.as_completed(futures):
                     error = future.exception()
                     finish(futures[future], error if error is not None else future.result())

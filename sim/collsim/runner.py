@@ -174,6 +174,10 @@ def simulate(
                 f"{what} did not finish within {timeout_s:g} s and was stopped "
                 "(a deadlock, or too large for this timeout: see --timeout-s)"
             ) from None
+        except BaseException:  # interrupted, or the main process died: no smpirun left behind
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise
     # SimGrid reports a deadlock on stderr and smpirun still exits with 0.
     if "deadlock detected" in stderr.lower():
         raise CollsimError(f"{what} deadlocked (SimGrid found no rank able to progress)")

@@ -30,7 +30,7 @@ from collsim.errors import CollsimError
 from collsim.inputs import check_output_path
 from collsim.platforms.simgrid import write_atomically
 
-__all__ = ["MEASUREMENT_COLUMNS", "open_store", "measurement_key", "stored_keys",
+__all__ = ["MEASUREMENT_COLUMNS", "open_store", "measurement_key", "stored_keys", "claim",
            "insert_rows", "record_study", "read_rows", "read_study", "export_csv",
            "export_parquet"]
 
@@ -84,6 +84,9 @@ _SCHEMA = (
     "position INTEGER NOT NULL, weight REAL NOT NULL, sizes TEXT NOT NULL, "
     "size_weights TEXT NOT NULL, algorithms TEXT NOT NULL, choice TEXT NOT NULL, "
     "PRIMARY KEY (study, collective))",
+    # a simulation a running study has taken (concurrent studies on one database share
+    # the work); only an ordering hint: what is not stored is run whoever claimed it
+    "CREATE TABLE IF NOT EXISTS claim (simulation TEXT PRIMARY KEY, pid INTEGER NOT NULL)",
 )
 
 
@@ -101,7 +104,8 @@ def _database_error(path: Path, error: sqlite3.Error) -> CollsimError:
 
 
 def _measurement_columns(path: Path, *, read_only: bool) -> list[str] | None:
-    """The columns of the file's measurement table (None: it has none), read
+    """The columns of the file's measurement table (None: it has none; [] the
+    database has no table at all), read
     without changing the file: a file in rollback-journal mode (a foreign one, or
     one collsim has not opened yet) through a read-only connection; a WAL file
     through an ordinary one, which leaves its -wal and -shm files as it found
@@ -114,6 +118,8 @@ def _measurement_columns(path: Path, *, read_only: bool) -> list[str] | None:
     try:
         tables = {name for (name,) in connection.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            return []  # an empty database (one a concurrent study is creating): usable
         if "measurement" not in tables:
             return None
         return [name for _, name, *_ in connection.execute("PRAGMA table_info(measurement)")]
@@ -151,7 +157,9 @@ def open_store(path: str | os.PathLike, *, create: bool = True) -> sqlite3.Conne
             if columns is None:
                 raise CollsimError(f"{path} is not a collsim results database (no measurement "
                                    "table); collsim leaves it as it is")
-            if columns != _NAMES:
+            if columns == [] and not create:
+                raise CollsimError(f"{path} is not a collsim results database (no tables)")
+            if columns and columns != _NAMES:
                 raise CollsimError(f"{path}: results database of another collsim version "
                                    "(its columns differ); use a new --db")
         elif not create:
@@ -205,6 +213,13 @@ def stored_keys(connection: sqlite3.Connection, keys: list[str]) -> set[str]:
         found.update(key for (key,) in connection.execute(
             f"SELECT key FROM measurement WHERE key IN ({marks})", chunk))
     return found
+
+
+def claim(connection: sqlite3.Connection, simulation: str) -> bool:
+    """Claim a simulation for this process; False if another process claimed it first."""
+    cursor = connection.execute("INSERT OR IGNORE INTO claim VALUES (?, ?)",
+                                (simulation, os.getpid()))
+    return cursor.rowcount == 1
 
 
 def _cell(name: str, value):

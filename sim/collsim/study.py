@@ -26,11 +26,12 @@ import networkx as nx
 
 from collsim import __version__
 from collsim.errors import CollsimError
+from collsim.lifetime import guarded, pool_options
 from collsim.platforms import platform_hash
 from collsim.profiles import Profile, load_profile
 from collsim.runner import find_collbench, find_smpirun, run
 from collsim.scenario import Scenario, Simulation, build_machine, load_scenario, machine_cost
-from collsim.store import (insert_rows, measurement_key, open_store, record_study,
+from collsim.store import (claim, insert_rows, measurement_key, open_store, record_study,
                            stored_keys)
 from collsim.units import format_bytes
 
@@ -159,18 +160,38 @@ class Progress:
 Outcome = tuple[Simulation, "list[dict] | None", "str | None"]
 
 
+def _turns(todo: list[Simulation],
+           decide: Callable[[Simulation, bool], str]) -> Iterator[tuple[Simulation, bool]]:
+    """The simulations in the order they are handed out: (simulation, run it?).
+
+    ``decide(simulation, final)`` says "run", "stored" (a concurrent study stored
+    it meanwhile) or "later" (a concurrent study has claimed it): those come
+    again after the others, and are run then unless stored by that time (so a
+    claim of a study that died loses nothing).
+    """
+    later = []
+    for simulation in todo:
+        decision = decide(simulation, False)
+        if decision == "later":
+            later.append(simulation)
+        else:
+            yield simulation, decision == "run"
+    for simulation in later:
+        yield simulation, decide(simulation, True) == "run"
+
+
 def _local(todo: list[Simulation], jobs: int,
-           still_missing: Callable[[Simulation], bool]) -> Iterator[Outcome]:
+           decide: Callable[[Simulation, bool], str]) -> Iterator[Outcome]:
     """Run the simulations here (jobs == 1) or in a process pool.
 
-    A simulation is handed out only when its turn comes, and only if
-    ``still_missing`` says so: a study sharing the database with another one
-    running at the same time leaves it what the other has stored (outcome
-    ``(simulation, None, None)``).
+    A simulation is handed out only when its turn comes (:func:`_turns`): a
+    study sharing the database with another one running at the same time takes
+    the work the other has not claimed, and skips what the other has stored
+    (outcome ``(simulation, None, None)``).
     """
     if jobs == 1:
-        for simulation in todo:
-            if not still_missing(simulation):
+        for simulation, run_it in _turns(todo, decide):
+            if not run_it:
                 yield simulation, None, None
                 continue
             try:
@@ -178,20 +199,27 @@ def _local(todo: list[Simulation], jobs: int,
             except CollsimError as error:
                 yield simulation, None, str(error)
         return
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-        pending = list(todo)
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, **pool_options()) as pool:
+        turns = _turns(todo, decide)
+        exhausted = False
         running: dict[concurrent.futures.Future, Simulation] = {}
         try:
-            while pending or running:
-                while pending and len(running) < 2 * jobs:
-                    simulation = pending.pop(0)
-                    if not still_missing(simulation):
+            while not exhausted or running:
+                while not exhausted and len(running) < 2 * jobs:
+                    turn = next(turns, None)
+                    if turn is None:
+                        exhausted = True
+                        break
+                    simulation, run_it = turn
+                    if not run_it:
                         yield simulation, None, None
                         continue
                     try:
-                        running[pool.submit(run_simulation, simulation)] = simulation
+                        running[pool.submit(guarded, run_simulation, simulation)] = simulation
                     except concurrent.futures.process.BrokenProcessPool:
                         yield simulation, None, "its worker process died"
+                if not running:
+                    continue
                 done, _ = concurrent.futures.wait(
                     running, return_when=concurrent.futures.FIRST_COMPLETED)
                 for future in done:
@@ -295,12 +323,16 @@ def run_study(scenario: Scenario, db_path: str, *, jobs: int = 0, scheduler: str
     skipped = len(scenario.simulations) - len(todo)
     progress = Progress(len(todo), skipped, stream=progress_stream)
     progress.show()
-    def still_missing(simulation: Simulation) -> bool:
-        wanted = list(keys[simulation].values())
-        return not set(wanted) <= stored_keys(connection, wanted)
+    def decide(simulation: Simulation, final: bool) -> str:
+        wanted = sorted(keys[simulation].values())
+        if set(wanted) <= stored_keys(connection, wanted):
+            return "stored"
+        if final or claim(connection, measurement_key({"simulation": wanted})):
+            return "run"
+        return "later"
 
     outcomes = (_dask(todo, client) if client is not None
-                else _local(todo, jobs or _cores(), still_missing))
+                else _local(todo, jobs or _cores(), decide))
     failures: list[str] = []
     written = 0
     taken = 0  # simulations a concurrent study stored meanwhile

@@ -1,0 +1,81 @@
+"""A study killed with SIGKILL leaves no worker, no smpirun and no temporary directory."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+SCENARIO = """\
+[study]
+name = "killed"
+np = [32]
+
+[[machine]]
+name = "xbar"
+platform = { generator = "crossbar", nodes = 32 }
+
+[[workload]]
+collective = "allreduce"
+sizes = ["8", "1MiB"]
+algorithms = ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast", "binary_blocks",
+              "binary_tree"]
+"""
+
+
+def _processes_of(session: int, marker: str) -> list[str]:
+    """Processes in the session, or whose command line names the marker."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] != "Z" and (int(fields[3]) == session or marker in cmdline):
+            found.append(f"{entry.name}: {cmdline[:120]}")
+    return found
+
+
+def _worker_simulating(scratch: Path) -> bool:
+    """A worker's smpirun is running: a hostfile of 32 ranks (the main process's own
+    collbench --list has one)."""
+    for hostfile in scratch.glob("collsim-*/hostfile"):
+        try:
+            if len(hostfile.read_text().splitlines()) == 32:
+                return True
+        except OSError:
+            pass
+    return False
+
+
+def test_killing_the_main_process_ends_workers_and_removes_temporary_directories(tmp_path):
+    scenario = tmp_path / "killed.toml"
+    scenario.write_text(SCENARIO)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "collsim", "study", str(scenario), "--db",
+         str(tmp_path / "killed.db"), "--jobs", "2"],
+        env={**os.environ, "TMPDIR": str(scratch)}, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not _worker_simulating(scratch):
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        deadline = time.monotonic() + 30
+        while (_processes_of(process.pid, str(scratch)) or list(scratch.iterdir())) and (
+                time.monotonic() < deadline):
+            time.sleep(0.1)
+        assert _processes_of(process.pid, str(scratch)) == []
+        assert list(scratch.iterdir()) == []
+    finally:
+        for line in _processes_of(process.pid, str(scratch)):
+            os.kill(int(line.split(":")[0]), signal.SIGKILL)
