@@ -79,7 +79,7 @@ def test_the_quickstart_figures_are_those_of_the_scenario():
 
 def test_the_procurement_figure_is_that_of_the_scenario():
     simulations, _ = _grid("scenarios/procurement.toml")
-    assert _figure(r"at np = 384 and 512: (\d+) simulations") == (simulations,)
+    assert _figure(r"at np = 384\s+and 512: (\d+) simulations") == (simulations,)
 
 
 def test_the_ci_figures_are_those_of_the_suite():
