@@ -714,6 +714,8 @@ BAD: list[Bad] = [
     repro_with("--platforms", "crossbar,crossbar", match="label"),
     repro_with("--platforms", "seed003_hydra", match="--nodes"),
     repro("--gamma", "nan", match="gamma"),
+    Bad("repro", ["repro", "--alg", "binomial", "--np", "2", "--bytes", "8", "--db", "",
+                  "--machines", "machines.toml", "--gamma", "0"], match="--gamma"),
     repro("--machines", "missing.toml", match="missing.toml"),
     repro("--machines", "dir.toml", match="dir.toml"),
     repro("--machines", "nonutf8.toml", match="nonutf8.toml"),

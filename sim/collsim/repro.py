@@ -45,7 +45,7 @@ import networkx as nx
 from collsim.analysis.models import AlgorithmParams
 from collsim.analysis.trees import in_order_root, tree
 from collsim.errors import CollsimError
-from collsim.platform_cli import add_platform_arguments
+from collsim.platform_cli import _refuse_options, add_platform_arguments
 from collsim.platforms import map_ranks, platform_hash
 from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import Profile
@@ -723,6 +723,9 @@ def add_repro_command(commands, parser_class, build_platform, load_profile, pars
                                       strict_options=len(names) == 1)
             platforms.append((label, G))
         if args.machines:
+            if not names:  # the machines file says everything about its machines
+                _refuse_options(args, set(), "the machines of --machines (give their shape "
+                                "in the file)")
             platforms += load_machines(args.machines)
         labels = [label for label, _ in platforms]
         if len(set(labels)) != len(labels):
