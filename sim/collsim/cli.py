@@ -155,6 +155,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             reps=args.reps,
             params=params,
             mapping=args.mapping,
+            timing_only=args.timing_only,
         )
         for collective, algorithm in _selected_algorithms(args.coll, args.alg)
     ]
@@ -263,6 +264,10 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser.add_argument("--dist", default="uniform", choices=DISTRIBUTIONS,
                             help="distribution of floating-point inputs (default uniform)")
     run_parser.add_argument("--reps", type=int, default=1)
+    run_parser.add_argument("--timing-only", action="store_true",
+                            help="buffers shared by all ranks and no result check: the same "
+                                 "simulated time in a fraction of the memory (the check "
+                                 "column says skipped)")
     tuning = run_parser.add_argument_group("algorithm parameters (0: the algorithm's default)")
     tuning.add_argument("--segment-bytes", default=None,
                         help="pipelined algorithms: segment size, e.g. 32KiB")

@@ -213,6 +213,9 @@ class RunSpec:
     # virtual contributors per rank: the data of np * contributors ranks on np ranks
     # (collbench --contributors); 1 = the usual one input per rank
     contributors: int = 1
+    # buffers shared by all ranks, no data, no check (collbench --timing-only): the
+    # same simulated time in a fraction of the memory
+    timing_only: bool = False
 
 
 def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
@@ -238,6 +241,9 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
     if isinstance(spec.contributors, bool) or not isinstance(spec.contributors, int) or (
             spec.contributors < 1):
         raise CollsimError(f"contributors must be an integer >= 1, got {spec.contributors!r}")
+    if spec.timing_only and spec.contributors > 1:
+        raise CollsimError("--timing-only takes no virtual contributors (they only matter "
+                           "for the result, which a timing-only run does not compute)")
     if spec.contributors > 1 and spec.collective == "bcast":
         raise CollsimError("virtual contributors apply to reductions, not to bcast")
     if spec.collective != "allreduce" and not 0 <= spec.root < spec.np:
@@ -308,7 +314,9 @@ def collbench_args(spec: RunSpec, *, alpha_over_beta_bytes: float = 0.0) -> list
         args += ["--alpha-over-beta-bytes", repr(float(ratio))]
     if spec.contributors > 1:
         args += ["--contributors", str(spec.contributors)]
-    if not spec.check:
+    if spec.timing_only:
+        args.append("--timing-only")
+    elif not spec.check:
         args.append("--no-check")
     return args
 
@@ -412,6 +420,8 @@ def annotate(row: dict, G: nx.Graph, net: NetworkParams, model_class: str, *,
             out[key] = row[key]
     if row.get("contributors", 1) > 1:
         out["contributors"] = row["contributors"]
+    if row.get("timing_only"):
+        out["timing_only"] = True
     out["collsim_version"] = row["collsim_version"]
     out["library"] = row["library"]
     return out
