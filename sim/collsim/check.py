@@ -46,7 +46,7 @@ __all__ = ["Suite", "Case", "Outcome", "load_suite", "run_suite", "main_check"]
 
 _SUITE_KEYS = {"name", "baseline", "profile", "baseline_rel_tol"}
 _CASE_KEYS = {"name", "platform", "collective", "algorithms", "np", "bytes", "dtype", "op",
-              "root", "profile", "checks", "baseline_rel_tol", "params"}
+              "root", "profile", "checks", "baseline_rel_tol", "params", "timing_only"}
 _PARAM_KEYS = {"segment_bytes", "block_count", "group_count", "inner_algorithm",
                "outer_algorithm", "node_size"}
 _CHECKS = ("model", "baseline")
@@ -140,8 +140,11 @@ def _platform(path: Path, where: str, value: object) -> tuple[str, dict]:
     return label, dict(value)
 
 
-def load_suite(path: str | os.PathLike) -> Suite:
+def load_suite(path: str | os.PathLike, *, timing_only: bool = False) -> Suite:
     """Load and validate a suite file; every problem is a one-line CollsimError.
+
+    ``timing_only`` runs every case timing-only (shared buffers, no result
+    check), as ``timing_only = true`` in a case does; the times are the same.
 
     Raises
     ------
@@ -227,6 +230,9 @@ def load_suite(path: str | os.PathLike) -> Suite:
         for key, kind in (("dtype", str), ("op", str), ("root", int)):
             if key in raw and not isinstance(raw[key], kind):
                 raise _fail(path, f"{where}.{key}", f"must be a {kind.__name__}")
+        case_timing_only = raw.get("timing_only", False)
+        if not isinstance(case_timing_only, bool):
+            raise _fail(path, f"{where}.timing_only", "must be true or false")
         id_prefix = str(raw.get("name", f"{platform_name}"))
         for algorithm in algorithms:
             for np in nps:
@@ -239,6 +245,7 @@ def load_suite(path: str | os.PathLike) -> Suite:
                     op=raw.get("op", "sum"),
                     root=min(raw.get("root", 0), np - 1),
                     params=params,
+                    timing_only=timing_only or case_timing_only,
                 )
                 cases.append(Case(id_prefix, platform_name, platform, spec, profile,
                                   tuple(checks), float(tol)))
@@ -446,9 +453,9 @@ def summary(outcomes: list[Outcome]) -> str:
 
 
 def main_check(suite_path: str, *, junit: str | None, json_path: str | None,
-               update_baseline: bool, jobs: int) -> int:
+               update_baseline: bool, jobs: int, timing_only: bool = False) -> int:
     """The ``collsim check`` command; returns its exit status."""
-    suite = load_suite(suite_path)
+    suite = load_suite(suite_path, timing_only=timing_only)
     read_baseline(suite.baseline_path)  # a malformed baseline is bad input: fail before running
     started = time.perf_counter()
     outcomes = run_suite(suite, jobs=jobs, update_baseline=update_baseline)

@@ -308,6 +308,9 @@ def build_parser() -> argparse.ArgumentParser:
                               help="rewrite the suite's baseline from this run")
     check_parser.add_argument("--jobs", type=int, default=0,
                               help="worker processes (default: one per core)")
+    check_parser.add_argument("--timing-only", action="store_true",
+                              help="shared buffers and no result check in every case (as "
+                                   "timing_only = true in a case); the times are the same")
     check_parser.set_defaults(handler=_cmd_check)
 
     register_platform_command(commands, _Parser)
@@ -327,7 +330,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.jobs < 0:
         raise CollsimError(f"--jobs must be >= 0, got {args.jobs}")
     return main_check(args.suite, junit=args.junit, json_path=args.json_path,
-                      update_baseline=args.update_baseline, jobs=args.jobs)
+                      update_baseline=args.update_baseline, jobs=args.jobs,
+                      timing_only=args.timing_only)
 
 
 # --- studies: collsim study / export / report (collsim.study, .store, .report) ---
@@ -342,6 +346,9 @@ def _add_study_commands(commands) -> None:
                               help="local worker processes (default: one per core)")
     study_parser.add_argument("--scheduler", help="run on a Dask distributed cluster at this "
                               "address (tcp://HOST:PORT) instead of locally")
+    study_parser.add_argument("--timing-only", action="store_true",
+                              help="shared buffers and no result check in every simulation "
+                                   "(as timing_only = true in [study]); rows say check skipped")
     study_parser.set_defaults(handler=_cmd_study)
     export_parser = commands.add_parser("export", help="write a results database as CSV/Parquet")
     export_parser.add_argument("db", help="results database")
@@ -358,7 +365,8 @@ def _add_study_commands(commands) -> None:
 def _cmd_study(args: argparse.Namespace) -> int:
     from collsim.study import main_study
 
-    return main_study(args.scenario, db=args.db, jobs=args.jobs, scheduler=args.scheduler)
+    return main_study(args.scenario, db=args.db, jobs=args.jobs, scheduler=args.scheduler,
+                      timing_only=args.timing_only)
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
