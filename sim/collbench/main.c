@@ -16,6 +16,7 @@
 #include "datagen.h"
 #include "exactsum.h"
 #include "options.h"
+#include "progress.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -857,6 +858,9 @@ int main(int argc, char **argv)
     }
 
     check_cache_init(&ctx.references);
+    progress watcher;
+    if (ctx.rank == 0)
+        progress_start(&watcher);
     if (opt.mode == MODE_PINGPONG)
         status = run_pingpong(&ctx);
     else if (opt.mode == MODE_DUMP_INPUTS)
@@ -864,6 +868,8 @@ int main(int argc, char **argv)
     else
         status = run_measurements(&ctx);
     check_cache_free(&ctx.references);
+    if (ctx.rank == 0)
+        progress_stop(&watcher);
 
     sync_destroy(&ctx.sync, ctx.world);
     MPI_Comm_free(&ctx.coll_comm);

@@ -134,6 +134,10 @@ def _selected_algorithms(collectives: str, algorithms: str) -> list[tuple[str, s
     return selected
 
 
+def _progress_line(line: str) -> None:
+    print(f"collsim: {line}", file=sys.stderr, flush=True)
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     if args.np < 1:
         raise CollsimError(f"np must be >= 1, got {args.np}")
@@ -162,7 +166,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     rows, status = [], 0
     for spec in specs:
         spec_rows, spec_status = run(spec, G, profile, platform=platform_label,
-                                     timeout_s=args.timeout_s)
+                                     timeout_s=args.timeout_s, progress=_progress_line)
         rows.extend(spec_rows)
         status = max(status, spec_status)
     if args.json:

@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +52,9 @@ DTYPE_BYTES = {"int32": 4, "int64": 8, "float": 4, "double": 8}
 OPS = ("sum", "prod", "max", "min", "first_nonzero")
 DISTRIBUTIONS = ("uniform", "lognormal", "illcond")
 NONCOMMUTATIVE_OPS = {"first_nonzero"}
+# A long simulation reports its progress this often (wall-clock seconds).
+PROGRESS_PERIOD_S = 10.0
+_PROGRESS_PREFIX = "collbench: progress: "
 
 
 def find_collbench() -> Path:
@@ -92,6 +96,7 @@ def simulate(
     *,
     what: str,
     timeout_s: float = 600.0,
+    progress=None,
 ) -> tuple[list[dict], int]:
     """Run collbench under smpirun and return its rows and exit status.
 
@@ -109,6 +114,9 @@ def simulate(
         What is being simulated, for error messages ("allreduce/ring at 1MiB").
     timeout_s : float
         Wall-clock limit; the simulation is stopped after it.
+    progress : callable, optional
+        Called with one line (``what``, the wall time so far and the simulated
+        time reached) every ``PROGRESS_PERIOD_S`` seconds of a long simulation.
 
     Returns
     -------
@@ -140,6 +148,11 @@ def simulate(
             str(collbench),
             *collbench_args,
         ]
+        env = dict(os.environ)
+        if progress is not None:
+            env["COLLSIM_PROGRESS_S"] = repr(float(PROGRESS_PERIOD_S))
+        else:
+            env.pop("COLLSIM_PROGRESS_S", None)
         process = subprocess.Popen(
             argv,
             cwd=workdir,
@@ -147,16 +160,35 @@ def simulate(
             stderr=subprocess.PIPE,
             text=True,
             start_new_session=True,
+            env=env,
         )
+        stdout_lines: list[str] = []
+        stderr_lines: list[str] = []
+
+        def drain(stream, lines, forward):
+            for line in stream:
+                if forward is not None and line.startswith(_PROGRESS_PREFIX):
+                    forward(f"{what}: {line[len(_PROGRESS_PREFIX):].strip()}")
+                else:
+                    lines.append(line)
+
+        readers = [threading.Thread(target=drain, args=(process.stdout, stdout_lines, None)),
+                   threading.Thread(target=drain, args=(process.stderr, stderr_lines, progress))]
+        for reader in readers:
+            reader.start()
         try:
-            stdout, stderr = process.communicate(timeout=timeout_s)
+            process.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
+            process.wait()
             raise CollsimError(
                 f"{what} did not finish within {timeout_s:g} s and was stopped "
                 "(a deadlock, or too large for this timeout: see --timeout-s)"
             ) from None
+        finally:
+            for reader in readers:
+                reader.join()
+        stdout, stderr = "".join(stdout_lines), "".join(stderr_lines)
     # SimGrid reports a deadlock on stderr and smpirun still exits with 0.
     if "deadlock detected" in stderr.lower():
         raise CollsimError(f"{what} deadlocked (SimGrid found no rank able to progress)")
@@ -428,8 +460,10 @@ def annotate(row: dict, G: nx.Graph, net: NetworkParams, model_class: str, *,
 
 
 def run(spec: RunSpec, G: nx.Graph, profile: Profile, *, platform: str,
-        timeout_s: float = 600.0) -> tuple[list[dict], int]:
+        timeout_s: float = 600.0, progress=None) -> tuple[list[dict], int]:
     """Simulate one spec on platform G and return annotated rows and collbench's exit status.
+
+    ``progress`` is passed on to ``simulate``.
 
     Raises
     ------
@@ -454,7 +488,7 @@ def run(spec: RunSpec, G: nx.Graph, profile: Profile, *, platform: str,
     ratio = net.alpha_s / net.beta_s_per_byte if net.beta_s_per_byte > 0 else 0.0
     rows, status = simulate(G, rank_hosts, profile,
                             collbench_args(spec, alpha_over_beta_bytes=ratio), what=what,
-                            timeout_s=timeout_s)
+                            timeout_s=timeout_s, progress=progress)
     expected = len(spec.sizes_bytes) * spec.reps
     if len(rows) != expected:
         raise CollsimError(f"{what} printed {len(rows)} of its {expected} measurements")
