@@ -848,7 +848,17 @@ int main(int argc, char **argv)
 
     set_params(&ctx, &opt);
     library_version(ctx.library, sizeof ctx.library);
+    /* The algorithm's own communicator.  Under SMPI the harness sends no
+     * message on world while algorithms run (its bookkeeping goes through
+     * shared memory, see sync_point), so the algorithms get world itself:
+     * SMPI's MPI_Comm_dup copies the group on every rank, p^2 words in all
+     * (4 GB at 16384 ranks).  Under a real MPI, a duplicate keeps the
+     * harness's messages apart from the algorithm's. */
+#ifdef COLLSIM_SMPI
+    ctx.coll_comm = ctx.world;
+#else
     MPI_Comm_dup(ctx.world, &ctx.coll_comm);
+#endif
     if (sync_init(&ctx.sync, ctx.world) != MPI_SUCCESS) {
         if (ctx.rank == 0)
             fprintf(stderr, "collbench: error: out of memory for the harness of %d ranks\n",
@@ -872,7 +882,9 @@ int main(int argc, char **argv)
         progress_stop(&watcher);
 
     sync_destroy(&ctx.sync, ctx.world);
+#ifndef COLLSIM_SMPI
     MPI_Comm_free(&ctx.coll_comm);
+#endif
     MPI_Finalize();
     return status;
 }
