@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -318,16 +319,30 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
             where = (f"simulated on {label}, {args.np} ranks, profile {profile.name}")
             what = f"{executable.name} on {label}"
             platform = (G, rank_hosts, profile, net, ratio)
+        # a refused call aborts the program, and SimGrid may call the ranks left
+        # waiting a deadlock: the library's reason comes first
         status, stdout, stderr = run_program(argv, cwd=os.getcwd(), what=what,
-                                             timeout_s=args.timeout_s, env=run_env)
+                                             timeout_s=args.timeout_s, env=run_env,
+                                             deadlock_is_error=False)
+        if status != 0 and not args.real_mpi:
+            # smpirun's own echo of its command line after a failure
+            stdout = re.sub(r"[^\n]*\nExecution failed with code \d+\.\n?\Z", "", stdout)
         sys.stdout.write(stdout)
         sys.stdout.flush()
+        if rules_path == str(work / "rules"):
+            # the generated file goes away: name the --use instead of its lines
+            for rule in rules:
+                stderr = stderr.replace(f"rule at {rules_path}:{rule.line}",
+                                        "--use " + ":".join(rule.to_line().split(" ")))
         _pass_stderr(stderr)
-        if status != 0:
-            reason = next((line[len("collsim: error: "):] for line in stderr.splitlines()
-                           if line.startswith("collsim: error: ")), None)
-            raise CollsimError(f"{what} exited with status {status}"
-                               + (f": {reason}" if reason else ""))
+        reason = next((line[len("collsim: error: "):] for line in stderr.splitlines()
+                       if line.startswith("collsim: error: ")), None)
+        if status != 0 or reason:
+            # (a call refused on some ranks can leave smpirun's status at 0)
+            raise CollsimError(f"{what} " + (f"exited with status {status}" if status else
+                                             "was stopped") + (f": {reason}" if reason else ""))
+        if "deadlock detected" in stderr.lower():
+            raise CollsimError(f"{what} deadlocked (SimGrid found no rank able to progress)")
         files = _rank_files(work)
         if not files:
             raise CollsimError(f"{executable.name} did not load collsim's interposition "
@@ -350,13 +365,15 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
 
 
 def _pass_stderr(stderr: str) -> None:
-    """The program's stderr, each collsim error once (every rank prints it)."""
-    seen = set()
+    """The program's stderr up to the interposition library's first error, if any.
+
+    Every rank prints that error, and SimGrid's report of the abort that
+    follows says nothing more: the error is repeated once, as the reason of
+    collsim's own one-line message.
+    """
     for line in stderr.splitlines(keepends=True):
         if line.startswith("collsim: error: "):
-            if line in seen:
-                continue
-            seen.add(line)
+            break
         sys.stderr.write(line)
 
 

@@ -279,8 +279,11 @@ static void trace_call(rank_state *st, const call_info *c, double start, double 
             c->commutative, c->rule ? c->rule->line : 0, key, seq, start, end);
 }
 
-/* Fails the call: the reason on stderr, then the communicator's error
- * handler (fatal by default), then the error code. */
+/* Fails the call: the reason on stderr, then what the communicator's error
+ * handler says: MPI_ERRORS_ARE_FATAL (the default) stops the program with
+ * status 2, MPI_ERRORS_RETURN returns the code, a handler of the program's
+ * own is called.  (SMPI 3.32 crashes in MPI_Comm_call_errhandler on a fatal
+ * handler, hence the explicit abort.) */
 static int refuse(const rank_state *st, const call_info *c, int errorcode, const char *why)
 {
     const char *algorithm = c->rule && c->rule->algorithm ? c->rule->algorithm->name : NULL;
@@ -290,7 +293,14 @@ static int refuse(const rank_state *st, const call_info *c, int errorcode, const
     fprintf(stderr, "collsim: error: %s: %s%s%s %s (np=%d, %lld bytes%s)\n",
             function_names[c->collective], collective_names[c->collective],
             algorithm ? "/" : "", algorithm ? algorithm : "", why, c->np, c->bytes, where);
-    PMPI_Comm_call_errhandler(c->comm, errorcode);
+    MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+    if (PMPI_Comm_get_errhandler(c->comm, &handler) != MPI_SUCCESS ||
+        handler == MPI_ERRORS_ARE_FATAL)
+        PMPI_Abort(c->comm, 2);
+    if (handler != MPI_ERRORS_RETURN)
+        PMPI_Comm_call_errhandler(c->comm, errorcode);
+    if (handler != MPI_ERRHANDLER_NULL)
+        PMPI_Errhandler_free(&handler);
     return errorcode;
 }
 
