@@ -103,6 +103,7 @@ def _assert_checked_run(status, out, err, uses):
         assert set(row) >= {"collective", "algorithm", "bytes", "calls", "time_s",
                             "per_call_s", "model_s"}
         assert row["per_call_s"] == pytest.approx(row["time_s"] / row["calls"])
+    assert 0 < sum(row["share"] for row in rows) <= 1
 
 
 ALGORITHM_SETS = [
@@ -216,7 +217,8 @@ def test_table_summary_and_output_file(programs, capsys, tmp_path):
     assert table[0].startswith("program: ") and "simulated on crossbar, 4 ranks" in table[0]
     assert table[1].split() == ["collective", "algorithm", "np", "bytes", "calls", "time",
                                 "per", "call", "model", "share"]
-    assert any(line.split()[:2] == ["allreduce", "ring"] for line in table[2:])
+    assert any(line.split()[:2] == ["allreduce", "ring"] for line in table[2:-1])
+    assert table[-1].startswith("time: sum over calls of max end - min start")
 
 
 def test_a_program_built_without_collsim_cc_is_refused(capsys, tmp_path):

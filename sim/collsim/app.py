@@ -9,7 +9,7 @@ algorithm takes which call, passes the program's output through, and
 summarizes the per-rank trace rows the library writes: per collective,
 algorithm and size, the calls, their total and per-call time (each call: max
 end - min start across its ranks), the model's per-call prediction, and the
-share of the program's time (MPI_Init to MPI_Finalize).
+share of the program's time (MPI_Init to MPI_Finalize) the ranks spent in them.
 """
 
 from __future__ import annotations
@@ -178,8 +178,19 @@ def summarize(trace: dict, model: Callable[[dict, str], float | None] | None) ->
         ``bytes``, ``calls``, ``time_s``, ``per_call_s``, ``model_s``,
         ``share``) and the program's time: max over ranks of MPI_Finalize's
         start minus min over ranks of MPI_Init's end.
+
+    Notes
+    -----
+    A call's time is max end - min start across its ranks, so the spans of
+    consecutive calls overlap when ranks leave one call at different times,
+    and their sum may exceed the program's time.  ``share`` is therefore the
+    ranks' view, as MPI profilers give it: the time the ranks spent inside
+    the group's calls (end - start on each rank) over the time they spent
+    between MPI_Init and MPI_Finalize, summed over ranks; the shares of all
+    rows add up to at most 1.
     """
     program_s = max(trace["finalize_s"]) - min(trace["init_s"])
+    rank_s = sum(end - start for start, end in zip(trace["init_s"], trace["finalize_s"]))
     groups: dict[tuple, dict] = {}
     for (key, seq), ranks in sorted(trace["calls"].items()):
         first = ranks[0]
@@ -196,9 +207,10 @@ def summarize(trace: dict, model: Callable[[dict, str], float | None] | None) ->
         identity = identity[:3] + (n_bytes,)
         time_s = max(row["end_s"] for row in ranks) - min(row["start_s"] for row in ranks)
         group = groups.setdefault(identity, {"calls": 0, "time_s": 0.0, "model_s": 0.0,
-                                             "modelled": True})
+                                             "modelled": True, "inside_s": 0.0})
         group["calls"] += 1
         group["time_s"] += time_s
+        group["inside_s"] += sum(row["end_s"] - row["start_s"] for row in ranks)
         predicted = model(dict(first, bytes=n_bytes), key) if model else None
         if predicted is None:
             group["modelled"] = False
@@ -215,7 +227,7 @@ def summarize(trace: dict, model: Callable[[dict, str], float | None] | None) ->
             "time_s": group["time_s"],
             "per_call_s": group["time_s"] / group["calls"],
             "model_s": group["model_s"] / group["calls"] if group["modelled"] else None,
-            "share": group["time_s"] / program_s if program_s > 0 else None,
+            "share": group["inside_s"] / rank_s if rank_s > 0 else None,
         })
     rows.sort(key=lambda r: (r["collective"], r["algorithm"], r["np"], r["bytes"]))
     return rows, program_s
@@ -235,7 +247,9 @@ def format_summary(rows: list[dict], program_s: float, where: str) -> str:
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     table = "".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() + "\n"
                     for line in lines)
-    return f"program: {format_seconds(program_s)} {where} (MPI_Init to MPI_Finalize)\n" + table
+    return (f"program: {format_seconds(program_s)} {where} (MPI_Init to MPI_Finalize)\n"
+            + table + "time: sum over calls of max end - min start across ranks; share: of the "
+            "ranks' time, inside these calls\n")
 
 
 # --- collsim app ---------------------------------------------------------------------------
