@@ -27,7 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence
 
-from collsim.analysis.models import AlgorithmParams, model_for
+from collsim.analysis.models import model_for
 from collsim.errors import CollsimError
 from collsim.platforms import map_ranks
 from collsim.platforms.simgrid import write_atomically
@@ -270,7 +270,7 @@ def _collect_rules(uses: list[str], rules_path: str | None) -> list[Rule]:
     return from_use + from_file
 
 
-def _check_rules(rules: list[Rule], np: int, real_mpi: bool) -> None:
+def _check_rules(rules: list[Rule], np: int) -> None:
     """Every rule names a registry algorithm and parameters it reads (one-line errors)."""
     for rule in rules:
         if rule.algorithm == MPI_LIBRARY:
@@ -299,7 +299,7 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
     if not (executable.is_file() or shutil.which(program[0])):
         raise CollsimError(f"program {program[0]} not found")
     rules = _collect_rules(args.use, args.rules)
-    _check_rules(rules, args.np, args.real_mpi)
+    _check_rules(rules, args.np)
     platform = None
     with tempfile.TemporaryDirectory(prefix="collsim-app-") as workdir:
         work = Path(workdir)
