@@ -3,6 +3,7 @@
  * rule of a call.  Every mistake is reported with the file and line; nothing
  * is guessed.
  */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "rules.h"
 
 #include <errno.h>
@@ -182,7 +183,9 @@ int collsim_rules_read(const char *path, collsim_rules *out, char *err, size_t e
             *hash = '\0';
         char *tokens[32];
         int ntokens = 0;
-        for (char *t = strtok(text, " \t\r\n"); t != NULL; t = strtok(NULL, " \t\r\n")) {
+        char *save = NULL; /* strtok_r: SMPI ranks may be threads of one process */
+        for (char *t = strtok_r(text, " \t\r\n", &save); t != NULL;
+             t = strtok_r(NULL, " \t\r\n", &save)) {
             if (ntokens == 32) {
                 status = fail(err, errlen, path, line, "more than 32 words", NULL);
                 break;
