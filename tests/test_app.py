@@ -236,6 +236,7 @@ def test_a_program_built_without_collsim_cc_is_refused(capsys, tmp_path):
     (["--use", "bcast:binomial:segment_bytes=64"], "bcast/binomial takes no segment size"),
     (["--use", "allreduce"], "--use takes COLL:ALG"),
     (["--use", "allreduce:ring", "--use", "allreduce:rabenseifner"], "gives allreduce twice"),
+    (["--real-mpi", "--platform", "seed003_hydra"], "--platform describes a simulated machine"),
 ])
 def test_bad_use_is_one_line(programs, capsys, args, message):
     status, out, err = _app(capsys, "--np", "2", *args, "--", str(programs["cg"]))

@@ -440,7 +440,17 @@ def add_app_parser(commands, parser_class, add_platform_arguments: Callable,
     parser.add_argument("program", nargs=argparse.REMAINDER,
                         help="-- then the program (built with collsim cc) and its arguments")
 
+    simulation_only = [action.dest for action in parser._actions
+                       if action.dest not in ("help", "np", "use", "rules", "json", "output",
+                                              "real_mpi", "program", "timeout_s")]
+
     def handler(args: argparse.Namespace) -> int:
+        if args.real_mpi:
+            # no silent ignoring: a platform, mapping or profile means a simulation
+            for dest in simulation_only:
+                if getattr(args, dest) != parser.get_default(dest):
+                    raise CollsimError(f"--{dest.replace('_', '-')} describes a simulated "
+                                       "machine; --real-mpi runs on this one")
         return _run(args, build_platform, load_profile)
 
     parser.set_defaults(handler=handler)
