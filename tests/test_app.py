@@ -10,6 +10,7 @@ through ``collsim.cli.main``; each simulation takes well under a second.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -321,3 +322,27 @@ def test_rules_from_cells_cover_every_size():
     assert match(rules, "allreduce", 7, (1 << 20) + 1).algorithm == "ring"
     assert match(rules, "allreduce", 1000, 1 << 30).algorithm == "rabenseifner"
     assert match(rules, "bcast", 4, 8) is None
+
+
+def test_the_library_reads_rules_without_collsim_app(programs, tmp_path):
+    """A program built with collsim cc under a plain smpirun: COLLSIM_RULES is read by
+    the C reader, which names the file and line of a mistake and stops the program."""
+    from collsim.platforms import crossbar, map_ranks
+    from collsim.profiles import load_profile
+    from collsim.runner import run_program, smpirun_command
+
+    G = crossbar(nodes=2)
+    argv = smpirun_command(G, map_ranks(G, 2, "block"), load_profile("hockney"), tmp_path,
+                           [str(programs["cg"]), "64"])
+    good, bad = tmp_path / "good.rules", tmp_path / "bad.rules"
+    good.write_text("collsim-rules 1\nallreduce rabenseifner np=2\n")
+    bad.write_text("collsim-rules 1\nallreduce rabenseifner colour=blue\n")
+    status, out, err = run_program(argv, cwd=tmp_path, what="cg", timeout_s=60,
+                                   env={**os.environ, "COLLSIM_RULES": str(good)})
+    assert status == 0 and "converged" in out, err
+    # (SimGrid may call the ranks the abort leaves behind a deadlock)
+    status, out, err = run_program(argv, cwd=tmp_path, what="cg", timeout_s=60,
+                                   env={**os.environ, "COLLSIM_RULES": str(bad)},
+                                   deadlock_is_error=False)
+    assert "converged" not in out
+    assert f"collsim: error: {bad}:2: unknown key 'colour'" in err

@@ -103,18 +103,18 @@ static int parse_setting(collsim_rule *r, char *token, const char *path, int lin
             r->params.outer_algorithm = dst;
         return 0;
     }
+    int *field = strcmp(key, "block_count") == 0   ? &r->params.block_count
+                 : strcmp(key, "group_count") == 0 ? &r->params.group_count
+                 : strcmp(key, "node_size") == 0   ? &r->params.node_size
+                                                   : NULL;
+    if (field == NULL && strcmp(key, "segment_bytes") != 0)
+        return fail(err, errlen, path, line, "unknown key", key);
     if (parse_count(value, &n) != 0 || n > 0x7fffffffLL)
         return fail(err, errlen, path, line, "expected an integer >= 0 after", key);
-    if (strcmp(key, "segment_bytes") == 0)
-        r->params.segment_bytes = (size_t)n;
-    else if (strcmp(key, "block_count") == 0)
-        r->params.block_count = (int)n;
-    else if (strcmp(key, "group_count") == 0)
-        r->params.group_count = (int)n;
-    else if (strcmp(key, "node_size") == 0)
-        r->params.node_size = (int)n;
+    if (field != NULL)
+        *field = (int)n;
     else
-        return fail(err, errlen, path, line, "unknown key", key);
+        r->params.segment_bytes = (size_t)n;
     return 0;
 }
 
