@@ -44,11 +44,22 @@ int main(int argc, char **argv)
 }
 """
 
-
-def _cc(args: list[str], capsys) -> None:
-    status = main(["cc", *args])
-    captured = capsys.readouterr()
-    assert status == 0, captured.err
+GLOBALS = r"""
+#include <mpi.h>
+#include <stdio.h>
+static int my_rank; /* a mutable global, as unmodified programs have them */
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
+    double x = my_rank, sum;
+    MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    printf("rank %d sum %g\n", my_rank, sum);
+    MPI_Finalize();
+    return 0;
+}
+"""
 
 
 @pytest.fixture(scope="module")
@@ -56,9 +67,10 @@ def programs(tmp_path_factory):
     """The test programs built with collsim cc (SMPI)."""
     out = tmp_path_factory.mktemp("app")
     (out / "barrier.c").write_text(BARRIER_1MIB)
+    (out / "globals.c").write_text(GLOBALS)
     built = {}
     for name, source in (("collcheck", DATA / "collcheck.c"), ("cg", DATA / "cg.c"),
-                         ("barrier", out / "barrier.c")):
+                         ("barrier", out / "barrier.c"), ("globals", out / "globals.c")):
         built[name] = out / name
         assert main(["cc", "-O2", "-o", str(built[name]), str(source)]) == 0
     return built
@@ -206,6 +218,16 @@ def test_cg_solver_with_three_allreduce_algorithms(programs, capsys):
     assert len(iterations) == 1
     # 8-byte allreduce on 8 ranks: lg p steps beat 2 lg p and 2 (p - 1)
     assert times["recursive_doubling"] < times["rabenseifner"] < times["ring"]
+
+
+def test_privatize_gives_each_rank_its_globals(programs, capsys):
+    status, out, err = _app(capsys, "--np", "4", "--privatize", "--json", "--use",
+                            "allreduce:ring", "--", str(programs["globals"]))
+    assert status == 0, err
+    assert sorted(line for line in out.splitlines() if line.startswith("rank")) == [
+        f"rank {r} sum 6" for r in range(4)]
+    (row,) = _summary(out)
+    assert (row["algorithm"], row["calls"]) == ("ring", 1)
 
 
 def test_table_summary_and_output_file(programs, capsys, tmp_path):

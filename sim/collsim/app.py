@@ -329,7 +329,8 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
             ratio = net.alpha_s / net.beta_s_per_byte if net.beta_s_per_byte > 0 else 0.0
             env["COLLSIM_ALPHA_OVER_BETA_BYTES"] = repr(ratio)
             run_env = {**os.environ, **env}
-            argv = smpirun_command(G, rank_hosts, profile, work, program)
+            argv = smpirun_command(G, rank_hosts, profile, work, program,
+                                   privatize=args.privatize)
             where = (f"simulated on {label}, {args.np} ranks, profile {profile.name}")
             what = f"{executable.name} on {label}"
             platform = (G, rank_hosts, profile, net, ratio)
@@ -436,6 +437,9 @@ def add_app_parser(commands, parser_class, add_platform_arguments: Callable,
     parser.add_argument("-o", "--output", help="write the summary to this file")
     parser.add_argument("--real-mpi", action="store_true",
                         help="run under mpirun with the real MPI (collsim cc --real-mpi)")
+    parser.add_argument("--privatize", action="store_true",
+                        help="give every rank its own global variables (smpi/privatization:"
+                        "dlopen), for programs with mutable globals")
     add_platform_arguments(parser)
     parser.add_argument("program", nargs=argparse.REMAINDER,
                         help="-- then the program (built with collsim cc) and its arguments")

@@ -87,12 +87,15 @@ def _failure_message(what: str, returncode: int, stderr: str) -> str:
 
 
 def smpirun_command(G: nx.Graph, rank_hosts: list[str], profile: Profile, workdir: Path,
-                    program: list[str]) -> list[str]:
+                    program: list[str], *, privatize: bool = False) -> list[str]:
     """The smpirun command line that runs ``program`` on the platform.
 
     Writes the platform XML and the hostfile into ``workdir`` (which also
     becomes SMPI's temporary directory) and returns the argument list: the
-    profile's ``--cfg`` options, the harness requirements among them.
+    profile's ``--cfg`` options, the harness requirements among them.  With
+    ``privatize``, every rank gets its own copy of the program's global
+    variables (``smpi/privatization:dlopen``; simulated times do not change):
+    for programs that are not collsim's own.
     """
     platform_path = write_platform(G, workdir / "platform.xml")
     hostfile_path = write_hostfile(rank_hosts, workdir / "hostfile")
@@ -105,6 +108,7 @@ def smpirun_command(G: nx.Graph, rank_hosts: list[str], profile: Profile, workdi
         "-hostfile",
         str(hostfile_path),
         *profile.smpirun_args(),
+        *(["--cfg=smpi/privatization:dlopen"] if privatize else []),
         "--cfg=smpi/tmpdir:" + str(workdir),
         "--log=root.thres:warning",
         *program,
