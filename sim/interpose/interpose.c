@@ -330,6 +330,11 @@ static int prepare(rank_state *st, call_info *c, int count, MPI_Datatype datatyp
     const collsim_algorithm *alg = c->rule->algorithm;
     if (alg == NULL)
         return MPI_SUCCESS;
+    int inter = 0;
+    if ((rc = PMPI_Comm_test_inter(c->comm, &inter)) != MPI_SUCCESS)
+        return rc;
+    if (inter)
+        return refuse(st, c, MPI_ERR_COMM, "takes intracommunicators only");
     MPI_Aint lb, extent, true_lb, true_extent;
     if ((rc = PMPI_Type_get_extent(datatype, &lb, &extent)) != MPI_SUCCESS ||
         (rc = PMPI_Type_get_true_extent(datatype, &true_lb, &true_extent)) != MPI_SUCCESS)
@@ -408,6 +413,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     int rc = prepare(st, &c, count, datatype, op);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (rank != root && sendbuf == MPI_IN_PLACE && c.rule != NULL && c.rule->algorithm != NULL)
+        return refuse(st, &c, MPI_ERR_BUFFER, "takes MPI_IN_PLACE at the root only");
     double start = PMPI_Wtime();
     if (c.rule == NULL || c.rule->algorithm == NULL) {
         rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
