@@ -267,6 +267,12 @@ def test_bad_use_is_one_line(programs, capsys, args, message):
     assert message in err and err.count("\n") == 1
 
 
+def test_cc_without_arguments_is_one_line(capsys):
+    assert main(["cc"]) == 2
+    err = capsys.readouterr().err
+    assert "collsim cc needs the compiler's arguments" in err and err.count("\n") == 1
+
+
 def test_collsim_select_writes_rules_that_app_reads(capsys, tmp_path):
     path = tmp_path / "bcast.rules"
     assert main(["select", "--coll", "bcast", "--np", "3,4", "--bytes", "8,1MiB",

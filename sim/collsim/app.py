@@ -101,12 +101,15 @@ def compile_command(compiler_args: Sequence[str], *, real_mpi: bool = False) -> 
 def main_cc(argv: Sequence[str]) -> int:
     """``collsim cc [--real-mpi] -o PROG SRC.c [cc flags]``: returns the compiler's status."""
     args = list(argv)
-    if args in ([], ["-h"], ["--help"]):
+    if args in (["-h"], ["--help"]):
         print("usage: collsim cc [--real-mpi] -o PROG SRC.c [cc flags]\n\n"
               "Compile and link an MPI C program with collsim's interposition library:\n"
               "with smpicc for collsim app (default), or with the real MPI's mpicc\n"
               "(--real-mpi) for collsim app --real-mpi.")
-        return 0 if args else 2
+        return 0
+    if not [arg for arg in args if arg != "--real-mpi"]:
+        raise CollsimError("collsim cc needs the compiler's arguments: collsim cc [--real-mpi] "
+                           "-o PROG SRC.c [cc flags]")
     real_mpi = "--real-mpi" in args
     args = [arg for arg in args if arg != "--real-mpi"]
     command = compile_command(args, real_mpi=real_mpi)
