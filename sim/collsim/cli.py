@@ -5,6 +5,8 @@
     collsim list
     collsim pingpong --platform crossbar --nodes 2 --bytes 0,1MiB
     collsim select --platform crossbar --nodes 64 --coll allreduce -o allreduce-map
+    collsim cc -o cg cg.c && collsim app --platform seed003_hydra --np 32 \\
+                --use allreduce:ring -- ./cg
 
 Bad input gives one line on stderr and exit status 2; a wrong result exit
 status 1.
@@ -325,6 +327,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_select_parser(commands, _add_platform_arguments, build_platform, _load_profile,
                       _parse_sizes)
+    # collsim cc and collsim app live in collsim.app
+    from collsim.app import add_app_parser
+
+    add_app_parser(commands, _Parser, _add_platform_arguments, build_platform, _load_profile)
     return parser
 
 
@@ -400,6 +406,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: returns the exit status."""
     try:
+        argv = list(sys.argv[1:] if argv is None else argv)
+        if argv[:1] == ["cc"]:
+            # compiler arguments (-o, -O2, ...) are not collsim's options: no argparse
+            from collsim.app import main_cc
+
+            return main_cc(argv[1:])
         args = build_parser().parse_args(argv)
         if getattr(args, "reps", 1) < 1:
             raise CollsimError(f"--reps must be >= 1, got {args.reps}")

@@ -42,6 +42,8 @@ __all__ = [
     "find_smpirun",
     "registry",
     "simulate",
+    "smpirun_command",
+    "run_program",
     "run",
     "DTYPE_BYTES",
     "OPS",
@@ -88,6 +90,92 @@ def _failure_message(what: str, returncode: int, stderr: str) -> str:
     return f"{what} crashed (exit status {returncode}): {detail}"
 
 
+def smpirun_command(G: nx.Graph, rank_hosts: list[str], profile: Profile, workdir: Path,
+                    program: list[str], *, privatize: bool = False) -> list[str]:
+    """The smpirun command line that runs ``program`` on the platform.
+
+    Writes the platform XML and the hostfile into ``workdir`` (which also
+    becomes SMPI's temporary directory) and returns the argument list: the
+    profile's ``--cfg`` options, the harness requirements among them.  With
+    ``privatize``, every rank gets its own copy of the program's global
+    variables (``smpi/privatization:dlopen``; simulated times do not change):
+    for programs that are not collsim's own.
+    """
+    platform_path = write_platform(G, workdir / "platform.xml")
+    hostfile_path = write_hostfile(rank_hosts, workdir / "hostfile")
+    return [
+        find_smpirun(),
+        "-np",
+        str(len(rank_hosts)),
+        "-platform",
+        str(platform_path),
+        "-hostfile",
+        str(hostfile_path),
+        *profile.smpirun_args(),
+        *(["--cfg=smpi/privatization:dlopen"] if privatize else []),
+        "--cfg=smpi/tmpdir:" + str(workdir),
+        "--log=root.thres:warning",
+        *program,
+    ]
+
+
+def run_program(argv: list[str], *, cwd: str | Path, what: str, timeout_s: float,
+                env: dict[str, str] | None = None, deadlock_is_error: bool = True,
+                progress=None) -> tuple[int, str, str]:
+    """Run argv (no shell) in its own process group; return (status, stdout, stderr).
+
+    Both streams are read as the program writes them; with ``progress``, each
+    stderr line that collbench's progress reporter writes goes to
+    ``progress(line)`` at once (prefixed with ``what``) instead of into stderr.
+
+    Raises
+    ------
+    CollsimError
+        When it runs past ``timeout_s`` (the whole group is stopped), or, with
+        ``deadlock_is_error``, when SimGrid reports a deadlock (smpirun still
+        exits with 0 then).
+    """
+    process = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env=env,
+    )
+    stdout_lines: list[str] = []
+    stderr_lines: list[str] = []
+
+    def drain(stream, lines, forward):
+        for line in stream:
+            if forward is not None and line.startswith(_PROGRESS_PREFIX):
+                forward(f"{what}: {line[len(_PROGRESS_PREFIX):].strip()}")
+            else:
+                lines.append(line)
+
+    readers = [threading.Thread(target=drain, args=(process.stdout, stdout_lines, None)),
+               threading.Thread(target=drain, args=(process.stderr, stderr_lines, progress))]
+    for reader in readers:
+        reader.start()
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise CollsimError(
+            f"{what} did not finish within {timeout_s:g} s and was stopped "
+            "(a deadlock, or too large for this timeout: see --timeout-s)"
+        ) from None
+    finally:
+        for reader in readers:
+            reader.join()
+    stdout, stderr = "".join(stdout_lines), "".join(stderr_lines)
+    if deadlock_is_error and "deadlock detected" in stderr.lower():
+        raise CollsimError(f"{what} deadlocked (SimGrid found no rank able to progress)")
+    return process.returncode, stdout, stderr
+
+
 def simulate(
     G: nx.Graph,
     rank_hosts: list[str],
@@ -129,75 +217,24 @@ def simulate(
     CollsimError
         On bad input detected by collbench, a deadlock, a crash or a timeout.
     """
-    smpirun = find_smpirun()
     collbench = find_collbench()
     with tempfile.TemporaryDirectory(prefix="collsim-") as workdir:
-        platform_path = write_platform(G, Path(workdir) / "platform.xml")
-        hostfile_path = write_hostfile(rank_hosts, Path(workdir) / "hostfile")
-        argv = [
-            smpirun,
-            "-np",
-            str(len(rank_hosts)),
-            "-platform",
-            str(platform_path),
-            "-hostfile",
-            str(hostfile_path),
-            *profile.smpirun_args(),
-            "--cfg=smpi/tmpdir:" + workdir,
-            "--log=root.thres:warning",
-            str(collbench),
-            *collbench_args,
-        ]
+        argv = smpirun_command(G, rank_hosts, profile, Path(workdir),
+                               [str(collbench), *collbench_args])
         env = dict(os.environ)
         if progress is not None:
             env["COLLSIM_PROGRESS_S"] = repr(float(PROGRESS_PERIOD_S))
         else:
             env.pop("COLLSIM_PROGRESS_S", None)
-        process = subprocess.Popen(
-            argv,
-            cwd=workdir,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-            env=env,
-        )
-        stdout_lines: list[str] = []
-        stderr_lines: list[str] = []
-
-        def drain(stream, lines, forward):
-            for line in stream:
-                if forward is not None and line.startswith(_PROGRESS_PREFIX):
-                    forward(f"{what}: {line[len(_PROGRESS_PREFIX):].strip()}")
-                else:
-                    lines.append(line)
-
-        readers = [threading.Thread(target=drain, args=(process.stdout, stdout_lines, None)),
-                   threading.Thread(target=drain, args=(process.stderr, stderr_lines, progress))]
-        for reader in readers:
-            reader.start()
-        try:
-            process.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            raise CollsimError(
-                f"{what} did not finish within {timeout_s:g} s and was stopped "
-                "(a deadlock, or too large for this timeout: see --timeout-s)"
-            ) from None
-        finally:
-            for reader in readers:
-                reader.join()
-        stdout, stderr = "".join(stdout_lines), "".join(stderr_lines)
-    # SimGrid reports a deadlock on stderr and smpirun still exits with 0.
-    if "deadlock detected" in stderr.lower():
-        raise CollsimError(f"{what} deadlocked (SimGrid found no rank able to progress)")
+        returncode, stdout, stderr = run_program(argv, cwd=workdir, what=what,
+                                                 timeout_s=timeout_s, env=env,
+                                                 progress=progress)
     rows = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
-    if process.returncode not in (0, 1):
-        raise CollsimError(_failure_message(what, process.returncode, stderr))
-    if process.returncode == 1 and not any(row.get("check") == "wrong" for row in rows):
-        raise CollsimError(_failure_message(what, process.returncode, stderr))
-    return rows, process.returncode
+    if returncode not in (0, 1):
+        raise CollsimError(_failure_message(what, returncode, stderr))
+    if returncode == 1 and not any(row.get("check") == "wrong" for row in rows):
+        raise CollsimError(_failure_message(what, returncode, stderr))
+    return rows, returncode
 
 
 @functools.lru_cache(maxsize=1)
