@@ -112,11 +112,28 @@ def smpirun_command(G: nx.Graph, rank_hosts: list[str], profile: Profile, workdi
         "-hostfile",
         str(hostfile_path),
         *profile.smpirun_args(),
+        *_stack_guard_args(len(rank_hosts)),
         *(["--cfg=smpi/privatization:dlopen"] if privatize else []),
         "--cfg=smpi/tmpdir:" + str(workdir),
         "--log=root.thres:warning",
         *program,
     ]
+
+
+def _stack_guard_args(np: int) -> list[str]:
+    """``contexts/guard-size:0`` when the ranks' stacks would exceed the kernel's map limit.
+
+    SimGrid protects each rank's stack with a guard page: two memory maps per
+    rank, and Linux refuses more than ``vm.max_map_count`` of them (65530 by
+    default), so 65,536 ranks abort with "Failed to protect stack".  Without
+    the guard a stack overflow corrupts memory instead of faulting; simulated
+    times do not change.
+    """
+    try:
+        limit = int(Path("/proc/sys/vm/max_map_count").read_text())
+    except (OSError, ValueError):
+        limit = 65530
+    return ["--cfg=contexts/guard-size:0"] if 2 * np + 8192 > limit else []
 
 
 def run_program(argv: list[str], *, cwd: str | Path, what: str, timeout_s: float,
