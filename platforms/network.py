@@ -29,7 +29,9 @@ class PairParameters:
 def pair_parameters(G: nx.Graph, source: str, target: str) -> PairParameters:
     """Return (alpha, beta, hops) of the route from ``source`` to ``target``.
 
-    Two ranks on one host communicate through the host's loopback
+    Two ranks on one host communicate through the host's memory when it has
+    one (``memory_latency_s``, ``memory_bandwidth_Bps`` on the host, from
+    ``multicore``), else through the loopback
     (``G.graph["loopback_latency_s"]``, ``G.graph["loopback_bandwidth_Bps"]``).
 
     Examples
@@ -39,6 +41,10 @@ def pair_parameters(G: nx.Graph, source: str, target: str) -> PairParameters:
     PairParameters(alpha_s=2e-06, beta_s_per_byte=1e-10, hops=2)
     """
     if source == target:
+        memory_Bps = G.nodes[source].get("memory_bandwidth_Bps")
+        if memory_Bps is not None:
+            return PairParameters(alpha_s=G.nodes[source]["memory_latency_s"],
+                                  beta_s_per_byte=1.0 / memory_Bps, hops=0)
         return PairParameters(
             alpha_s=G.graph["loopback_latency_s"],
             beta_s_per_byte=1.0 / G.graph["loopback_bandwidth_Bps"],

@@ -210,9 +210,7 @@ def _cmd_pingpong(args: argparse.Namespace) -> int:
     )
     pair = pair_parameters(G, rank_hosts[0], rank_hosts[peer])
     latency_factors, bandwidth_factors = profile.network_factors
-    net = NetworkParams(alpha_s=pair.alpha_s, beta_s_per_byte=pair.beta_s_per_byte,
-                        envelope_bytes=profile.envelope_bytes, latency_factors=latency_factors,
-                        bandwidth_factors=bandwidth_factors)
+    net = profile.model_network(pair.alpha_s, pair.beta_s_per_byte)
     out = []
     for row in rows:
         predicted = message_s(net, row["bytes"])
@@ -231,6 +229,8 @@ def _cmd_pingpong(args: argparse.Namespace) -> int:
         model_label = f"alpha+(n+{profile.envelope_bytes})beta"
         if latency_factors or bandwidth_factors:
             model_label = "with SMPI factors"
+        elif profile.eager_threshold_bytes:
+            model_label = "with overheads"
         text = "".join(
             f"{format_bytes(row['bytes']):>8}  simulated {format_seconds(row['time_s']):>10}  "
             f"{model_label} {format_seconds(row['model_s']):>10}  "
