@@ -52,6 +52,7 @@ _KEYS = {"description", "envelope_bytes", "exact_models", "cfg", "send_overhead_
 # each becomes; a profile gives an element or its option, not both.
 _ELEMENT_CFG = {"send_overhead_s": "smpi/os", "recv_overhead_s": "smpi/or",
                 "eager_threshold_bytes": "smpi/send-is-detached-thresh"}
+_ELEMENT_OPTIONS = {*_ELEMENT_CFG.values(), "smpi/ois"}
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,9 @@ class Profile:
         if self.eager_threshold_bytes:
             cfg["smpi/send-is-detached-thresh"] = str(self.eager_threshold_bytes)
         if self.send_overhead_s:
-            cfg["smpi/os"] = f"0:{self.send_overhead_s!r}:0"
+            # smpi/os is charged to MPI_Send, smpi/ois to MPI_Isend (and so
+            # to MPI_Sendrecv): LogGP has one o for both
+            cfg["smpi/os"] = cfg["smpi/ois"] = f"0:{self.send_overhead_s!r}:0"
         if self.recv_overhead_s:
             cfg["smpi/or"] = f"0:{self.recv_overhead_s!r}:0"
         return cfg
@@ -145,7 +148,7 @@ def _profile_from_table(name: str, table: dict, origin: str) -> Profile:
         if not valid:
             kind = "an integer" if key == "eager_threshold_bytes" else "a number of seconds"
             raise ValueError(f"{origin}: {key} of profile {name!r} must be {kind} >= 0")
-        if option in cfg:
+        if option in cfg or (key == "send_overhead_s" and "smpi/ois" in cfg):
             raise ValueError(f"{origin}: profile {name!r} gives both {key} and cfg {option!r}")
         elements[key] = value
     if elements.get("send_overhead_s") or elements.get("recv_overhead_s"):
