@@ -113,9 +113,14 @@ class Profile:
         return (parse_factors(self.cfg.get("smpi/lat-factor", SIMGRID_LAT_FACTOR)),
                 parse_factors(self.cfg.get("smpi/bw-factor", SIMGRID_BW_FACTOR)))
 
+    @property
+    def all_cfg(self) -> dict[str, str]:
+        """The profile's SMPI options: ``cfg`` and those of its elements (what keys results)."""
+        return {**self.cfg, **self.element_cfg()}
+
     def smpirun_args(self) -> list[str]:
         """The ``--cfg=key:value`` arguments for smpirun, harness requirements last."""
-        merged = {**self.cfg, **self.element_cfg(), **HARNESS_CFG}
+        merged = {**self.all_cfg, **HARNESS_CFG}
         return [f"--cfg={key}:{value}" for key, value in merged.items()]
 
 
