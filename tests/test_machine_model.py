@@ -13,10 +13,13 @@ Every simulation here is one small run (a few ranks, one or two sizes).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from collsim.analysis.models import NetworkParams, message_s
 from collsim.platforms import crossbar, multicore, pair_parameters
+from collsim.platforms.catalog import CATALOG, catalog_profile
 from collsim.platforms.network import network_parameters
 from collsim.platforms.simgrid import platform_xml
 from collsim.profiles import load_profile
@@ -167,3 +170,24 @@ def test_malformed_elements_name_the_problem(tmp_path, text, message):
 def test_memory_bandwidth_must_be_positive():
     with pytest.raises(ValueError, match="memory_bandwidth_Bps"):
         _node(memory_Bps=0.0)
+
+
+def test_catalog_machine_runs_under_its_calibrated_profile_by_default(capsys):
+    """seed000_qdr320 by name: MPICH's overheads (0.3 us at each end, eager below
+    128000 B) on its socket memory (8 GB/s, 0.1 us); --profile hockney: neither overhead."""
+    from collsim.cli import main
+
+    def one_way_s(*extra):
+        assert main(["pingpong", "--platform", "seed000_qdr320", "--np", "2", "--bytes", "0",
+                     "--json", *extra]) == 0
+        row = json.loads(capsys.readouterr().out)
+        assert row["ratio"] == pytest.approx(1.0, abs=1e-9)  # the model has the same elements
+        return row["time_s"]
+
+    memory_s = 1e-7 + ENVELOPE_BYTES / 8e9
+    assert one_way_s() == pytest.approx(0.3e-6 + memory_s + 0.3e-6, rel=1e-9)
+    assert one_way_s("--profile", "hockney") == pytest.approx(memory_s, rel=1e-9)
+    assert catalog_profile("seed002_orfeo_epyc") == "seed002_openmpi"
+    assert catalog_profile("modern_fat_tree_hdr") == "hockney"
+    for name in CATALOG:
+        load_profile(catalog_profile(name))  # every named profile exists
