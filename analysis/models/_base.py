@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["AlgorithmParams", "NetworkParams", "Prediction", "message_s", "shared_link_s",
+__all__ = ["AlgorithmParams", "NetworkParams", "Prediction", "message_s", "shared_link_s", "staggered_shared_link_s",
            "reduce_s", "overhead_s", "exact", "total", "factor_at", "parse_factors"]
 
 
@@ -218,6 +218,57 @@ def shared_link_s(net: NetworkParams, n_bytes: float, flows: int) -> float:
     return (factor_at(net.latency_factors, size) * net.alpha_s
             + flows * size * net.beta_s_per_byte / factor_at(net.bandwidth_factors, size)
             + overhead_s(net, n_bytes))
+
+
+def staggered_shared_link_s(net: NetworkParams, n_bytes: float, flows: int) -> float:
+    """Time of ``flows`` nonblocking sends of n_bytes from one rank over one shared link.
+
+    The sender pays ``send_overhead_s`` before each ``MPI_Isend`` hands its
+    message over (SMPI's ``smpi/ois``, charged to eager and rendezvous
+    Isends alike), so message k (from 0) starts at (k + 1) o_s; each spends
+    its latency, then shares the link's bandwidth equally with the messages
+    in flight (SimGrid's max-min sharing); an eager message's receiver pays
+    ``recv_overhead_s`` after it arrives.  Returns when the last receive
+    ends.  Without a send overhead this is :func:`shared_link_s`.
+    """
+    if net.send_overhead_s == 0:
+        return shared_link_s(net, n_bytes, flows)
+    size = n_bytes + net.envelope_bytes
+    latency_s = factor_at(net.latency_factors, size) * net.alpha_s
+    rate_Bps = factor_at(net.bandwidth_factors, size) / net.beta_s_per_byte \
+        if net.beta_s_per_byte > 0 else math.inf
+    starts = [(k + 1) * net.send_overhead_s + latency_s for k in range(flows)]
+    # processor sharing on one link: advance from event to event
+    now, left, active, finished = 0.0, {}, [], []
+    pending = list(range(flows))
+    while pending or active:
+        next_start = starts[pending[0]] if pending else math.inf
+        if active and rate_Bps < math.inf:
+            share = rate_Bps / len(active)
+            first_end = now + min(left[k] for k in active) / share
+        else:
+            first_end = now if active else math.inf
+        if next_start < first_end:
+            if active and rate_Bps < math.inf:
+                for k in active:
+                    left[k] -= (next_start - now) * rate_Bps / len(active)
+            now = next_start
+            k = pending.pop(0)
+            active.append(k)
+            left[k] = float(size)
+        else:
+            if rate_Bps < math.inf:
+                for k in active:
+                    left[k] -= (first_end - now) * rate_Bps / len(active)
+            now = first_end
+            done = [k for k in active if left[k] <= size * 1e-12]
+            if not done:  # rounding: the smallest is done
+                done = [min(active, key=left.get)]
+            for k in done:
+                active.remove(k)
+                finished.append(now)
+    receive_s = net.recv_overhead_s if n_bytes < net.eager_threshold_bytes else 0.0
+    return max(finished) + receive_s
 
 
 def overhead_s(net: NetworkParams, n_bytes: float) -> float:
