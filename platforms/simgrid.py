@@ -131,6 +131,7 @@ def _routed_xml(G: nx.Graph) -> ET.Element:
                 link, direction = _link_in_route(G, *hop)
                 ET.SubElement(element, "link_ctn", id=link, direction=direction)
 
+    _add_memory_links(zone, G, host_names)
     if layered:
         virtual = dict.fromkeys(hop for _, _, links in R.edges(data="links")
                                 for hop in links if isinstance(hop, str))
@@ -143,7 +144,39 @@ def _routed_xml(G: nx.Graph) -> ET.Element:
         for u, v in G.edges():
             add_route(u, v, [(u, v)])
             add_route(v, u, [(v, u)])
+    _add_memory_routes(zone, G, host_names)
     return platform
+
+
+def _memory_link_name(host: str) -> str:
+    return f"{host}--memory"
+
+
+def _add_memory_links(zone: ET.Element, G: nx.Graph, host_names: list[str]) -> None:
+    """One SHARED link per host with a ``memory_bandwidth_Bps`` (multicore sockets).
+
+    SHARED, not SPLITDUPLEX: a shared-memory transfer reads and writes the
+    same memory, so both directions and every pair of the socket share it.
+    """
+    for name in host_names:
+        data = G.nodes[name]
+        if data.get("memory_bandwidth_Bps") is not None:
+            ET.SubElement(zone, "link", id=_memory_link_name(name),
+                          bandwidth=simgrid_bandwidth(data["memory_bandwidth_Bps"]),
+                          latency=simgrid_time(data["memory_latency_s"]), sharing_policy="SHARED")
+
+
+def _add_memory_routes(zone: ET.Element, G: nx.Graph, host_names: list[str]) -> None:
+    """The route from such a host to itself, through its memory link, instead of the loopback.
+
+    After every other route, so that the ids SimGrid's Dijkstra tie-breaking
+    depends on do not move.  ``symmetrical="NO"``: SimGrid 3.32 crashes
+    (segmentation fault) on a symmetrical route from a host to itself.
+    """
+    for name in host_names:
+        if G.nodes[name].get("memory_bandwidth_Bps") is not None:
+            element = ET.SubElement(zone, "route", src=name, dst=name, symmetrical="NO")
+            ET.SubElement(element, "link_ctn", id=_memory_link_name(name))
 
 
 _WRITERS = {

@@ -25,6 +25,7 @@ from collsim.errors import CollsimError
 from collsim.platform_cli import add_platform_arguments, build_platform, register_platform_command
 from collsim.platforms import map_ranks, pair_parameters
 from collsim.platforms.simgrid import write_atomically
+from collsim.platforms.catalog import CATALOG, catalog_profile
 from collsim.profiles import builtin_profiles, load_profile
 from collsim.repro import add_repro_command
 from collsim.runner import DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, find_algorithm, registry, run, simulate
@@ -52,9 +53,9 @@ def _add_platform_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mapping", default="block",
                         help="ranks to hosts: block, cyclic, socket, random[:SEED] or file:PATH "
                         "(default block)")
-    parser.add_argument("--profile", default="hockney",
+    parser.add_argument("--profile", default=None,
                         help=f"SMPI profile: {', '.join(builtin_profiles())} or a .toml file "
-                        "(default hockney)")
+                        "(default: a catalog machine's own profile, else hockney)")
     parser.add_argument("--timeout-s", type=float, default=600.0,
                         help="stop a simulation after this many wall-clock seconds")
 
@@ -64,6 +65,13 @@ def _parse_sizes(text: str) -> tuple[int, ...]:
         return tuple(parse_byte_list(text))
     except ValueError as error:
         raise CollsimError(str(error)) from None
+
+
+def default_profile(platform: str | None) -> str:
+    """The profile of a run that names none: a catalog machine's own, else ``hockney``."""
+    if platform in CATALOG:
+        return catalog_profile(platform)
+    return "hockney"
 
 
 def _load_profile(name: str):
@@ -217,9 +225,7 @@ def _cmd_pingpong(args: argparse.Namespace) -> int:
     )
     pair = pair_parameters(G, rank_hosts[0], rank_hosts[peer])
     latency_factors, bandwidth_factors = profile.network_factors
-    net = NetworkParams(alpha_s=pair.alpha_s, beta_s_per_byte=pair.beta_s_per_byte,
-                        envelope_bytes=profile.envelope_bytes, latency_factors=latency_factors,
-                        bandwidth_factors=bandwidth_factors)
+    net = profile.model_network(pair.alpha_s, pair.beta_s_per_byte)
     out = []
     for row in rows:
         predicted = message_s(net, row["bytes"])
@@ -238,6 +244,8 @@ def _cmd_pingpong(args: argparse.Namespace) -> int:
         model_label = f"alpha+(n+{profile.envelope_bytes})beta"
         if latency_factors or bandwidth_factors:
             model_label = "with SMPI factors"
+        elif profile.eager_threshold_bytes:
+            model_label = "with overheads"
         text = "".join(
             f"{format_bytes(row['bytes']):>8}  simulated {format_seconds(row['time_s']):>10}  "
             f"{model_label} {format_seconds(row['model_s']):>10}  "
@@ -413,6 +421,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return main_cc(argv[1:])
         args = build_parser().parse_args(argv)
+        if hasattr(args, "profile") and args.profile is None:
+            args.profile = default_profile(getattr(args, "platform", None))
         if getattr(args, "reps", 1) < 1:
             raise CollsimError(f"--reps must be >= 1, got {args.reps}")
         if getattr(args, "seed", 0) < 0:

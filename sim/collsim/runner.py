@@ -22,7 +22,7 @@ from pathlib import Path
 import networkx as nx
 
 from collsim.analysis.models import AlgorithmParams, NetworkParams, model_for
-from collsim.analysis.models._base import factor_at
+from collsim.analysis.models._base import factor_at, overhead_s
 from collsim.errors import CollsimError
 from collsim.platforms.network import PairParameters
 from collsim.platforms import (
@@ -421,7 +421,8 @@ def measured_pair(G: nx.Graph, source: str, target: str, profile: Profile,
                        what=f"ping-pong {source} -> {target}", timeout_s=timeout_s)
     latency_factors, bandwidth_factors = profile.network_factors
     # t_i = alpha L_i + beta s_i / B_i, two equations in alpha and beta
-    (t0, s0), (t1, s1) = [(row["time_s"], n + profile.envelope_bytes)
+    no_route = profile.model_network(0.0, 0.0)
+    (t0, s0), (t1, s1) = [(row["time_s"] - overhead_s(no_route, n), n + profile.envelope_bytes)
                           for row, n in zip(rows, sizes)]
     l0, l1 = factor_at(latency_factors, s0), factor_at(latency_factors, s1)
     w0, w1 = s0 / factor_at(bandwidth_factors, s0), s1 / factor_at(bandwidth_factors, s1)
@@ -446,15 +447,8 @@ def model_parameters(G: nx.Graph, rank_hosts: list[str], profile: Profile) -> tu
         uniform = False
     else:
         pair, uniform = network_parameters(G, rank_hosts)
-    latency_factors, bandwidth_factors = profile.network_factors
-    net = NetworkParams(
-        alpha_s=pair.alpha_s,
-        beta_s_per_byte=pair.beta_s_per_byte,
-        gamma_s_per_byte=G.graph.get("gamma_s_per_byte", 0.0),
-        envelope_bytes=profile.envelope_bytes,
-        latency_factors=latency_factors,
-        bandwidth_factors=bandwidth_factors,
-    )
+    net = profile.model_network(pair.alpha_s, pair.beta_s_per_byte,
+                                G.graph.get("gamma_s_per_byte", 0.0))
     return net, uniform
 
 
