@@ -16,6 +16,7 @@ import argparse
 import dataclasses
 import time
 
+from collsim.errors import CollsimError
 from collsim.platforms import crossbar, fat_tree
 from collsim.profiles import HARNESS_CFG, load_profile
 from collsim.runner import simulate
@@ -62,10 +63,15 @@ def main() -> None:
                 # the harness's own value wins in smpirun_args: put the variant last
                 profile = _Overriding(profile, variant)
             best = float("inf")
-            for _ in range(args.reps):
-                started = time.perf_counter()
-                rows, _ = simulate(G, hosts, profile, collbench_args, what=case, timeout_s=3600)
-                best = min(best, time.perf_counter() - started)
+            try:
+                for _ in range(args.reps):
+                    started = time.perf_counter()
+                    rows, _ = simulate(G, hosts, profile, collbench_args, what=case,
+                                       timeout_s=3600)
+                    best = min(best, time.perf_counter() - started)
+            except CollsimError as error:
+                print(f"{case:<46} {label:<28} failed: {error}", flush=True)
+                continue
             print(f"{case:<46} {label:<28} {best:>7.2f} s  simulated {rows[0]['time_s']!r}",
                   flush=True)
 
