@@ -29,6 +29,17 @@ __all__ = ["Profile", "HARNESS_CFG", "load_profile", "builtin_profiles"]
 # nanoseconds apart, which shows as errors of 1e-4 on microsecond collectives;
 # 1e-12 s keeps simulated times exact to well below 1e-6.  ("surf/precision"
 # is SimGrid 3.32's name, kept as an alias of "precision/timing" later.)
+# The engine's other settings stay SimGrid's defaults, by measurement
+# (tests/benchmarks/engine_settings.py: ring allreduce of 1 MiB on a 256-node
+# fat-tree, recursive doubling of 8 B on 4096 nodes): network/optim:Full
+# changes simulated times in the last bits and is slower than the default
+# Lazy; smaller context stacks (contexts/stack-size:64) save nothing
+# measurable; contexts/nthreads:2 crashes (the harness's shared bookkeeping
+# assumes one actor at a time, as SimGrid's default does).  What made
+# simulations faster was elsewhere: DijkstraCache routing, no MPI_Comm_dup,
+# no messages for the harness's bookkeeping.  contexts/guard-size:0 is added
+# only where the stacks' guard pages would pass the kernel's map limit
+# (collsim.runner._stack_guard_args).
 HARNESS_CFG = {
     "smpi/simulate-computation": "no",
     "smpi/wtime": "0",
