@@ -8,8 +8,10 @@ For each case, one after the other on an otherwise idle machine:
   crossbar), with the pure alpha-beta cfg of the ``hockney`` profile;
 - ``collsim run`` of the matching registry algorithm on collsim's generated
   platform of that shape, checked, and ``--timing-only``.
-It prints wall time and peak memory (the largest resident set of the process
-tree, from wait4) of each, and collsim's ratio to plain smpirun.  Not part of
+It prints wall time and peak memory (the largest proportional set size of the
+process tree, sampled) of each, collsim's ratio to plain smpirun, and the
+simulated times (equal when the routes and the work are: collsim runs with
+``--gamma 0``, as SMPI's own reductions cost no simulated time).  Not part of
 ``make test``: the figures depend on the machine.
 
     .venv/bin/python tests/benchmarks/vs_smpi.py [CASE ...]    # default: all cases
@@ -75,23 +77,57 @@ def _cluster_xml(np: int, topology) -> str:
             f"<cluster {attributes}/></zone></platform>\n")
 
 
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(children.get(current, []))
+    return found
+
+
+def _pss_mb(pids: list[int]) -> float:
+    """Proportional set size of these processes (a page shared n ways counts 1/n)."""
+    total_kb = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total_kb += int(line.split()[1])
+        except (OSError, ValueError):
+            pass
+    return total_kb / 1024
+
+
 def _measure(argv: list[str], env=None) -> tuple[float, float, str]:
-    """Wall time (s), peak resident memory of the process tree (MB), stdout."""
+    """Wall time (s), peak memory of the process tree (MB), stdout.
+
+    Memory is the largest proportional set size of the tree, sampled every
+    0.2 s: the resident set size would count the pages of SMPI's shared
+    malloc once per rank that maps them.
+    """
     started = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=env)
-    stdout, stderr = process.communicate()
-    wall = time.perf_counter() - started
-    # the children's peak, including grandchildren the child waited for (smpimain)
-    peak_mb = _children_maxrss_mb()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=env)
+        peak_mb = 0.0
+        while process.poll() is None:
+            peak_mb = max(peak_mb, _pss_mb(_descendants(process.pid)))
+            time.sleep(0.2)
+        wall = time.perf_counter() - started
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
     if process.returncode != 0:
         raise SystemExit(f"failed ({process.returncode}): {' '.join(argv)}\n{stderr[-2000:]}")
     return wall, peak_mb, stdout
-
-
-def _children_maxrss_mb() -> float:
-    import resource
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
 
 def run_case(name: str, workdir: Path, program: Path) -> None:
@@ -108,22 +144,19 @@ def run_case(name: str, workdir: Path, program: Path) -> None:
              "--log=root.thres:warning", str(program), str(n_bytes)]
     collsim = [str(REPO / ".venv" / "bin" / "collsim"), "run", "--np", str(np), "--coll",
                "allreduce", "--alg", alg, "--bytes", str(n_bytes), "--json",
-               "--timeout-s", "3600", *platform_args]
+               "--timeout-s", "3600", "--gamma", "0", *platform_args]
     results = []
     for label, argv in (("smpirun " + smpi_alg, stock), ("collsim " + alg, collsim),
                         ("collsim --timing-only", collsim + ["--timing-only"])):
-        # each measurement in a fresh interpreter, so that RUSAGE_CHILDREN is its own
-        code = ("import sys, json; sys.path.insert(0, %r); import vs_smpi; "
-                "print(json.dumps(vs_smpi._measure(%r)))" % (str(HERE), argv))
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-        if out.returncode != 0:
-            print(f"{name:<28} {label:<24} failed: {out.stderr.strip().splitlines()[-1]}")
+        try:
+            wall, peak_mb, stdout = _measure(argv)
+        except SystemExit as failure:
+            print(f"{name:<28} {label:<24} failed: {str(failure).splitlines()[-1]}")
             return
-        import json
-        wall, peak_mb, stdout = json.loads(out.stdout.strip().splitlines()[-1])
         simulated = next((line.split()[1] for line in stdout.splitlines()
                           if line.startswith("time_s")), None)
         if simulated is None:
+            import json
             simulated = json.loads(stdout.splitlines()[-1])["time_s"]
         results.append((label, wall, peak_mb, float(simulated)))
     base_wall, base_mb = results[0][1], results[0][2]
