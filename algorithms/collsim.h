@@ -53,6 +53,12 @@ typedef struct collsim_params {
      * read it (the reproducible ones, whose result must not depend on the
      * decomposition); the harness combines locally for the others. */
     int contributors;
+    /* Timing only: data buffers are shared across ranks (SMPI's shared
+     * malloc, collsim_buffer_alloc) and local reductions are charged but not
+     * computed, so the result is garbage and the simulated time is the same
+     * as with real data (no algorithm's messages or charges depend on the
+     * values).  Ignored when built against a real MPI. */
+    int timing_only;
 } collsim_params;
 
 /* The three signatures.  Each returns MPI_SUCCESS or an MPI error code. */
@@ -155,6 +161,13 @@ const char *collsim_check_composition(const collsim_algorithm *alg, int comm_siz
  * of computation on the simulated clock. */
 int collsim_reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                          MPI_Op op, const collsim_params *params);
+
+/* A data buffer of nbytes (at least one byte is allocated): private memory,
+ * or under SMPI with params->timing_only memory shared by every rank, so
+ * that p ranks of n bytes cost n bytes of the host's memory, not p n.  NULL
+ * when out of memory.  Free it with collsim_buffer_free and the same params. */
+void *collsim_buffer_alloc(size_t nbytes, const collsim_params *params);
+void collsim_buffer_free(void *buf, const collsim_params *params);
 
 #ifdef __cplusplus
 }

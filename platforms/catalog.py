@@ -1,7 +1,9 @@
 """The catalog: the seeds' machines and two modern ones, each parameter with its source.
 
 An entry names a generator (``family``) and its keyword parameters; a
-``multicore`` entry also names the ``network`` it is built on.  ``sources``
+``multicore`` entry also names the ``network`` it is built on.  ``profile`` names the
+SMPI profile (``sim/collsim/profiles.toml``) the machine runs under when given
+by name (``collsim run --platform NAME`` without ``--profile``).  ``sources``
 says where every value comes from: the seed (file and section), a vendor's
 published specification, or ``assumed`` when neither gives it (then the value
 is a typical one for the hardware and the reason is stated).  The XML of every
@@ -26,13 +28,13 @@ from .dual_rail import dual_rail
 from .fat_tree import fat_tree
 from .multicore import multicore
 
-__all__ = ["CATALOG", "catalog_platform", "catalog_xml_path"]
+__all__ = ["CATALOG", "catalog_platform", "catalog_profile", "catalog_xml_path"]
 
 CATALOG_DIR = Path(__file__).resolve().parent / "catalog"
 
 _QDR = "QDR InfiniBand: 40 Gb/s signalling, 8b/10b coding, 32 Gb/s = 4 GB/s of data (InfiniBand Architecture Specification 1.2)"
 _INTRA = ("assumed: no seed gives intra-node figures; a socket link of 40 GB/s, 0.2 us and a "
-          "loopback of 50 GB/s, 0.1 us are typical of a two-socket Xeon node")
+          "loopback (or memory latency) of 50 GB/s, 0.1 us are typical of a two-socket Xeon node")
 _SWITCH_LAT = "assumed: ~0.5 us per link and switch (typical InfiniBand/OmniPath port-to-port latency plus cable)"
 
 CATALOG = {
@@ -42,8 +44,9 @@ CATALOG = {
         network=("fat_tree", dict(levels=2, down_ports=[16, 20], up_ports=[1, 16],
                                   bandwidth_Bps=4e9, latency_s=5e-7, loopback_latency_s=1e-7,
                                   loopback_bandwidth_Bps=50e9, speed_flops=10.64e9)),
-        params=dict(sockets_per_node=2, cores_per_socket=4, socket_bandwidth_Bps=40e9,
-                    socket_latency_s=2e-7),
+        params=dict(sockets_per_node=2, cores_per_socket=4, socket_bandwidth_Bps=12.8e9,
+                    socket_latency_s=2e-7, memory_bandwidth_Bps=8e9, memory_latency_s=1e-7),
+        profile="seed000_mpich_qdr",
         sources=dict(
             nodes="seed 000 sec. VI.B: 320 nodes",
             sockets_per_node="seed 000 sec. VI.B: two Intel Xeon X5550 quad-core CPUs per node",
@@ -53,7 +56,16 @@ CATALOG = {
                      "(20 leaf switches of 16 nodes + 16 up-links, 16 spines)",
             latency_s=_SWITCH_LAT,
             speed_flops="Intel X5550 datasheet: 2.66 GHz x 4 double-precision flop/cycle",
-            socket_bandwidth_Bps=_INTRA, loopback_bandwidth_Bps=_INTRA,
+            socket_bandwidth_Bps="Intel X5550 (ark.intel.com): QPI at 6.4 GT/s = 12.8 GB/s "
+                                 "per direction between the two sockets",
+            memory_bandwidth_Bps="Intel X5550 (ark.intel.com): 32 GB/s (3 channels DDR3-1333) "
+                                 "per socket; MPICH nemesis copies a message twice through a "
+                                 "shared buffer (Buntinas, Mercier, Gropp 2006), 4 bytes of "
+                                 "memory traffic per byte moved: 8 GB/s shared by the socket's "
+                                 "intra-socket messages",
+            memory_latency_s=_INTRA, loopback_bandwidth_Bps=_INTRA,
+            profile="seed000_mpich_qdr in sim/collsim/profiles.toml (MPICH's eager limit; "
+                    "assumed overheads)",
         ),
     ),
     **{
@@ -64,8 +76,10 @@ CATALOG = {
             network=("crossbar", dict(nodes=2, bandwidth_Bps=12.5e9, latency_s=5e-7,
                                       loopback_latency_s=1e-7, loopback_bandwidth_Bps=50e9,
                                       speed_flops=speed)),
-            params=dict(sockets_per_node=2, cores_per_socket=cores, socket_bandwidth_Bps=40e9,
-                        socket_latency_s=2e-7),
+            params=dict(sockets_per_node=2, cores_per_socket=cores, socket_bandwidth_Bps=link,
+                        socket_latency_s=2e-7, memory_bandwidth_Bps=memory / 2,
+                        memory_latency_s=1e-7),
+            profile="seed002_openmpi",
             sources=dict(
                 nodes="seed 002 sec. 3.1: the tests run on two nodes of each type",
                 cores_per_socket=f"seed 002 sec. 3.1 and 3.2: {cores} cores per socket; {cpu}",
@@ -75,16 +89,32 @@ CATALOG = {
                               "(ORFEO's HDR100 fabric per its public documentation)",
                 latency_s=_SWITCH_LAT,
                 speed_flops="assumed: one core's double-precision peak",
-                socket_bandwidth_Bps=_INTRA, loopback_bandwidth_Bps=_INTRA,
+                socket_bandwidth_Bps=link_source,
+                memory_bandwidth_Bps=memory_source + "; Open MPI's shared-memory BTL moves a "
+                "message above its eager limit with one copy (CMA/XPMEM single copy), a read "
+                "and a write per byte: half the peak, shared by the socket's intra-socket "
+                "messages",
+                memory_latency_s=_INTRA, loopback_bandwidth_Bps=_INTRA,
+                profile="seed002_openmpi in sim/collsim/profiles.toml (Open MPI's eager limit; "
+                        "assumed overheads)",
             ),
         )
-        for kind, cores, cpu, speed in (
+        for kind, cores, cpu, speed, memory, memory_source, link, link_source in (
             ("thin", 12, "Intel Xeon Gold (the model, 6126, from ORFEO's public documentation)",
-             41.6e9),
+             41.6e9, 128e9, "Intel Xeon Gold 6126 (ark.intel.com): 6 channels DDR4-2666, "
+             "128 GB/s per socket", 20.8e9,
+             "Intel Xeon Gold 6126 (ark.intel.com): UPI at 10.4 GT/s = 20.8 GB/s per direction "
+             "(one of its 3 links modeled)"),
             ("fat", 18, "Intel Xeon Gold (the model, 6154, from ORFEO's public documentation)",
-             48e9),
+             48e9, 128e9, "Intel Xeon Gold 6154 (ark.intel.com): 6 channels DDR4-2666, "
+             "128 GB/s per socket", 20.8e9,
+             "Intel Xeon Gold 6154 (ark.intel.com): UPI at 10.4 GT/s = 20.8 GB/s per direction "
+             "(one of its 3 links modeled)"),
             ("epyc", 64, "AMD EPYC 7H12 (seed 002 sec. 1); the seed's '128 cores' per node are "
-             "2 sockets x 64", 41.6e9),
+             "2 sockets x 64", 41.6e9, 204.8e9, "AMD EPYC 7H12 (amd.com): 8 channels DDR4-3200, "
+             "204.8 GB/s per socket", 144e9,
+             "AMD EPYC 7002: 4 xGMI x16 links at 18 GT/s between the sockets, 36 GB/s per "
+             "direction each"),
         )
     },
     "seed003_hydra": dict(
@@ -181,6 +211,19 @@ def catalog_platform(name: str) -> nx.Graph:
         G = _BUILDERS[entry["family"]](**entry["params"])
     G.graph["catalog"] = name
     return G
+
+
+def catalog_profile(name: str) -> str:
+    """The profile a catalog machine runs under by default (``hockney`` when it names none).
+
+    Examples
+    --------
+    >>> catalog_profile("seed000_qdr320"), catalog_profile("modern_fat_tree_hdr")
+    ('seed000_mpich_qdr', 'hockney')
+    """
+    if name not in CATALOG:
+        raise ValueError(f"unknown catalog platform {name!r} (known: {', '.join(CATALOG)})")
+    return CATALOG[name].get("profile", "hockney")
 
 
 def catalog_xml_path(name: str) -> Path:

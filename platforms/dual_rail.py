@@ -4,9 +4,12 @@ Every node has ``sockets_per_node`` sockets (one SimGrid host each, joined by
 socket links to the node's router, as in ``multicore``) and one NIC per rail;
 NIC k hangs off socket k (``k < sockets_per_node``), as on the Hydra cluster
 of seed 003 where each socket drives its own OmniPath card.  Each rail is one
-non-blocking switch, or a fat-tree (``plane_down_ports``/``plane_up_ports``).  SimGrid 3.32 has no multi-rail routing, so every
-host-to-host route is written explicitly (a ``Full`` zone), chosen by the rail
-policy:
+non-blocking switch, or a fat-tree (``plane_down_ports``/``plane_up_ports``).
+SimGrid 3.32 has no multi-rail routing, and writing the route of every host
+pair takes hosts squared routes (518 MB of XML at 512 nodes), so the rail
+policies are routed in a *routing graph* (``collsim.platforms.routing``,
+``layered``): copies of each plane's switches per class of traffic, which
+only let the policy's paths through, searched by SimGrid's DijkstraCache:
 
 ``socket_affine``
     A message leaves on the rail of the sender's socket and enters the
@@ -30,7 +33,7 @@ import networkx as nx
 from ._common import NODE_DEFAULTS, add_host, add_link, check_node_parameters, new_platform
 from ._validate import check_count, check_nonnegative, check_positive
 from .fat_tree import fat_tree
-from .routing import register_route_policy, route
+from .routing import register_routing_graph
 
 __all__ = ["dual_rail", "RAIL_POLICIES"]
 
@@ -137,10 +140,10 @@ def dual_rail(
                   loopback_bandwidth_Bps=loopback_bandwidth_Bps,
                   loopback_latency_s=loopback_latency_s, speed_flops=speed_flops,
                   gamma_s_per_byte=gamma_s_per_byte)
-    G = new_platform("dual_rail", params, routing="explicit", route_policy=rail_policy,
+    rails = 2 if rail_policy in ("socket_affine", "striped") else 1
+    G = new_platform("dual_rail", params, routing="layered" if rails == 2 else "dijkstra",
                      loopback_bandwidth_Bps=loopback_bandwidth_Bps,
                      loopback_latency_s=loopback_latency_s, gamma_s_per_byte=gamma_s_per_byte)
-    rails = 2 if rail_policy in ("socket_affine", "striped") else 1
     nic_bw = nic_bandwidth_Bps * (2 if rail_policy == "single_double" else 1)
     G.graph["_plane"] = plane
     for r in range(rails):
@@ -174,53 +177,106 @@ def dual_rail(
     return G
 
 
-def _across_plane(G, rail, source_node, target_node):
-    """The switches a message crosses inside rail ``rail`` between two nodes."""
+def _routing_graph(G: nx.Graph) -> nx.DiGraph:
+    """The routing graph of a two-rail machine (see ``collsim.platforms.routing``).
+
+    Traffic classes: under ``striped`` a node's parity (``i mod 2``), and rail
+    ``r`` carries class ``c`` to class ``c xor r``; under ``socket_affine`` one
+    class, rail ``r`` entered only from sockets ``s`` with ``s mod 2 == r``.
+    Each rail's switches are copied per class as an up phase (``@u<c>``: links
+    towards the spines) and a down phase (``@d<c>``: towards the leaves); a
+    path turns down once, at any switch, so every path is up then down, hop-
+    minimal inside the plane, and reaches only the nodes of its class.
+
+    A socket ``s`` reaches rail ``r``'s NIC directly when ``s == r`` (one
+    virtual link and the NIC link), else through the node router (its socket
+    link up, socket ``r``'s link down, the NIC link: ``node-i@to<r>``).  A
+    message arriving on rail ``r`` enters socket ``r`` directly or goes on
+    through the node router (``node-i@from<r>``).  Intra-node routes cross the
+    two socket links and two virtual links: the virtual links make a path
+    that passes through another socket's host to use that socket's NIC (a
+    path the policy does not take) longer than the policy's path, so that
+    SimGrid's search never prefers it.  Virtual links cost no time; each
+    belongs to one host (``node-i.s<k>.v0``, ``.v1``), crossed only by
+    messages that also cross that host's own links, so that they couple no
+    flows SimGrid's sharing would otherwise solve apart.
+    """
+    params = G.graph["params"]
+    policy, sockets = params["rail_policy"], params["sockets_per_node"]
     plane = G.graph.get("_plane")
+    R = nx.DiGraph()
+    classes = (0, 1) if policy == "striped" else (0,)
+
+    def node_class(i):
+        return i % 2 if policy == "striped" else 0
+
+    def arrives(r, c):
+        return c ^ r if policy == "striped" else c
+
     if plane is None:
-        return [f"rail-{rail}"]
-    path = route(plane, f"node-{source_node}", f"node-{target_node}")
-    return [f"rail-{rail}.{switch}" for switch in path[1:-1]]
+        switch_edges, level = [], {}
+    else:
+        level = {name: data["level"] for name, data in plane.nodes(data=True)
+                 if data["kind"] != "host"}
+        switch_edges = [(u, v) for u, v in plane.edges() if u in level and v in level]
+    nodes = range(params["nodes"])
+    # sources: sockets to NICs, and the intra-node routes
+    for i in nodes:
+        hub = f"node-{i}"
+        for s in range(sockets):
+            host = f"node-{i}.s{s}"
+            for t in range(sockets):
+                if t != s:
+                    target = f"node-{i}.s{t}"
+                    R.add_edge(host, target, links=[(host, hub), (hub, target),
+                                                    f"{target}.v0", f"{target}.v1"])
+            for r in (0, 1):
+                if policy == "socket_affine" and s % 2 != r:
+                    continue
+                if s != r:
+                    R.add_edge(host, f"{hub}@to{r}", links=[(host, hub)])
+    for r in (0, 1):
+        for c in classes:
+            up, down = f"@u{c}", f"@d{arrives(r, c)}"
+            for i in nodes:
+                if node_class(i) != c:
+                    continue
+                nic = f"node-{i}.s{r}"
+                for leaf in G.adj[nic]:
+                    if G.nodes[leaf]["kind"] != "switch":
+                        continue
+                    R.add_edge(nic, leaf + up, links=[f"{nic}.v0", (nic, leaf)])
+                    if any(R.has_edge(f"node-{i}.s{s}", f"node-{i}@to{r}") for s in range(sockets)):
+                        R.add_edge(f"node-{i}@to{r}", leaf + up,
+                                   links=[(f"node-{i}", nic), (nic, leaf)])
+            for a, b in switch_edges:
+                for lower, upper in ((a, b), (b, a)):
+                    if level[upper] <= level[lower]:
+                        continue
+                    lo, hi = f"rail-{r}.{lower}", f"rail-{r}.{upper}"
+                    R.add_edge(lo + up, hi + up, links=[(lo, hi)])   # climbing
+                    R.add_edge(hi + up, lo + down, links=[(hi, lo)])  # turning down
+                    R.add_edge(hi + down, lo + down, links=[(hi, lo)])  # descending
+    # destinations: a NIC delivers to its socket, or on through the node router
+    for r in (0, 1):
+        for i in nodes:
+            c_in = node_class(i)
+            nic = f"node-{i}.s{r}"
+            for leaf in G.adj[nic]:
+                if G.nodes[leaf]["kind"] != "switch":
+                    continue
+                phases = [f"@u{c}" for c in classes if arrives(r, c) == c_in]
+                if plane is not None:
+                    phases.append(f"@d{c_in}")
+                for phase in phases:
+                    R.add_edge(leaf + phase, nic, links=[(leaf, nic)])
+                    if sockets > 1:
+                        R.add_edge(leaf + phase, f"node-{i}@from{r}", links=[(leaf, nic)])
+            for t in range(sockets):
+                if t != r:
+                    R.add_edge(f"node-{i}@from{r}", f"node-{i}.s{t}",
+                               links=[(nic, f"node-{i}"), (f"node-{i}", f"node-{i}.s{t}")])
+    return R
 
 
-def _to_socket(G, host, socket):
-    """Path from ``host`` to the socket ``socket`` of the same node."""
-    data = G.nodes[host]
-    if data["socket"] == socket:
-        return [host]
-    return [host, f"node-{data['node']}", f"node-{data['node']}.s{socket}"]
-
-
-def _two_rail_route(G, source, target, rail):
-    out = _to_socket(G, source, rail)
-    back = _to_socket(G, target, rail)
-    return (out + _across_plane(G, rail, G.nodes[source]["node"], G.nodes[target]["node"])
-            + back[::-1])
-
-
-def _socket_affine(G, source, target):
-    src, dst = G.nodes[source], G.nodes[target]
-    if src["node"] == dst["node"]:
-        return _to_socket(G, source, dst["socket"])
-    return _two_rail_route(G, source, target, src["socket"] % 2)
-
-
-def _striped(G, source, target):
-    src, dst = G.nodes[source], G.nodes[target]
-    if src["node"] == dst["node"]:
-        return _to_socket(G, source, dst["socket"])
-    return _two_rail_route(G, source, target, (src["node"] + dst["node"]) % 2)
-
-
-def _single(G, source, target):
-    src, dst = G.nodes[source], G.nodes[target]
-    if src["node"] == dst["node"]:
-        return _to_socket(G, source, dst["socket"])
-    return ([source, f"node-{src['node']}"] + _across_plane(G, 0, src["node"], dst["node"])
-            + [f"node-{dst['node']}", target])
-
-
-register_route_policy("socket_affine", _socket_affine)
-register_route_policy("striped", _striped)
-register_route_policy("single", _single)
-register_route_policy("single_double", _single)
+register_routing_graph("dual_rail", _routing_graph)

@@ -6,7 +6,8 @@ interconnect, named like the host was) with one SimGrid host per socket
 network's link from the old host now leaves the node router (the NIC).  A pair
 of ranks then sees three distinct (alpha, beta):
 
-- same socket: the host's loopback (``loopback_*``);
+- same socket: the host's loopback (``loopback_*``), or, with
+  ``memory_bandwidth_Bps``, the socket's memory shared by all such messages;
 - other socket of the node: socket link, router, socket link;
 - other node: socket link, NIC and network, socket link.
 
@@ -43,6 +44,8 @@ def multicore(
     cores_per_socket: int = 1,
     socket_bandwidth_Bps: float = 40e9,
     socket_latency_s: float = 2e-7,
+    memory_bandwidth_Bps: float | None = None,
+    memory_latency_s: float = 0.0,
 ) -> nx.Graph:
     """Return ``network`` with every host replaced by a multicore node.
 
@@ -55,7 +58,17 @@ def multicore(
     cores_per_socket : int
         Cores per socket (>= 1).
     socket_bandwidth_Bps, socket_latency_s : float
-        Link between a socket and its node's router.
+        Link between a socket and its node's router (the cross-socket link:
+        QPI/UPI/xGMI).
+    memory_bandwidth_Bps : float or None
+        Bandwidth of the socket's memory for MPI's shared-memory transfers,
+        shared by every message between two ranks of the socket, both
+        directions together (a SimGrid SHARED link ``<host>--memory`` on an
+        explicit route from the host to itself).  None (the default): those
+        messages use SimGrid's loopback instead, a FATPIPE on which they
+        never compete (``loopback_*`` of ``network``).
+    memory_latency_s : float
+        Latency of that route (only with ``memory_bandwidth_Bps``).
 
     Returns
     -------
@@ -87,9 +100,16 @@ def multicore(
     check_count("cores_per_socket", cores_per_socket)
     check_positive("socket_bandwidth_Bps", socket_bandwidth_Bps)
     check_nonnegative("socket_latency_s", socket_latency_s)
+    if memory_bandwidth_Bps is not None:
+        check_positive("memory_bandwidth_Bps", memory_bandwidth_Bps)
+    check_nonnegative("memory_latency_s", memory_latency_s)
     params = dict(network=network.graph["name"], network_params=network.graph["params"],
                   sockets_per_node=sockets_per_node, cores_per_socket=cores_per_socket,
                   socket_bandwidth_Bps=socket_bandwidth_Bps, socket_latency_s=socket_latency_s)
+    if memory_bandwidth_Bps is not None:
+        # only when on, so that the params (and the hash) of existing platforms do not change
+        params.update(memory_bandwidth_Bps=float(memory_bandwidth_Bps),
+                      memory_latency_s=float(memory_latency_s))
     G = nx.Graph()
     G.graph.update({k: v for k, v in network.graph.items() if not k.startswith("_")})
     G.graph.update(name="multicore", params=params, routing="dijkstra")
@@ -107,6 +127,9 @@ def multicore(
             host = f"{name}.s{socket}"
             add_host(G, host, node=data["node"], socket=socket, cores=cores_per_socket,
                      speed_flops=data["speed_flops"])
+            if memory_bandwidth_Bps is not None:
+                G.nodes[host].update(memory_bandwidth_Bps=float(memory_bandwidth_Bps),
+                                     memory_latency_s=float(memory_latency_s))
             add_link(G, host, name, bandwidth_Bps=socket_bandwidth_Bps,
                      latency_s=socket_latency_s, kind="socket")
     return G

@@ -1,22 +1,28 @@
 """Routes on a platform graph, exactly as the generated SimGrid routing takes them.
 
-Two routings are generated:
+Two routings are generated, both as SimGrid ``routing="DijkstraCache"`` zones
+(one shortest-path search per source, cached; SimGrid 3.32 to 4.x cost an
+edge of the search by its number of links and keep, for every node, the
+first predecessor popped (by cost, then internal id) that reaches it at its
+final cost; internal ids are handed out in the order nodes first appear in
+the ``<route>`` elements):
 
 ``dijkstra``
-    A SimGrid ``routing="Dijkstra"`` zone with one link per graph edge.  SimGrid
-    3.32's DijkstraZone costs an edge by its number of links (here 1), pops
-    nodes by (cost, internal id) and keeps the first predecessor that reaches a
-    node at its final cost (strictly smaller test).  Among all hop-minimal paths
-    it therefore takes, at every node, the predecessor with the smallest
-    internal id; internal ids are handed out in the order nodes first appear in
-    the ``<route>`` elements.  ``simgrid_order`` reproduces that order (the XML
-    writer emits routes in ``G.edges`` order, each edge up then down) and
-    ``route`` reproduces the choice, so the graph predicts the links of every
-    simulated message, not only their number.
-``explicit``
-    A ``routing="Full"`` zone with one written route per host pair, produced
-    by the generator's route function (``G.graph["route_policy"]``), e.g. the
-    rail policies of the dual-rail platform.
+    One link per graph edge, one route per edge and direction.  Every route
+    is hop-minimal; among several, ``route`` takes SimGrid's choice: the XML
+    writer emits routes in ``G.edges`` order, each edge up then down, and
+    ``simgrid_order`` reproduces the ids that follow.  So the graph predicts
+    the links of every simulated message, not only their number.
+``layered``
+    Routes in a *routing graph*: a directed graph registered for the platform
+    family (``register_routing_graph``) whose vertices are the hosts plus
+    copies of the routers, and whose every edge names the physical links it
+    crosses (and, to weigh a path, zero-latency links of unbounded bandwidth
+    that cost no simulated time).  A policy that is not
+    "shortest path" (the rails of a dual-rail machine) becomes one: the copies
+    let only the wanted paths through.  The routes written and searched grow
+    with the hosts, not with the hosts squared.  ``route`` runs SimGrid's
+    search on the routing graph and maps the result back to physical nodes.
 """
 
 from __future__ import annotations
@@ -25,14 +31,62 @@ from collections import deque
 
 import networkx as nx
 
-__all__ = ["route", "simgrid_order", "register_route_policy"]
+__all__ = ["route", "simgrid_order", "register_routing_graph", "routing_graph", "VIRTUAL_LINKS"]
 
-_POLICIES = {}
+# The zero-latency, unbounded (FATPIPE) link of the detour (below).  A routing
+# graph may name other such links: any hop given as a string is one.
+VIRTUAL_LINKS = ("virtual-detour",)
+
+_BUILDERS = {}
 
 
-def register_route_policy(name, function) -> None:
-    """Register ``function(G, source, target) -> list of nodes`` for explicit routing."""
-    _POLICIES[name] = function
+def register_routing_graph(family: str, builder) -> None:
+    """Register ``builder(G) -> networkx.DiGraph`` as the routing graph of a platform family.
+
+    Every edge of the routing graph carries ``links``: the physical hops it
+    crosses, in order, each a ``(u, v)`` edge of ``G`` (u to v), or the name of
+    a virtual link (zero latency, unbounded bandwidth: it only weighs the
+    path).  Its vertices are ``G``'s hosts (same names) and any other names.
+    """
+    _BUILDERS[family] = builder
+
+
+# SimGrid's search keeps unsigned costs and starts every node at ULONG_MAX; a
+# node it cannot reach from the source is popped last and relaxes its edges
+# with ULONG_MAX + cost, which wraps around to a tiny cost and corrupts the
+# predecessors of the nodes it points to (a route then never ends).  A routing
+# graph is directed and, by design, leaves parts of itself out of reach of a
+# given source, so every graph gets a detour: each host enters a chain of
+# DETOUR_HOPS virtual links whose end points to every node.  Everything is then
+# reachable, and no path through the detour (more than DETOUR_HOPS links) can
+# compete with a real route (a few links per level of the network).
+DETOUR_HOPS = 64
+
+
+def _add_detour(R: nx.DiGraph) -> None:
+    virtual = VIRTUAL_LINKS[0]
+    targets = list(R.nodes)
+    hosts = [n for n in targets if R.nodes[n].get("host")]
+    chain = [f"detour-{k}" for k in range(DETOUR_HOPS)]
+    for host in hosts:
+        R.add_edge(host, chain[0], links=[virtual])
+    for a, b in zip(chain, chain[1:]):
+        R.add_edge(a, b, links=[virtual])
+    for node in targets:
+        R.add_edge(chain[-1], node, links=[virtual])
+
+
+def routing_graph(G: nx.Graph) -> nx.DiGraph:
+    """Return the routing graph of a ``layered`` platform (built once per graph)."""
+    R = G.graph.get("_routing_graph")
+    if R is None:
+        R = _BUILDERS[G.graph["name"]](G)
+        for name, kind in G.nodes(data="kind"):
+            if kind == "host" and name in R:
+                R.nodes[name]["host"] = True
+        _add_detour(R)
+        G.graph["_routing_graph"] = R
+    return R
 
 
 def simgrid_order(G: nx.Graph) -> dict:
@@ -73,6 +127,71 @@ def _predecessors(G: nx.Graph, source: str) -> dict:
     return pred
 
 
+def _layered_predecessors(G: nx.Graph, source: str) -> dict:
+    """SimGrid's DijkstraZone search from ``source`` on the routing graph.
+
+    The same algorithm as SimGrid's (src/kernel/routing/DijkstraZone.cpp):
+    a priority queue of (cost, internal id) holding every node at first, an
+    edge's cost its number of links, a predecessor replaced only by a
+    strictly cheaper path.
+    """
+    import heapq
+
+    cache = G.graph.setdefault("_route_cache", {})
+    pred = cache.get(source)
+    if pred is not None:
+        return pred
+    R = routing_graph(G)
+    order = G.graph.get("_layered_order")
+    if order is None:
+        order = {}
+        for u, v in R.edges():
+            for node in (u, v):
+                order.setdefault(node, len(order))
+        G.graph["_layered_order"] = order
+    names = list(order)
+    infinity = float("inf")
+    cost = [infinity] * len(names)
+    pred_id = [None] * len(names)
+    start = order[source]
+    cost[start] = 0
+    queue = [(cost[i], i) for i in range(len(names))]
+    heapq.heapify(queue)
+    while queue:
+        _, v = heapq.heappop(queue)
+        if cost[v] == infinity:
+            continue
+        for u_name, data in R.adj[names[v]].items():
+            u = order[u_name]
+            candidate = cost[v] + len(data["links"])
+            if candidate < cost[u]:
+                cost[u] = candidate
+                pred_id[u] = v
+                heapq.heappush(queue, (candidate, u))
+    pred = {names[i]: names[p] for i, p in enumerate(pred_id) if p is not None}
+    if len(cache) > 4096:
+        cache.clear()
+    cache[source] = pred
+    return pred
+
+
+def _layered_route(G: nx.Graph, source: str, target: str) -> list:
+    pred = _layered_predecessors(G, source)
+    if target not in pred:
+        raise ValueError(f"no route from {source!r} to {target!r}")
+    vertices = [target]
+    while vertices[-1] != source:
+        vertices.append(pred[vertices[-1]])
+    vertices.reverse()
+    R = routing_graph(G)
+    path = [source]
+    for a, b in zip(vertices, vertices[1:]):
+        for hop in R.edges[a, b]["links"]:
+            if isinstance(hop, tuple):
+                path.append(hop[1])
+    return path
+
+
 def route(G: nx.Graph, source: str, target: str) -> list:
     """Return the nodes SimGrid's route from ``source`` to ``target`` passes through.
 
@@ -86,7 +205,8 @@ def route(G: nx.Graph, source: str, target: str) -> list:
     Returns
     -------
     list
-        ``[source, ..., target]``; ``[source]`` when they are the same host.
+        ``[source, ..., target]``, physical nodes of ``G``; ``[source]`` when
+        they are the same host.
 
     Examples
     --------
@@ -97,8 +217,8 @@ def route(G: nx.Graph, source: str, target: str) -> list:
     if source == target:
         return [source]
     routing = G.graph.get("routing", "dijkstra")
-    if routing == "explicit":
-        return _POLICIES[G.graph["route_policy"]](G, source, target)
+    if routing == "layered":
+        return _layered_route(G, source, target)
     if routing != "dijkstra":
         raise ValueError(f"unknown routing {routing!r}")
     pred = _predecessors(G, source)

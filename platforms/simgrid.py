@@ -83,15 +83,17 @@ def _edge_index(G: nx.Graph) -> dict:
 
 
 def _routed_xml(G: nx.Graph) -> ET.Element:
-    """Hosts, routers and one SPLITDUPLEX link per graph edge.
+    """Hosts, routers and one SPLITDUPLEX link per graph edge, in a DijkstraCache zone.
 
     ``routing="dijkstra"``: one route per edge and direction, in ``G.edges``
     order, which fixes SimGrid's tie-breaking (see ``collsim.platforms.routing``).
-    ``routing="explicit"``: a Full zone with the route of every ordered host pair.
+    ``routing="layered"``: one route per edge of the platform's routing graph,
+    in its edge order, through the routers of the graph (copies included) and
+    its virtual links (zero latency, FATPIPE, unbounded bandwidth).
     Messages between ranks of one host use SimGrid's loopback, set through
     ``<config>`` (it is a FATPIPE link: no contention between them).
     """
-    from .routing import route
+    from .routing import routing_graph
 
     platform = ET.Element("platform", version="4.1")
     config = ET.SubElement(platform, "config")
@@ -99,8 +101,8 @@ def _routed_xml(G: nx.Graph) -> ET.Element:
                   value=repr(float(G.graph["loopback_bandwidth_Bps"])))
     ET.SubElement(config, "prop", id="network/loopback-lat",
                   value=repr(float(G.graph["loopback_latency_s"])))
-    explicit = G.graph.get("routing") == "explicit"
-    zone = ET.SubElement(platform, "zone", id="world", routing="Full" if explicit else "DijkstraCache")
+    layered = G.graph.get("routing") == "layered"
+    zone = ET.SubElement(platform, "zone", id="world", routing="DijkstraCache")
     gamma = repr(float(G.graph["gamma_s_per_byte"]))
     host_names = [n for n, kind in G.nodes(data="kind") if kind == "host"]
     for name in host_names:
@@ -109,31 +111,72 @@ def _routed_xml(G: nx.Graph) -> ET.Element:
                              core=str(data["cores"]))
         ET.SubElement(host, "prop", id="gamma_s_per_byte", value=gamma)
         ET.SubElement(host, "prop", id="node", value=str(data["node"]))
-    for name, kind in G.nodes(data="kind"):
-        if kind != "host":
-            ET.SubElement(zone, "router", id=name)
+    R = routing_graph(G) if layered else None
+    routers = (n for n in R.nodes if n not in G or G.nodes[n]["kind"] != "host") if layered else (
+        n for n, kind in G.nodes(data="kind") if kind != "host")
+    for name in routers:
+        ET.SubElement(zone, "router", id=name)
     for u, v, data in G.edges(data=True):
         tail = data.get("tail", u)
         ET.SubElement(zone, "link", id=_link_name(tail, v if tail == u else u),
                       bandwidth=simgrid_bandwidth(data["bandwidth_Bps"]),
                       latency=simgrid_time(data["latency_s"]), sharing_policy="SPLITDUPLEX")
 
-    def add_route(src, dst, path):
+    def add_route(src, dst, hops):
         element = ET.SubElement(zone, "route", src=src, dst=dst, symmetrical="NO")
-        for a, b in zip(path, path[1:]):
-            link, direction = _link_in_route(G, a, b)
-            ET.SubElement(element, "link_ctn", id=link, direction=direction)
+        for hop in hops:
+            if isinstance(hop, str):
+                ET.SubElement(element, "link_ctn", id=hop)
+            else:
+                link, direction = _link_in_route(G, *hop)
+                ET.SubElement(element, "link_ctn", id=link, direction=direction)
 
-    if explicit:
-        for src in host_names:
-            for dst in host_names:
-                if src != dst:
-                    add_route(src, dst, route(G, src, dst))
+    _add_memory_links(zone, G, host_names)
+    if layered:
+        virtual = dict.fromkeys(hop for _, _, links in R.edges(data="links")
+                                for hop in links if isinstance(hop, str))
+        for name in virtual:
+            ET.SubElement(zone, "link", id=name, bandwidth=simgrid_bandwidth(1e30),
+                          latency=simgrid_time(0.0), sharing_policy="FATPIPE")
+        for u, v, data in R.edges(data=True):
+            add_route(u, v, data["links"])
     else:
         for u, v in G.edges():
-            add_route(u, v, [u, v])
-            add_route(v, u, [v, u])
+            add_route(u, v, [(u, v)])
+            add_route(v, u, [(v, u)])
+    _add_memory_routes(zone, G, host_names)
     return platform
+
+
+def _memory_link_name(host: str) -> str:
+    return f"{host}--memory"
+
+
+def _add_memory_links(zone: ET.Element, G: nx.Graph, host_names: list[str]) -> None:
+    """One SHARED link per host with a ``memory_bandwidth_Bps`` (multicore sockets).
+
+    SHARED, not SPLITDUPLEX: a shared-memory transfer reads and writes the
+    same memory, so both directions and every pair of the socket share it.
+    """
+    for name in host_names:
+        data = G.nodes[name]
+        if data.get("memory_bandwidth_Bps") is not None:
+            ET.SubElement(zone, "link", id=_memory_link_name(name),
+                          bandwidth=simgrid_bandwidth(data["memory_bandwidth_Bps"]),
+                          latency=simgrid_time(data["memory_latency_s"]), sharing_policy="SHARED")
+
+
+def _add_memory_routes(zone: ET.Element, G: nx.Graph, host_names: list[str]) -> None:
+    """The route from such a host to itself, through its memory link, instead of the loopback.
+
+    After every other route, so that the ids SimGrid's Dijkstra tie-breaking
+    depends on do not move.  ``symmetrical="NO"``: SimGrid 3.32 crashes
+    (segmentation fault) on a symmetrical route from a host to itself.
+    """
+    for name in host_names:
+        if G.nodes[name].get("memory_bandwidth_Bps") is not None:
+            element = ET.SubElement(zone, "route", src=name, dst=name, symmetrical="NO")
+            ET.SubElement(element, "link_ctn", id=_memory_link_name(name))
 
 
 _WRITERS = {

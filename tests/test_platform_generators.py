@@ -270,3 +270,72 @@ def test_flat_model_is_exact_only_under_one_switch():
     assert len({(p.alpha_s, p.beta_s_per_byte) for p in
                 (pair_parameters(G, "node-0", h) for h in spread[1:])}) == 1
     assert not network_parameters(G, spread)[1]
+
+
+def _policy_rail(G, source, target):
+    """The rail a rail policy sends a message on, from its definition (module docstring)."""
+    src, dst = G.nodes[source], G.nodes[target]
+    if G.graph["params"]["rail_policy"] == "socket_affine":
+        return src["socket"] % 2
+    return (src["node"] + dst["node"]) % 2
+
+
+@pytest.mark.parametrize("policy", ["socket_affine", "striped"])
+@pytest.mark.parametrize("planes", [{}, {"plane_down_ports": [2, 4], "plane_up_ports": [1, 2]}])
+def test_dual_rail_routes_follow_the_policy_for_every_pair(policy, planes):
+    """Every route of the routing graph takes the policy's rail, by the shortest way
+    that rail allows: out through the rail's socket, across the plane by a shortest
+    plane path, in through the rail's socket; inside a node, through the node router."""
+    G = dual_rail(nodes=8, sockets_per_node=3, rail_policy=policy, **planes)
+    plane = G.graph["_plane"]
+    hosts = _hosts(G)
+    for source in hosts:
+        for target in hosts:
+            if source == target:
+                continue
+            path = route(G, source, target)
+            assert path[0] == source and path[-1] == target
+            assert all(G.has_edge(a, b) for a, b in zip(path, path[1:]))
+            src, dst = G.nodes[source], G.nodes[target]
+            if src["node"] == dst["node"]:
+                assert path == [source, f"node-{src['node']}", target]
+                continue
+            rail = _policy_rail(G, source, target)
+            switches = [n for n in path if G.nodes[n]["kind"] == "switch"]
+            assert all(G.nodes[n]["rail"] == rail for n in switches), (source, target, path)
+            # NIC up, the plane's switches, NIC down: the plane's own shortest path
+            across = 2 if plane is None else nx.shortest_path_length(
+                plane, f"node-{src['node']}", f"node-{dst['node']}")
+            hops = (2 if src["socket"] != rail else 0) + across + (
+                2 if dst["socket"] != rail else 0)
+            assert len(path) - 1 == hops, (source, target, path)
+
+
+@pytest.mark.parametrize("policy", ["socket_affine", "striped"])
+def test_simgrid_takes_the_predicted_dual_rail_route(hockney, policy):
+    """Distinct latencies on every link: SimGrid's latency names the links it used.
+
+    A ping-pong's one-way time is half the round trip, and under socket_affine
+    the way back takes the other socket's rail: both routes are predicted."""
+    G = dual_rail(nodes=8, sockets_per_node=3, rail_policy=policy, plane_down_ports=[2, 4],
+                  plane_up_ports=[1, 2])
+    for i, (u, v) in enumerate(G.edges()):
+        G.edges[u, v]["latency_s"] = (1 + i) * 1e-6 + (i * i % 7) * 1e-8
+    for source, target in [("node-0.s2", "node-7.s1"), ("node-1.s0", "node-6.s0"),
+                           ("node-5.s1", "node-2.s2"), ("node-3.s2", "node-3.s0")]:
+        rows = _pingpong(G, source, target, hockney)
+        there, back = pair_parameters(G, source, target), pair_parameters(G, target, source)
+        assert rows[0]["time_s"] == pytest.approx(
+            (there.alpha_s + back.alpha_s) / 2
+            + hockney.envelope_bytes * (there.beta_s_per_byte + back.beta_s_per_byte) / 2,
+            rel=1e-9)
+
+
+def test_dual_rail_xml_grows_with_the_hosts():
+    """Routes per host stay constant as the machine grows (no route per host pair)."""
+    sizes = {}
+    for nodes in (16, 64):
+        G = dual_rail(nodes=nodes, rail_policy="striped")
+        root = ET.fromstring(platform_xml(G).split(b"\n", 2)[2])
+        sizes[nodes] = len(root.findall("zone/route"))
+    assert sizes[64] < 4.5 * sizes[16]

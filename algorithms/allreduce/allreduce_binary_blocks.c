@@ -58,7 +58,7 @@ int collsim_allreduce_binary_blocks(const void *sendbuf, void *recvbuf, int coun
         return MPI_SUCCESS;
 
     collsim_copy(recvbuf, sendbuf, count, extent);
-    tmp = malloc((size_t)count * (size_t)extent);
+    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
     if (tmp == NULL)
         return MPI_ERR_NO_MEM;
 
@@ -101,6 +101,6 @@ int collsim_allreduce_binary_blocks(const void *sendbuf, void *recvbuf, int coun
     }
 
 cleanup:
-    free(tmp);
+    collsim_buffer_free(tmp, params);
     return rc;
 }

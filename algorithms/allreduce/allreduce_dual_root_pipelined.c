@@ -89,7 +89,7 @@ int collsim_allreduce_dual_root_pipelined(const void *sendbuf, void *recvbuf, in
     const collsim_segment_plan plan =
         collsim_segment_plan_make(count, (int)extent, params, 6.0 * node.height + 1.0, 3.0);
     const int nblocks = plan.nblocks;
-    tmp = malloc((size_t)collsim_segment_max_elems(&plan) * (size_t)extent);
+    tmp = collsim_buffer_alloc((size_t)collsim_segment_max_elems(&plan) * (size_t)extent, params);
     if (tmp == NULL) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
@@ -126,6 +126,6 @@ int collsim_allreduce_dual_root_pipelined(const void *sendbuf, void *recvbuf, in
 #undef BLOCK
 
 cleanup:
-    free(tmp);
+    collsim_buffer_free(tmp, params);
     return rc;
 }

@@ -64,7 +64,7 @@ int collsim_allreduce_hierarchical(const void *sendbuf, void *recvbuf, int count
 
     const int q = size / groups, group = rank / q, column = rank % q;
     ranks = malloc((size_t)(q > groups ? q : groups) * sizeof *ranks);
-    partial = malloc((size_t)count * (size_t)h.extent);
+    partial = collsim_buffer_alloc((size_t)count * (size_t)h.extent, params);
     if (ranks == NULL || partial == NULL) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
@@ -89,6 +89,6 @@ cleanup:
     if (outer_comm != MPI_COMM_NULL)
         MPI_Comm_free(&outer_comm);
     free(ranks);
-    free(partial);
+    collsim_buffer_free(partial, params);
     return rc;
 }

@@ -41,9 +41,10 @@ int collsim_allreduce_node_aware(const void *sendbuf, void *recvbuf, int count,
         return MPI_SUCCESS;
     memset(&sub, 0, sizeof sub);
     sub.gamma_s_per_byte = params->gamma_s_per_byte;
+    sub.timing_only = params->timing_only;
     const long long bytes = (long long)count * type_size;
 
-    partial = malloc((size_t)count * (size_t)extent);
+    partial = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
     if (partial == NULL) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
@@ -81,6 +82,6 @@ int collsim_allreduce_node_aware(const void *sendbuf, void *recvbuf, int count,
 
 cleanup:
     collsim_node_free(&nodes);
-    free(partial);
+    collsim_buffer_free(partial, params);
     return rc;
 }

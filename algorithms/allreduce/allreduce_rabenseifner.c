@@ -63,7 +63,7 @@ int collsim_allreduce_rabenseifner(const void *sendbuf, void *recvbuf, int count
         return MPI_SUCCESS;
 
     collsim_copy(recvbuf, sendbuf, count, extent);
-    tmp = malloc((size_t)count * (size_t)extent);
+    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
     if (tmp == NULL)
         return MPI_ERR_NO_MEM;
 
@@ -133,6 +133,6 @@ int collsim_allreduce_rabenseifner(const void *sendbuf, void *recvbuf, int count
     }
 
 cleanup:
-    free(tmp);
+    collsim_buffer_free(tmp, params);
     return rc;
 }

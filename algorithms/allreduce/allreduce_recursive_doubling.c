@@ -47,7 +47,7 @@ int collsim_allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, int
         return MPI_SUCCESS;
 
     collsim_copy(recvbuf, sendbuf, count, extent);
-    tmp = malloc((size_t)count * (size_t)extent);
+    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
     if (tmp == NULL)
         return MPI_ERR_NO_MEM;
 
@@ -96,6 +96,6 @@ int collsim_allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, int
     }
 
 cleanup:
-    free(tmp);
+    collsim_buffer_free(tmp, params);
     return rc;
 }

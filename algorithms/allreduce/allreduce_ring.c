@@ -40,7 +40,7 @@ int collsim_allreduce_ring(const void *sendbuf, void *recvbuf, int count, MPI_Da
     if (size == 1)
         return MPI_SUCCESS;
 
-    tmp = malloc((size_t)collsim_block_count(count, size, 0) * (size_t)extent + 1);
+    tmp = collsim_buffer_alloc((size_t)collsim_block_count(count, size, 0) * (size_t)extent + 1, params);
     if (tmp == NULL)
         return MPI_ERR_NO_MEM;
     const int right = (rank + 1) % size;
@@ -71,6 +71,6 @@ int collsim_allreduce_ring(const void *sendbuf, void *recvbuf, int count, MPI_Da
     }
 
 cleanup:
-    free(tmp);
+    collsim_buffer_free(tmp, params);
     return rc;
 }

@@ -329,7 +329,7 @@ int collsim_fixed_order_reduce(const void *sendbuf, void *recvbuf, int count,
     leaders = malloc(sizeof(int) * (size_t)p);
     header = malloc(sizeof(int) * (size_t)header_capacity);
     flags = malloc((size_t)p);
-    scratch = malloc((size_t)count * (size_t)extent + 1);
+    scratch = collsim_buffer_alloc((size_t)count * (size_t)extent + 1, params);
     if (!members || !leaders || !header || !flags || !scratch) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
@@ -385,6 +385,6 @@ cleanup:
     free(leaders);
     free(header);
     free(flags);
-    free(scratch);
+    collsim_buffer_free(scratch, params);
     return rc;
 }

@@ -52,6 +52,7 @@ void collsim_sub_params(const collsim_algorithm *sub, const collsim_params *para
 {
     memset(out, 0, sizeof *out);
     out->gamma_s_per_byte = params->gamma_s_per_byte;
+    out->timing_only = params->timing_only;
     if (sub->parameters & COLLSIM_PARAM_SEGMENTS) {
         out->segment_bytes = params->segment_bytes;
         out->block_count = params->block_count;

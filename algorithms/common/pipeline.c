@@ -56,7 +56,7 @@ int collsim_tree_reduce_pipelined(const void *sendbuf, void *acc, MPI_Datatype d
     if (nblocks == 0)
         return MPI_SUCCESS;
     if (node->nchildren > 0) {
-        tmp = malloc((size_t)collsim_segment_max_elems(plan) * (size_t)extent);
+        tmp = collsim_buffer_alloc((size_t)collsim_segment_max_elems(plan) * (size_t)extent, params);
         if (tmp == NULL) {
             rc = MPI_ERR_NO_MEM;
             goto cleanup;
@@ -92,7 +92,7 @@ int collsim_tree_reduce_pipelined(const void *sendbuf, void *acc, MPI_Datatype d
                                comm));
 
 cleanup:
-    free(tmp);
+    collsim_buffer_free(tmp, params);
     return rc;
 }
 
@@ -165,7 +165,7 @@ int collsim_reduce_along_tree(const void *sendbuf, void *recvbuf, int count,
     const collsim_segment_plan plan = plan_for(&node, kind, count, extent, params, segmented);
     void *acc = recvbuf;
     if (rank != root) {
-        scratch = malloc((size_t)count * (size_t)extent);
+        scratch = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
         if (scratch == NULL) {
             rc = MPI_ERR_NO_MEM;
             goto cleanup;
@@ -181,7 +181,7 @@ int collsim_reduce_along_tree(const void *sendbuf, void *recvbuf, int count,
                                MPI_STATUS_IGNORE));
 
 cleanup:
-    free(scratch);
+    collsim_buffer_free(scratch, params);
     return rc;
 }
 

@@ -141,8 +141,8 @@ int collsim_preround_prepare(const void *sendbuf, int count, MPI_Datatype dataty
 {
     int rc = MPI_SUCCESS, size;
     const int contributors = collsim_contributors(params);
-    double *abs_local = malloc(sizeof(double) * (size_t)count);
-    double *absmax = malloc(sizeof(double) * (size_t)count);
+    double *abs_local = collsim_buffer_alloc(sizeof(double) * (size_t)count, params);
+    double *absmax = collsim_buffer_alloc(sizeof(double) * (size_t)count, params);
 
     if (!abs_local || !absmax) {
         rc = MPI_ERR_NO_MEM;
@@ -158,7 +158,7 @@ int collsim_preround_prepare(const void *sendbuf, int count, MPI_Datatype dataty
                            params);
 
 cleanup:
-    free(abs_local);
-    free(absmax);
+    collsim_buffer_free(abs_local, params);
+    collsim_buffer_free(absmax, params);
     return rc;
 }

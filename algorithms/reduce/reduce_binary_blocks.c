@@ -51,8 +51,8 @@ int collsim_reduce_binary_blocks(const void *sendbuf, void *recvbuf, int count,
     if (count == 0)
         return MPI_SUCCESS;
 
-    acc = malloc((size_t)count * (size_t)extent);
-    tmp = malloc((size_t)count * (size_t)extent);
+    acc = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
+    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
     if (acc == NULL || tmp == NULL) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
@@ -106,7 +106,7 @@ int collsim_reduce_binary_blocks(const void *sendbuf, void *recvbuf, int count,
         collsim_copy(recvbuf, acc, count, extent);
 
 cleanup:
-    free(acc);
-    free(tmp);
+    collsim_buffer_free(acc, params);
+    collsim_buffer_free(tmp, params);
     return rc;
 }

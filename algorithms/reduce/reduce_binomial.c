@@ -44,8 +44,8 @@ int collsim_reduce_binomial(const void *sendbuf, void *recvbuf, int count, MPI_D
 
     const int tree_root = commutative ? root : 0;
     const int vrank = (rank - tree_root + size) % size;
-    acc = malloc((size_t)count * (size_t)extent);
-    tmp = malloc((size_t)count * (size_t)extent);
+    acc = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
+    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
     if (acc == NULL || tmp == NULL) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
@@ -80,7 +80,7 @@ int collsim_reduce_binomial(const void *sendbuf, void *recvbuf, int count, MPI_D
     }
 
 cleanup:
-    free(acc);
-    free(tmp);
+    collsim_buffer_free(acc, params);
+    collsim_buffer_free(tmp, params);
     return rc;
 }

@@ -83,8 +83,8 @@ int collsim_reduce_hierarchical(const void *sendbuf, void *recvbuf, int count,
     const int leader = group == root_group ? root : first;
 
     ranks = malloc((size_t)(members > groups ? members : groups) * sizeof *ranks);
-    partial = malloc((size_t)count * (size_t)extent);
-    scratch = malloc((size_t)count * (size_t)extent);
+    partial = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
+    scratch = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
     if (ranks == NULL || partial == NULL || scratch == NULL) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
@@ -119,7 +119,7 @@ cleanup:
     if (outer_comm != MPI_COMM_NULL)
         MPI_Comm_free(&outer_comm);
     free(ranks);
-    free(partial);
-    free(scratch);
+    collsim_buffer_free(partial, params);
+    collsim_buffer_free(scratch, params);
     return rc;
 }

@@ -34,8 +34,8 @@ int collsim_reduce_linear(const void *sendbuf, void *recvbuf, int count, MPI_Dat
     if (rank != root)
         return MPI_Send(sendbuf, count, datatype, root, COLLSIM_TAG_REDUCE, comm);
 
-    acc = malloc((size_t)count * (size_t)extent);
-    tmp = malloc((size_t)count * (size_t)extent);
+    acc = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
+    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
     if (acc == NULL || tmp == NULL) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
@@ -61,7 +61,7 @@ int collsim_reduce_linear(const void *sendbuf, void *recvbuf, int count, MPI_Dat
     collsim_copy(recvbuf, acc, count, extent);
 
 cleanup:
-    free(acc);
-    free(tmp);
+    collsim_buffer_free(acc, params);
+    collsim_buffer_free(tmp, params);
     return rc;
 }

@@ -56,10 +56,11 @@ int collsim_reduce_node_aware(const void *sendbuf, void *recvbuf, int count,
         return MPI_SUCCESS;
     memset(&sub, 0, sizeof sub);
     sub.gamma_s_per_byte = params->gamma_s_per_byte;
+    sub.timing_only = params->timing_only;
     const long long bytes = (long long)count * type_size;
 
-    partial = malloc((size_t)count * (size_t)extent);
-    from_nodes = malloc((size_t)count * (size_t)extent);
+    partial = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
+    from_nodes = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
     if (partial == NULL || from_nodes == NULL) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
@@ -108,7 +109,7 @@ int collsim_reduce_node_aware(const void *sendbuf, void *recvbuf, int count,
 
 cleanup:
     collsim_node_free(&nodes);
-    free(partial);
-    free(from_nodes);
+    collsim_buffer_free(partial, params);
+    collsim_buffer_free(from_nodes, params);
     return rc;
 }

@@ -42,8 +42,8 @@ int collsim_reduce_prerounded(const void *sendbuf, void *recvbuf, int count, MPI
     inner_params.inner_algorithm = NULL;
     inner_params.outer_algorithm = NULL;
     inner_params.contributors = 0;
-    parts = malloc(sizeof(double) * (size_t)count * PREROUND_LEVELS);
-    sums = malloc(sizeof(double) * (size_t)count * PREROUND_LEVELS);
+    parts = collsim_buffer_alloc(sizeof(double) * (size_t)count * PREROUND_LEVELS, params);
+    sums = collsim_buffer_alloc(sizeof(double) * (size_t)count * PREROUND_LEVELS, params);
     if (!parts || !sums) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
@@ -56,7 +56,7 @@ int collsim_reduce_prerounded(const void *sendbuf, void *recvbuf, int count, MPI
         collsim_preround_finish(sums, count, datatype, recvbuf);
 
 cleanup:
-    free(parts);
-    free(sums);
+    collsim_buffer_free(parts, params);
+    collsim_buffer_free(sums, params);
     return rc;
 }

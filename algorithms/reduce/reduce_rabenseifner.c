@@ -63,8 +63,8 @@ int collsim_reduce_rabenseifner(const void *sendbuf, void *recvbuf, int count,
     if (count == 0)
         return MPI_SUCCESS;
 
-    acc = malloc((size_t)count * (size_t)extent);
-    tmp = malloc((size_t)count * (size_t)extent);
+    acc = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
+    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
     if (acc == NULL || tmp == NULL) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
@@ -143,7 +143,7 @@ int collsim_reduce_rabenseifner(const void *sendbuf, void *recvbuf, int count,
     }
 
 cleanup:
-    free(acc);
-    free(tmp);
+    collsim_buffer_free(acc, params);
+    collsim_buffer_free(tmp, params);
     return rc;
 }

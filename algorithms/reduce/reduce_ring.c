@@ -41,8 +41,8 @@ int collsim_reduce_ring(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 
     const int mine = collsim_block_count(count, size, rank);
     const int my_offset = collsim_block_offset(count, size, rank);
-    acc = malloc((size_t)(mine > 0 ? mine : 1) * (size_t)extent);
-    tmp = malloc((size_t)(mine > 0 ? mine : 1) * (size_t)extent);
+    acc = collsim_buffer_alloc((size_t)(mine > 0 ? mine : 1) * (size_t)extent, params);
+    tmp = collsim_buffer_alloc((size_t)(mine > 0 ? mine : 1) * (size_t)extent, params);
     if (acc == NULL || tmp == NULL) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
@@ -74,7 +74,7 @@ int collsim_reduce_ring(const void *sendbuf, void *recvbuf, int count, MPI_Datat
     }
 
 cleanup:
-    free(acc);
-    free(tmp);
+    collsim_buffer_free(acc, params);
+    collsim_buffer_free(tmp, params);
     return rc;
 }

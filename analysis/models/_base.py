@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["AlgorithmParams", "NetworkParams", "Prediction", "message_s", "shared_link_s",
-           "reduce_s", "exact", "total", "factor_at", "parse_factors"]
+__all__ = ["AlgorithmParams", "NetworkParams", "Prediction", "message_s", "shared_link_s", "staggered_shared_link_s",
+           "reduce_s", "overhead_s", "exact", "total", "factor_at", "parse_factors"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,18 @@ class NetworkParams:
         ``f / beta`` with f the factor of the largest threshold below s
         (:func:`factor_at`).  Empty
         (the ``hockney`` profile's CM02 model): every factor is 1.
+    send_overhead_s, recv_overhead_s : float
+        LogGP's o at the sender and at the receiver: CPU time the MPI library
+        spends on one eager message (SMPI's ``smpi/os`` and ``smpi/or``,
+        which SimGrid 3.32 charges only to a send below the eager threshold:
+        measured, tests/test_machine_model.py).
+    eager_threshold_bytes : int
+        Messages of fewer payload bytes are sent eagerly (SMPI's
+        ``smpi/send-is-detached-thresh``): the sender pays ``send_overhead_s``
+        and goes on without waiting for delivery; the receiver pays
+        ``recv_overhead_s`` after the data arrives.  Larger messages use the
+        rendezvous protocol (the send returns on delivery, no overhead is
+        charged).  0 (the ``hockney`` profile): every message is rendezvous.
     """
 
     alpha_s: float
@@ -45,6 +57,9 @@ class NetworkParams:
     f_beta: float = 1.0
     latency_factors: tuple[tuple[int, float], ...] = ()
     bandwidth_factors: tuple[tuple[int, float], ...] = ()
+    send_overhead_s: float = 0.0
+    recv_overhead_s: float = 0.0
+    eager_threshold_bytes: int = 0
 
     def __post_init__(self) -> None:
         for name in ("latency_factors", "bandwidth_factors"):
@@ -54,7 +69,8 @@ class NetworkParams:
                 raise ValueError(f"{name} must be (threshold >= 0, factor > 0) pairs, "
                                  f"got {getattr(self, name)!r}")
             object.__setattr__(self, name, tuple(sorted(factors, reverse=True)))
-        for name in ("alpha_s", "beta_s_per_byte", "gamma_s_per_byte", "envelope_bytes"):
+        for name in ("alpha_s", "beta_s_per_byte", "gamma_s_per_byte", "envelope_bytes",
+                     "send_overhead_s", "recv_overhead_s", "eager_threshold_bytes"):
             value = getattr(self, name)
             if not (value >= 0) or math.isinf(value):
                 raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
@@ -185,7 +201,9 @@ def message_s(net: NetworkParams, n_bytes: float) -> float:
     """Time of one message of n_bytes: alpha + (n_bytes + envelope) beta.
 
     With SimGrid's piecewise factors (:class:`NetworkParams`), for
-    s = n_bytes + envelope: ``f_lat(s) alpha + s beta / f_bw(s)``.
+    s = n_bytes + envelope: ``f_lat(s) alpha + s beta / f_bw(s)``; an eager
+    message (n_bytes below ``eager_threshold_bytes``) adds the send and
+    receive overheads: its time from the send call to the end of the receive.
     """
     return shared_link_s(net, n_bytes, 1)
 
@@ -198,7 +216,66 @@ def shared_link_s(net: NetworkParams, n_bytes: float, flows: int) -> float:
     """
     size = n_bytes + net.envelope_bytes
     return (factor_at(net.latency_factors, size) * net.alpha_s
-            + flows * size * net.beta_s_per_byte / factor_at(net.bandwidth_factors, size))
+            + flows * size * net.beta_s_per_byte / factor_at(net.bandwidth_factors, size)
+            + overhead_s(net, n_bytes))
+
+
+def staggered_shared_link_s(net: NetworkParams, n_bytes: float, flows: int) -> float:
+    """Time of ``flows`` nonblocking sends of n_bytes from one rank over one shared link.
+
+    The sender pays ``send_overhead_s`` before each ``MPI_Isend`` hands its
+    message over (SMPI's ``smpi/ois``, charged to eager and rendezvous
+    Isends alike), so message k (from 0) starts at (k + 1) o_s; each spends
+    its latency, then shares the link's bandwidth equally with the messages
+    in flight (SimGrid's max-min sharing); an eager message's receiver pays
+    ``recv_overhead_s`` after it arrives.  Returns when the last receive
+    ends.  Without a send overhead this is :func:`shared_link_s`.
+    """
+    if net.send_overhead_s == 0:
+        return shared_link_s(net, n_bytes, flows)
+    size = n_bytes + net.envelope_bytes
+    latency_s = factor_at(net.latency_factors, size) * net.alpha_s
+    rate_Bps = factor_at(net.bandwidth_factors, size) / net.beta_s_per_byte \
+        if net.beta_s_per_byte > 0 else math.inf
+    starts = [(k + 1) * net.send_overhead_s + latency_s for k in range(flows)]
+    # processor sharing on one link: advance from event to event
+    now, left, active, finished = 0.0, {}, [], []
+    pending = list(range(flows))
+    while pending or active:
+        next_start = starts[pending[0]] if pending else math.inf
+        if active and rate_Bps < math.inf:
+            share = rate_Bps / len(active)
+            first_end = now + min(left[k] for k in active) / share
+        else:
+            first_end = now if active else math.inf
+        if next_start < first_end:
+            if active and rate_Bps < math.inf:
+                for k in active:
+                    left[k] -= (next_start - now) * rate_Bps / len(active)
+            now = next_start
+            k = pending.pop(0)
+            active.append(k)
+            left[k] = float(size)
+        else:
+            if rate_Bps < math.inf:
+                for k in active:
+                    left[k] -= (first_end - now) * rate_Bps / len(active)
+            now = first_end
+            done = [k for k in active if left[k] <= size * 1e-12]
+            if not done:  # rounding: the smallest is done
+                done = [min(active, key=left.get)]
+            for k in done:
+                active.remove(k)
+                finished.append(now)
+    receive_s = net.recv_overhead_s if n_bytes < net.eager_threshold_bytes else 0.0
+    return max(finished) + receive_s
+
+
+def overhead_s(net: NetworkParams, n_bytes: float) -> float:
+    """The send plus receive overhead of one message: o_s + o_r when eager, else 0."""
+    if n_bytes < net.eager_threshold_bytes:
+        return net.send_overhead_s + net.recv_overhead_s
+    return 0.0
 
 
 def reduce_s(net: NetworkParams, n_bytes: float) -> float:

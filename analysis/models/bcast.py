@@ -17,6 +17,7 @@ from ._base import (
     exact,
     message_s,
     shared_link_s,
+    staggered_shared_link_s,
 )
 
 __all__ = ["binomial", "linear", "chain", "pipeline", "binary", "scatter_allgather"]
@@ -65,6 +66,12 @@ def linear(
     linear), so they pay the latency once and share the root's link, which
     serializes the bytes instead.
 
+    With a send overhead o_s (a calibrated profile) the root's sends start
+    o_s apart and overlap on its link
+    (:func:`~collsim.analysis.models._base.staggered_shared_link_s`): from
+    (p - 1) o_s + alpha + n beta (+ o_r when eager) when o_s exceeds a
+    message's time to alpha + (p - 1) n beta when it is small.
+
     Accuracy: exact on a full-duplex crossbar: the p - 1 flows have the same
     route latency, so the root's link is shared equally and they all end
     together.
@@ -72,7 +79,7 @@ def linear(
     count = check_arguments(p, n_bytes, elem_bytes)
     if p == 1 or count == 0:
         return exact(0.0)
-    return exact(shared_link_s(net, n_bytes, p - 1))
+    return exact(staggered_shared_link_s(net, n_bytes, p - 1))
 
 
 def chain(

@@ -288,7 +288,7 @@ static const check_reference *reference_for(const check_case *c, int nprocs, che
 }
 
 int check_result_collect(const check_case *c, const void *result, MPI_Comm world,
-                         check_cache *cache, check_result *out)
+                         const void *const *shared, check_cache *cache, check_result *out)
 {
     int rank, nprocs, rc = MPI_SUCCESS;
     MPI_Comm_rank(world, &rank);
@@ -309,7 +309,7 @@ int check_result_collect(const check_case *c, const void *result, MPI_Comm world
 
     if (rank != 0) {
         int holds = c->kind != CHECK_REDUCE || rank == c->root;
-        if (holds)
+        if (holds && shared == NULL)
             rc = MPI_Send(result, c->count, dtype_mpi(c->dtype), 0, CHECK_TAG, world);
         return rc;
     }
@@ -328,7 +328,9 @@ int check_result_collect(const check_case *c, const void *result, MPI_Comm world
         if (c->kind == CHECK_REDUCE && holder != c->root)
             continue;
         void *buf = holder == first_holder ? first : other;
-        if (holder == 0) {
+        if (shared != NULL) {
+            memcpy(buf, shared[holder], nbytes);
+        } else if (holder == 0) {
             memcpy(buf, result, nbytes);
         } else {
             rc = MPI_Recv(buf, c->count, dtype_mpi(c->dtype), holder, CHECK_TAG, world,

@@ -16,6 +16,7 @@
 #include "datagen.h"
 #include "exactsum.h"
 #include "options.h"
+#include "progress.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -35,31 +36,69 @@
 
 enum { EXIT_OK = 0, EXIT_WRONG = 1, EXIT_BAD_INPUT = 2, EXIT_MPI_ERROR = 3 };
 
-/* Releases all ranks of world at one instant. */
+/* Releases all ranks of world at one instant.  Under SMPI every rank is an
+ * actor of one process: a SimGrid barrier (no simulated time) releases them,
+ * and the harness's own bookkeeping (each rank's start and end, failures,
+ * result buffers for the check) goes through memory shared by the ranks, not
+ * through messages, so that it takes no simulated time either: a measurement
+ * then starts at the same simulated instant whether or not the previous one
+ * was checked, and --timing-only gives the checked run's times to the bit.
+ * Under a real MPI, an MPI_Barrier and messages. */
 typedef struct sync_point {
 #ifdef COLLSIM_SMPI
     sg_bar_t barrier;
+    struct shared_state *shared;
 #else
     int unused;
 #endif
 } sync_point;
 
-static void sync_init(sync_point *sp, MPI_Comm world)
+#ifdef COLLSIM_SMPI
+typedef struct shared_state {
+    double *start_s, *end_s; /* per rank */
+    int *failed;             /* per rank */
+    const void **result;     /* per rank: its result buffer */
+    int any_failed;          /* rank 0's reading of failed[], read by all */
+    int status;              /* rank 0's verdict, read by all */
+} shared_state;
+#endif
+
+static int sync_init(sync_point *sp, MPI_Comm world)
 {
 #ifdef COLLSIM_SMPI
     int rank, size;
-    uint64_t handle = 0;
+    uint64_t handles[2] = {0, 0};
     MPI_Comm_rank(world, &rank);
     MPI_Comm_size(world, &size);
-    /* All ranks are actors of one process: rank 0 creates the barrier and
-     * hands its address to the others. */
-    if (rank == 0)
-        handle = (uint64_t)(uintptr_t)sg_barrier_init((unsigned)size);
-    MPI_Bcast(&handle, 1, MPI_UINT64_T, 0, world);
-    sp->barrier = (sg_bar_t)(uintptr_t)handle;
+    /* rank 0 creates the barrier and the shared state and hands their
+     * addresses to the others */
+    if (rank == 0) {
+        shared_state *sh = calloc(1, sizeof *sh);
+        if (sh != NULL) {
+            sh->start_s = calloc((size_t)size, sizeof *sh->start_s);
+            sh->end_s = calloc((size_t)size, sizeof *sh->end_s);
+            sh->failed = calloc((size_t)size, sizeof *sh->failed);
+            sh->result = calloc((size_t)size, sizeof *sh->result);
+            if (!sh->start_s || !sh->end_s || !sh->failed || !sh->result) {
+                free(sh->start_s);
+                free(sh->end_s);
+                free(sh->failed);
+                free(sh->result);
+                free(sh);
+                sh = NULL;
+            }
+        }
+        handles[0] = (uint64_t)(uintptr_t)sg_barrier_init((unsigned)size);
+        handles[1] = (uint64_t)(uintptr_t)sh;
+    }
+    MPI_Bcast(handles, 2, MPI_UINT64_T, 0, world);
+    sp->barrier = (sg_bar_t)(uintptr_t)handles[0];
+    sp->shared = (shared_state *)(uintptr_t)handles[1];
+    return sp->shared != NULL ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 #else
     (void)world;
     sp->unused = 0;
+    return MPI_SUCCESS;
 #endif
 }
 
@@ -80,11 +119,93 @@ static void sync_destroy(sync_point *sp, MPI_Comm world)
     int rank;
     sync_wait(sp, world);
     MPI_Comm_rank(world, &rank);
-    if (rank == 0)
+    if (rank == 0) {
         sg_barrier_destroy(sp->barrier);
+        if (sp->shared != NULL) {
+            free(sp->shared->start_s);
+            free(sp->shared->end_s);
+            free(sp->shared->failed);
+            free(sp->shared->result);
+            free(sp->shared);
+        }
+    }
 #else
     (void)sp;
     (void)world;
+#endif
+}
+
+/* After a measurement: whether any rank failed, and on rank 0 the earliest
+ * start and the latest end over the ranks. */
+static void gather_times(sync_point *sp, MPI_Comm world, int rank, int failed, double start,
+                         double end, const void *result, int *any_failed, double *start_min,
+                         double *end_max)
+{
+#ifdef COLLSIM_SMPI
+    shared_state *sh = sp->shared;
+    sh->start_s[rank] = start;
+    sh->end_s[rank] = end;
+    sh->failed[rank] = failed;
+    sh->result[rank] = result;
+    sync_wait(sp, world);
+    if (rank == 0) {
+        int size;
+        MPI_Comm_size(world, &size);
+        sh->any_failed = 0;
+        *start_min = sh->start_s[0];
+        *end_max = sh->end_s[0];
+        for (int r = 0; r < size; r++) {
+            sh->any_failed |= sh->failed[r];
+            if (sh->start_s[r] < *start_min)
+                *start_min = sh->start_s[r];
+            if (sh->end_s[r] > *end_max)
+                *end_max = sh->end_s[r];
+        }
+    }
+    /* O(p) work on rank 0 only, then every rank reads the failure flag; the
+     * next write to sh->any_failed is behind share_status's barriers */
+    sync_wait(sp, world);
+    *any_failed = sh->any_failed;
+#else
+    (void)sp;
+    (void)result;
+    MPI_Allreduce(&failed, any_failed, 1, MPI_INT, MPI_MAX, world);
+    if (*any_failed)
+        return;
+    MPI_Reduce(&start, start_min, 1, MPI_DOUBLE, MPI_MIN, 0, world);
+    MPI_Reduce(&end, end_max, 1, MPI_DOUBLE, MPI_MAX, 0, world);
+    (void)rank;
+#endif
+}
+
+/* Rank 0's verdict to every rank. */
+static int share_status(sync_point *sp, MPI_Comm world, int rank, int status)
+{
+#ifdef COLLSIM_SMPI
+    if (rank == 0)
+        sp->shared->status = status;
+    sync_wait(sp, world);
+    status = sp->shared->status;
+    /* nobody may go on (and overwrite the shared state, or free a result
+     * rank 0 still reads) before every rank has read the verdict */
+    sync_wait(sp, world);
+    return status;
+#else
+    (void)sp;
+    (void)rank;
+    MPI_Bcast(&status, 1, MPI_INT, 0, world);
+    return status;
+#endif
+}
+
+/* The result buffers of all ranks, for a check without messages (SMPI). */
+static const void *const *shared_results(const sync_point *sp)
+{
+#ifdef COLLSIM_SMPI
+    return sp->shared->result;
+#else
+    (void)sp;
+    return NULL;
 #endif
 }
 
@@ -296,6 +417,8 @@ static void print_row(const run_context *ctx, const check_case *c, long long byt
     } else {
         printf("\"check\": \"skipped\", ");
     }
+    if (params->timing_only)
+        printf("\"timing_only\": true, ");
     printf("\"collsim_version\": \"%s\", \"library\": \"%s\"}\n", COLLSIM_VERSION, ctx->library);
     fflush(stdout);
 }
@@ -327,28 +450,31 @@ static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long l
     const size_t nbytes = (size_t)c->count * esize;
     /* contributors the algorithm does not read itself are summed here first */
     const int folded = c->contributors > 1 && ctx->params.contributors <= 1;
-    char *sendbuf = malloc(nbytes * (size_t)c->contributors + 1);
-    char *recvbuf = malloc(nbytes + 1);
-    char *local = folded ? malloc(nbytes + 1) : NULL;
+    const collsim_params *params = &ctx->params;
+    char *sendbuf = collsim_buffer_alloc(nbytes * (size_t)c->contributors, params);
+    char *recvbuf = collsim_buffer_alloc(nbytes, params);
+    char *local = folded ? collsim_buffer_alloc(nbytes, params) : NULL;
     int status = EXIT_OK;
     if (!sendbuf || !recvbuf || (folded && !local)) {
         if (ctx->rank == 0)
             fprintf(stderr, "collbench: error: out of memory for %lld bytes\n", bytes);
-        free(sendbuf);
-        free(recvbuf);
-        free(local);
+        collsim_buffer_free(sendbuf, params);
+        collsim_buffer_free(recvbuf, params);
+        collsim_buffer_free(local, params);
         return EXIT_MPI_ERROR;
     }
 
     for (int rep = 0; rep < ctx->opt->reps && status == EXIT_OK; rep++) {
         /* Non-holders of the input start from a poison pattern, so that a
-         * result left unwritten is caught. */
-        memset(recvbuf, 0xA5, nbytes);
-        if (c->kind == CHECK_BCAST) {
-            if (ctx->rank == c->root)
-                check_fill_input(c, ctx->rank, recvbuf);
-        } else {
-            check_fill_input(c, ctx->rank, sendbuf);
+         * result left unwritten is caught.  Timing only: no data at all. */
+        if (!params->timing_only) {
+            memset(recvbuf, 0xA5, nbytes);
+            if (c->kind == CHECK_BCAST) {
+                if (ctx->rank == c->root)
+                    check_fill_input(c, ctx->rank, recvbuf);
+            } else {
+                check_fill_input(c, ctx->rank, sendbuf);
+            }
         }
 
         sync_wait(&ctx->sync, ctx->world);
@@ -366,8 +492,9 @@ static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long l
         double end = MPI_Wtime();
 
         int failed = rc != MPI_SUCCESS, any_failed = 0;
-        double start_min, end_max;
-        MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, ctx->world);
+        double start_min = 0.0, end_max = 0.0;
+        gather_times(&ctx->sync, ctx->world, ctx->rank, failed, start, end, recvbuf, &any_failed,
+                     &start_min, &end_max);
         if (any_failed) {
             if (failed) {
                 char msg[MPI_MAX_ERROR_STRING];
@@ -377,15 +504,17 @@ static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long l
                         ctx->alg->collective_name, ctx->alg->name, ctx->rank, bytes, msg);
             }
             status = EXIT_MPI_ERROR;
+            /* the same verdict everywhere, so that the ranks stop together */
+            status = share_status(&ctx->sync, ctx->world, ctx->rank, status);
             break;
         }
-        MPI_Reduce(&start, &start_min, 1, MPI_DOUBLE, MPI_MIN, 0, ctx->world);
-        MPI_Reduce(&end, &end_max, 1, MPI_DOUBLE, MPI_MAX, 0, ctx->world);
 
         check_result res = {.ok = 1, .bitwise_rank_order = 1, .ranks_agree = 1,
                             .max_error_u_sum_abs = -1.0, .max_error_prerounded_ratio = -1.0};
-        if (ctx->opt->check &&
-            check_result_collect(c, recvbuf, ctx->world, &ctx->references, &res) != MPI_SUCCESS)
+        const void *const *shared = shared_results(&ctx->sync);
+        if (ctx->opt->check && (shared == NULL || ctx->rank == 0) &&
+            check_result_collect(c, recvbuf, ctx->world, shared, &ctx->references, &res) !=
+                MPI_SUCCESS)
             status = EXIT_MPI_ERROR;
         if (ctx->rank == 0) {
             print_row(ctx, c, bytes, rep, end_max - start_min, &res);
@@ -403,11 +532,11 @@ static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long l
                 status = EXIT_WRONG;
             }
         }
-        MPI_Bcast(&status, 1, MPI_INT, 0, ctx->world);
+        status = share_status(&ctx->sync, ctx->world, ctx->rank, status);
     }
-    free(sendbuf);
-    free(recvbuf);
-    free(local);
+    collsim_buffer_free(sendbuf, params);
+    collsim_buffer_free(recvbuf, params);
+    collsim_buffer_free(local, params);
     return status;
 }
 
@@ -421,6 +550,7 @@ static void set_params(run_context *ctx, const options *opt)
     ctx->params.inner_algorithm = opt->inner_algorithm;
     ctx->params.outer_algorithm = opt->outer_algorithm;
     ctx->params.node_size = opt->node_size;
+    ctx->params.timing_only = opt->timing_only;
     /* only the algorithms that read it get the count; the harness folds for the rest */
     ctx->params.contributors =
         ctx->alg != NULL && (ctx->alg->parameters & COLLSIM_PARAM_CONTRIBUTORS)
@@ -718,10 +848,29 @@ int main(int argc, char **argv)
 
     set_params(&ctx, &opt);
     library_version(ctx.library, sizeof ctx.library);
+    /* The algorithm's own communicator.  Under SMPI the harness sends no
+     * message on world while algorithms run (its bookkeeping goes through
+     * shared memory, see sync_point), so the algorithms get world itself:
+     * SMPI's MPI_Comm_dup copies the group on every rank, p^2 words in all
+     * (4 GB at 16384 ranks).  Under a real MPI, a duplicate keeps the
+     * harness's messages apart from the algorithm's. */
+#ifdef COLLSIM_SMPI
+    ctx.coll_comm = ctx.world;
+#else
     MPI_Comm_dup(ctx.world, &ctx.coll_comm);
-    sync_init(&ctx.sync, ctx.world);
+#endif
+    if (sync_init(&ctx.sync, ctx.world) != MPI_SUCCESS) {
+        if (ctx.rank == 0)
+            fprintf(stderr, "collbench: error: out of memory for the harness of %d ranks\n",
+                    ctx.size);
+        MPI_Finalize();
+        return EXIT_MPI_ERROR;
+    }
 
     check_cache_init(&ctx.references);
+    progress watcher;
+    if (ctx.rank == 0)
+        progress_start(&watcher);
     if (opt.mode == MODE_PINGPONG)
         status = run_pingpong(&ctx);
     else if (opt.mode == MODE_DUMP_INPUTS)
@@ -729,9 +878,13 @@ int main(int argc, char **argv)
     else
         status = run_measurements(&ctx);
     check_cache_free(&ctx.references);
+    if (ctx.rank == 0)
+        progress_stop(&watcher);
 
     sync_destroy(&ctx.sync, ctx.world);
+#ifndef COLLSIM_SMPI
     MPI_Comm_free(&ctx.coll_comm);
+#endif
     MPI_Finalize();
     return status;
 }

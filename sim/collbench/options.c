@@ -15,7 +15,7 @@ const char options_usage[] =
     "                 [--root R[,R...]] [--seed S] [--reps K] [--gamma-s-per-byte G]\n"
     "                 [--segment-bytes B] [--blocks K] [--groups G] [--inner A] [--outer A]\n"
     "                 [--node-size K] [--contributors N] [--alpha-over-beta-bytes R]\n"
-    "                 [--no-check]\n"
+    "                 [--no-check] [--timing-only]\n"
     "       collbench --pingpong --bytes N[,N...] [--peer R] [--reps K]\n"
     "       collbench --dump-inputs --count K [--dtype T] [--op O] [--dist D] [--seed S]\n"
     "       collbench --dump-tree KIND --np P [--root R]\n"
@@ -29,6 +29,9 @@ const char options_usage[] =
     "  r N .. r N + N - 1 and the result covers all np N of them (the same data on\n"
     "  np N / N' ranks with N' contributors); algorithms that do not read N get the\n"
     "  rank's contributors summed in order first.\n"
+    "  --timing-only: buffers shared by all ranks (SMPI's shared malloc), no input data,\n"
+    "  no local reductions computed (only charged), no check: the same simulated time\n"
+    "  in a fraction of the memory.\n"
     "  One JSON object per measurement on stdout; exit 0 ok, 1 wrong result, 2 bad input,\n"
     "  3 MPI error.\n";
 
@@ -175,6 +178,10 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
             opt->mode = MODE_PINGPONG;
             takes_value = 0;
         } else if (strcmp(arg, "--no-check") == 0) {
+            opt->check = 0;
+            takes_value = 0;
+        } else if (strcmp(arg, "--timing-only") == 0) {
+            opt->timing_only = 1;
             opt->check = 0;
             takes_value = 0;
         } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {

@@ -41,7 +41,8 @@ typedef struct options {
     uint64_t seed;
     dist_id dist;                /* --dist: distribution of floating-point inputs */
     int reps;
-    int check;                   /* 0 with --no-check */
+    int check;                   /* 0 with --no-check or --timing-only */
+    int timing_only;             /* --timing-only: shared buffers, no data, no check */
     double gamma_s_per_byte;     /* < 0: take it from the platform */
     long long segment_bytes;     /* --segment-bytes */
     int block_count;             /* --blocks */

@@ -43,7 +43,7 @@ __all__ = ["Suite", "Case", "Outcome", "load_suite", "run_suite", "main_check"]
 
 _SUITE_KEYS = {"name", "baseline", "profile", "baseline_rel_tol"}
 _CASE_KEYS = {"name", "platform", "collective", "algorithms", "np", "bytes", "dtype", "op",
-              "root", "profile", "checks", "baseline_rel_tol", "params"}
+              "root", "profile", "checks", "baseline_rel_tol", "params", "timing_only"}
 _PARAM_KEYS = {"segment_bytes", "block_count", "group_count", "inner_algorithm",
                "outer_algorithm", "node_size"}
 _CHECKS = ("model", "baseline")
@@ -137,8 +137,11 @@ def _platform(path: Path, where: str, value: object) -> tuple[str, dict]:
     return label, dict(value)
 
 
-def load_suite(path: str | os.PathLike) -> Suite:
+def load_suite(path: str | os.PathLike, *, timing_only: bool = False) -> Suite:
     """Load and validate a suite file; every problem is a one-line CollsimError.
+
+    ``timing_only`` runs every case timing-only (shared buffers, no result
+    check), as ``timing_only = true`` in a case does; the times are the same.
 
     Raises
     ------
@@ -225,6 +228,9 @@ def load_suite(path: str | os.PathLike) -> Suite:
             raise _fail(path, f"{where}.root", f"must be >= 0, got {raw['root']}")
         G, _ = platform_from_spec(platform)
         cores = sum(c for _, c in G.nodes(data="cores") if c)
+        case_timing_only = raw.get("timing_only", False)
+        if not isinstance(case_timing_only, bool):
+            raise _fail(path, f"{where}.timing_only", "must be true or false")
         id_prefix = str(raw.get("name", f"{platform_name}"))
         for algorithm in algorithms:
             for np in nps:
@@ -237,6 +243,7 @@ def load_suite(path: str | os.PathLike) -> Suite:
                     op=raw.get("op", "sum"),
                     root=min(raw.get("root", 0), np - 1),
                     params=params,
+                    timing_only=timing_only or case_timing_only,
                 )
                 try:  # everything a run checks, before the first simulation
                     validate_spec(spec, find_algorithm(collective, algorithm), total_cores=cores)
@@ -454,9 +461,9 @@ def summary(outcomes: list[Outcome]) -> str:
 
 
 def main_check(suite_path: str, *, junit: str | None, json_path: str | None,
-               update_baseline: bool, jobs: int) -> int:
+               update_baseline: bool, jobs: int, timing_only: bool = False) -> int:
     """The ``collsim check`` command; returns its exit status."""
-    suite = load_suite(suite_path)
+    suite = load_suite(suite_path, timing_only=timing_only)
     read_baseline(suite.baseline_path)  # a malformed baseline is bad input: fail before running
     # every file this run will write, checked before the first simulation
     for option, output in (("--junit", junit), ("--json", json_path),

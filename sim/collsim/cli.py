@@ -5,6 +5,8 @@
     collsim list
     collsim pingpong --platform crossbar --nodes 2 --bytes 0,1MiB
     collsim select --platform crossbar --nodes 64 --coll allreduce -o allreduce-map
+    collsim cc -o cg cg.c && collsim app --platform seed003_hydra --np 32 \\
+                --use allreduce:ring -- ./cg
 
 Bad input gives one line on stderr and exit status 2; a wrong result exit
 status 1.
@@ -27,6 +29,7 @@ from collsim.resources import check_simulation_memory
 from collsim.platform_cli import add_platform_arguments, build_platform, register_platform_command
 from collsim.platforms import map_ranks, pair_parameters
 from collsim.platforms.simgrid import write_atomically
+from collsim.platforms.catalog import CATALOG, catalog_profile
 from collsim.profiles import builtin_profiles, load_profile
 from collsim.repro import add_repro_command
 from collsim.runner import (DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, find_algorithm, registry, run,
@@ -55,9 +58,9 @@ def _add_platform_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mapping", default="block",
                         help="ranks to hosts: block, cyclic, socket, random[:SEED] or file:PATH "
                         "(default block)")
-    parser.add_argument("--profile", default="hockney",
+    parser.add_argument("--profile", default=None,
                         help=f"SMPI profile: {', '.join(builtin_profiles())} or a .toml file "
-                        "(default hockney)")
+                        "(default: a catalog machine's own profile, else hockney)")
     parser.add_argument("--timeout-s", type=float, default=600.0,
                         help="stop a simulation after this many wall-clock seconds")
 
@@ -67,6 +70,13 @@ def _parse_sizes(text: str) -> tuple[int, ...]:
         return tuple(parse_byte_list(text))
     except ValueError as error:
         raise CollsimError(str(error)) from None
+
+
+def default_profile(platform: str | None) -> str:
+    """The profile of a run that names none: a catalog machine's own, else ``hockney``."""
+    if platform in CATALOG:
+        return catalog_profile(platform)
+    return "hockney"
 
 
 def _load_profile(name: str):
@@ -139,6 +149,10 @@ def _selected_algorithms(collectives: str, algorithms: str) -> list[tuple[str, s
     return selected
 
 
+def _progress_line(line: str) -> None:
+    print(f"collsim: {line}", file=sys.stderr, flush=True)
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     if args.np < 1:
         raise CollsimError(f"np must be >= 1, got {args.np}")
@@ -149,7 +163,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     params = _algorithm_params(args)
     selected = _selected_algorithms(args.coll, args.alg)
     if sizes:
-        check_simulation_memory(args.np, max(sizes))
+        check_simulation_memory(args.np, max(sizes), timing_only=args.timing_only)
     G, platform_label = build_platform(args, args.np)
     specs = [
         RunSpec(
@@ -165,6 +179,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             reps=args.reps,
             params=params,
             mapping=args.mapping,
+            timing_only=args.timing_only,
         )
         for collective, algorithm in selected
     ]
@@ -173,7 +188,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     rows, status = [], 0
     for spec in specs:
         spec_rows, spec_status = run(spec, G, profile, platform=platform_label,
-                                     timeout_s=args.timeout_s)
+                                     timeout_s=args.timeout_s, progress=_progress_line)
         rows.extend(spec_rows)
         status = max(status, spec_status)
     if args.json:
@@ -226,9 +241,7 @@ def _cmd_pingpong(args: argparse.Namespace) -> int:
     )
     pair = pair_parameters(G, rank_hosts[0], rank_hosts[peer])
     latency_factors, bandwidth_factors = profile.network_factors
-    net = NetworkParams(alpha_s=pair.alpha_s, beta_s_per_byte=pair.beta_s_per_byte,
-                        envelope_bytes=profile.envelope_bytes, latency_factors=latency_factors,
-                        bandwidth_factors=bandwidth_factors)
+    net = profile.model_network(pair.alpha_s, pair.beta_s_per_byte)
     out = []
     for row in rows:
         predicted = message_s(net, row["bytes"])
@@ -247,6 +260,8 @@ def _cmd_pingpong(args: argparse.Namespace) -> int:
         model_label = f"alpha+(n+{profile.envelope_bytes})beta"
         if latency_factors or bandwidth_factors:
             model_label = "with SMPI factors"
+        elif profile.eager_threshold_bytes:
+            model_label = "with overheads"
         text = "".join(
             f"{format_bytes(row['bytes']):>8}  simulated {format_seconds(row['time_s']):>10}  "
             f"{model_label} {format_seconds(row['model_s']):>10}  "
@@ -279,6 +294,10 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser.add_argument("--dist", default="uniform", choices=DISTRIBUTIONS,
                             help="distribution of floating-point inputs (default uniform)")
     run_parser.add_argument("--reps", type=int, default=1)
+    run_parser.add_argument("--timing-only", action="store_true",
+                            help="buffers shared by all ranks and no result check: the same "
+                                 "simulated time in a fraction of the memory (the check "
+                                 "column says skipped)")
     tuning = run_parser.add_argument_group("algorithm parameters (0: the algorithm's default)")
     tuning.add_argument("--segment-bytes", default=None,
                         help="pipelined algorithms: segment size, e.g. 32KiB")
@@ -319,6 +338,9 @@ def build_parser() -> argparse.ArgumentParser:
                               help="rewrite the suite's baseline from this run")
     check_parser.add_argument("--jobs", type=int, default=0,
                               help="worker processes (default: one per core)")
+    check_parser.add_argument("--timing-only", action="store_true",
+                              help="shared buffers and no result check in every case (as "
+                                   "timing_only = true in a case); the times are the same")
     check_parser.set_defaults(handler=_cmd_check)
 
     register_platform_command(commands, _Parser)
@@ -329,6 +351,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_select_parser(commands, _add_platform_arguments, build_platform, _load_profile,
                       _parse_sizes)
+    # collsim cc and collsim app live in collsim.app
+    from collsim.app import add_app_parser
+
+    add_app_parser(commands, _Parser, _add_platform_arguments, build_platform, _load_profile)
     return parser
 
 
@@ -338,7 +364,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.jobs < 0:
         raise CollsimError(f"--jobs must be >= 0, got {args.jobs}")
     return main_check(args.suite, junit=args.junit, json_path=args.json_path,
-                      update_baseline=args.update_baseline, jobs=args.jobs)
+                      update_baseline=args.update_baseline, jobs=args.jobs,
+                      timing_only=args.timing_only)
 
 
 # --- studies: collsim study / export / report (collsim.study, .store, .report) ---
@@ -353,6 +380,9 @@ def _add_study_commands(commands) -> None:
                               help="local worker processes (default: one per core)")
     study_parser.add_argument("--scheduler", help="run on a Dask distributed cluster at this "
                               "address (tcp://HOST:PORT) instead of locally")
+    study_parser.add_argument("--timing-only", action="store_true",
+                              help="shared buffers and no result check in every simulation "
+                                   "(as timing_only = true in [study]); rows say check skipped")
     study_parser.set_defaults(handler=_cmd_study)
     export_parser = commands.add_parser("export", help="write a results database as CSV/Parquet")
     export_parser.add_argument("db", help="results database")
@@ -369,7 +399,8 @@ def _add_study_commands(commands) -> None:
 def _cmd_study(args: argparse.Namespace) -> int:
     from collsim.study import main_study
 
-    return main_study(args.scenario, db=args.db, jobs=args.jobs, scheduler=args.scheduler)
+    return main_study(args.scenario, db=args.db, jobs=args.jobs, scheduler=args.scheduler,
+                      timing_only=args.timing_only)
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -406,7 +437,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # the collsim program, not a call from Python: SIGTERM unwinds
         terminate_like_interrupt()
     try:
+        argv = list(sys.argv[1:] if argv is None else argv)
+        if argv[:1] == ["cc"]:
+            # compiler arguments (-o, -O2, ...) are not collsim's options: no argparse
+            from collsim.app import main_cc
+
+            return main_cc(argv[1:])
         args = build_parser().parse_args(argv)
+        if hasattr(args, "profile") and args.profile is None:
+            args.profile = default_profile(getattr(args, "platform", None))
         if getattr(args, "reps", 1) < 1:
             raise CollsimError(f"--reps must be >= 1, got {args.reps}")
         if getattr(args, "seed", 0) < 0:

@@ -107,7 +107,9 @@ _FAMILY_OPTIONS = {
 _MULTICORE = {"sockets_per_node": ("sockets_per_node", int),
               "cores_per_socket": ("cores_per_socket", int),
               "socket_bandwidth": ("socket_bandwidth_Bps", parse_bandwidth),
-              "socket_latency": ("socket_latency_s", parse_time)}
+              "socket_latency": ("socket_latency_s", parse_time),
+              "memory_bandwidth": ("memory_bandwidth_Bps", parse_bandwidth),
+              "memory_latency": ("memory_latency_s", parse_time)}
 
 
 def add_platform_arguments(parser: argparse.ArgumentParser, *, positional: bool = False) -> None:
@@ -151,6 +153,9 @@ def add_platform_arguments(parser: argparse.ArgumentParser, *, positional: bool 
     add("--cores-per-socket", type=int)
     add("--socket-bandwidth", help="socket-to-node-router link")
     add("--socket-latency")
+    add("--memory-bandwidth", help="multicore: a socket's memory bandwidth for shared-memory "
+        "transfers, shared by its ranks (default: SimGrid's contention-free loopback)")
+    add("--memory-latency", help="multicore: latency of a shared-memory transfer")
     add("--rail-policy", help=f"dual-rail: {', '.join(RAIL_POLICIES)}")
     add("--plane-down-ports", help="dual-rail: make each plane a fat-tree with these "
         "down-ports (their product is --nodes)")

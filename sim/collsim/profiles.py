@@ -2,7 +2,8 @@
 
 The built-in profiles live in ``profiles.toml`` beside this module; a user
 profile is a TOML file with the same keys (``description``, ``envelope_bytes``,
-``exact_models``, ``cfg``) at the top level.
+``exact_models``, ``cfg``, and the machine-model elements ``send_overhead_s``,
+``recv_overhead_s``, ``eager_threshold_bytes``, ``sources``) at the top level.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from collsim.analysis.models._base import parse_factors
+from collsim.analysis.models._base import NetworkParams, parse_factors
 from collsim.inputs import read_toml
 
 if sys.version_info >= (3, 11):
@@ -29,6 +30,17 @@ __all__ = ["Profile", "HARNESS_CFG", "load_profile", "builtin_profiles"]
 # nanoseconds apart, which shows as errors of 1e-4 on microsecond collectives;
 # 1e-12 s keeps simulated times exact to well below 1e-6.  ("surf/precision"
 # is SimGrid 3.32's name, kept as an alias of "precision/timing" later.)
+# The engine's other settings stay SimGrid's defaults, by measurement
+# (tests/benchmarks/engine_settings.py: ring allreduce of 1 MiB on a 256-node
+# fat-tree, recursive doubling of 8 B on 4096 nodes): network/optim:Full
+# changes simulated times in the last bits and is slower than the default
+# Lazy; smaller context stacks (contexts/stack-size:64) save nothing
+# measurable; contexts/nthreads:2 crashes (the harness's shared bookkeeping
+# assumes one actor at a time, as SimGrid's default does).  What made
+# simulations faster was elsewhere: DijkstraCache routing, no MPI_Comm_dup,
+# no messages for the harness's bookkeeping.  contexts/guard-size:0 is added
+# only where the stacks' guard pages would pass the kernel's map limit
+# (collsim.runner._stack_guard_args).
 HARNESS_CFG = {
     "smpi/simulate-computation": "no",
     "smpi/wtime": "0",
@@ -64,7 +76,13 @@ ALLOWED_CFG = frozenset({
 NETWORK_MODELS = ("SMPI", "CM02", "LV08", "IB", "Constant", "ns-3", "Vegas", "Reno", "Reno2")
 
 _BUILTIN = Path(__file__).with_name("profiles.toml")
-_KEYS = {"description", "envelope_bytes", "exact_models", "cfg"}
+_KEYS = {"description", "envelope_bytes", "exact_models", "cfg", "send_overhead_s",
+         "recv_overhead_s", "eager_threshold_bytes", "sources"}
+# The machine-model elements a profile names with units, and the SMPI option
+# each becomes; a profile gives an element or its option, not both.
+_ELEMENT_CFG = {"send_overhead_s": "smpi/os", "recv_overhead_s": "smpi/or",
+                "eager_threshold_bytes": "smpi/send-is-detached-thresh"}
+_ELEMENT_OPTIONS = {*_ELEMENT_CFG.values(), "smpi/ois"}
 
 
 @dataclass(frozen=True)
@@ -76,6 +94,39 @@ class Profile:
     envelope_bytes: int
     exact_models: bool
     cfg: dict[str, str] = field(default_factory=dict)
+    send_overhead_s: float = 0.0
+    recv_overhead_s: float = 0.0
+    eager_threshold_bytes: int = 0
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def model_network(self, alpha_s: float, beta_s_per_byte: float,
+                      gamma_s_per_byte: float = 0.0) -> NetworkParams:
+        """The models' parameters of a route under this profile (factors, envelope, overheads)."""
+        latency_factors, bandwidth_factors = self.network_factors
+        return NetworkParams(alpha_s=alpha_s, beta_s_per_byte=beta_s_per_byte,
+                             gamma_s_per_byte=gamma_s_per_byte,
+                             envelope_bytes=self.envelope_bytes,
+                             latency_factors=latency_factors, bandwidth_factors=bandwidth_factors,
+                             send_overhead_s=self.send_overhead_s,
+                             recv_overhead_s=self.recv_overhead_s,
+                             eager_threshold_bytes=self.eager_threshold_bytes)
+
+    def element_cfg(self) -> dict[str, str]:
+        """The SMPI options of the profile's machine-model elements (none when they are off).
+
+        ``smpi/os`` and ``smpi/or`` are ``threshold:constant:per_byte``
+        lists; one segment from 0 with no per-byte part is LogGP's constant o.
+        """
+        cfg = {}
+        if self.eager_threshold_bytes:
+            cfg["smpi/send-is-detached-thresh"] = str(self.eager_threshold_bytes)
+        if self.send_overhead_s:
+            # smpi/os is charged to MPI_Send, smpi/ois to MPI_Isend (and so
+            # to MPI_Sendrecv): LogGP has one o for both
+            cfg["smpi/os"] = cfg["smpi/ois"] = f"0:{self.send_overhead_s!r}:0"
+        if self.recv_overhead_s:
+            cfg["smpi/or"] = f"0:{self.recv_overhead_s!r}:0"
+        return cfg
 
     @property
     def network_factors(self) -> tuple[tuple[tuple[int, float], ...], tuple[tuple[int, float], ...]]:
@@ -92,9 +143,14 @@ class Profile:
         return (parse_factors(self.cfg.get("smpi/lat-factor", SIMGRID_LAT_FACTOR)),
                 parse_factors(self.cfg.get("smpi/bw-factor", SIMGRID_BW_FACTOR)))
 
+    @property
+    def all_cfg(self) -> dict[str, str]:
+        """The profile's SMPI options: ``cfg`` and those of its elements (what keys results)."""
+        return {**self.cfg, **self.element_cfg()}
+
     def smpirun_args(self) -> list[str]:
         """The ``--cfg=key:value`` arguments for smpirun, harness requirements last."""
-        merged = {**self.cfg, **HARNESS_CFG}
+        merged = {**self.all_cfg, **HARNESS_CFG}
         return [f"--cfg={key}:{value}" for key, value in merged.items()]
 
 
@@ -124,12 +180,40 @@ def _profile_from_table(name: str, table: dict, origin: str) -> Profile:
     exact_models = table.get("exact_models", False)
     if not isinstance(exact_models, bool):
         raise ValueError(f"{origin}: exact_models of profile {name!r} must be true or false")
+    elements = {}
+    for key, option in _ELEMENT_CFG.items():
+        if key not in table:
+            continue
+        value = table[key]
+        if key == "eager_threshold_bytes":
+            valid = not isinstance(value, bool) and isinstance(value, int) and value >= 0
+        else:
+            valid = (not isinstance(value, bool) and isinstance(value, (int, float))
+                     and 0 <= value < float("inf"))
+        if not valid:
+            kind = "an integer" if key == "eager_threshold_bytes" else "a number of seconds"
+            raise ValueError(f"{origin}: {key} of profile {name!r} must be {kind} >= 0")
+        if option in cfg or (key == "send_overhead_s" and "smpi/ois" in cfg):
+            raise ValueError(f"{origin}: profile {name!r} gives both {key} and cfg {option!r}")
+        elements[key] = value
+    if elements.get("send_overhead_s") or elements.get("recv_overhead_s"):
+        if not elements.get("eager_threshold_bytes"):
+            # SimGrid charges o only to eager sends: an overhead without them would be ignored
+            raise ValueError(f"{origin}: profile {name!r} has an overhead but no "
+                             "eager_threshold_bytes (SMPI charges it to eager messages only)")
+    sources = table.get("sources", {})
+    if not isinstance(sources, dict) or not all(isinstance(v, str) for v in sources.values()):
+        raise ValueError(f"{origin}: 'sources' of profile {name!r} must map names to strings")
     profile = Profile(
         name=name,
         description=str(table.get("description", "")),
         envelope_bytes=envelope,
         exact_models=exact_models,
         cfg={str(k): str(v) for k, v in cfg.items()},
+        send_overhead_s=float(elements.get("send_overhead_s", 0.0)),
+        recv_overhead_s=float(elements.get("recv_overhead_s", 0.0)),
+        eager_threshold_bytes=int(elements.get("eager_threshold_bytes", 0)),
+        sources=dict(sources),
     )
     try:
         profile.network_factors

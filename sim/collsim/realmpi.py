@@ -16,7 +16,7 @@ from pathlib import Path
 
 from collsim.errors import CollsimError
 
-__all__ = ["find_mpi_collbench", "find_mpirun", "run_mpirun"]
+__all__ = ["find_mpi_collbench", "find_mpirun", "mpirun_command", "run_mpirun"]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # Open MPI's mpirun refuses to start as root unless told; harmless for other users.
@@ -44,6 +44,32 @@ def find_mpirun() -> tuple[str, bool]:
                              env={**os.environ, **_OPEN_MPI_AS_ROOT})
     text = version.stdout + version.stderr
     return path, "OpenRTE" in text or "Open MPI" in text or "open-mpi.org" in text
+
+
+def mpirun_command(np: int, program_env: dict[str, str] | None = None
+                   ) -> tuple[list[str], dict[str, str]]:
+    """The start of an mpirun command line for np local processes, and its environment.
+
+    Under Open MPI: oversubscribed, unbound, shared memory without CMA.  The
+    variables of ``program_env`` reach every process (Open MPI's ``-x``,
+    MPICH's ``-genv``).
+    """
+    program_env = program_env or {}
+    mpirun, open_mpi = find_mpirun()
+    argv = [mpirun, "-n", str(np)]
+    env = dict(os.environ)
+    if open_mpi:
+        argv += ["--oversubscribe", "--bind-to", "none"]
+        # shared memory without CMA (containers often forbid ptrace), TCP between nodes
+        env.update(_OPEN_MPI_AS_ROOT, OMPI_MCA_btl="self,vader,tcp",
+                   OMPI_MCA_btl_vader_single_copy_mechanism="none")
+        env.update(program_env)
+        for name in program_env:
+            argv += ["-x", name]
+    else:
+        for name, value in program_env.items():
+            argv += ["-genv", name, value]
+    return argv, env
 
 
 def run_mpirun(np: int, collbench_args: list[str], *, what: str,
@@ -76,14 +102,7 @@ def run_mpirun(np: int, collbench_args: list[str], *, what: str,
     """
     if isinstance(np, bool) or not isinstance(np, int) or np < 1:
         raise ValueError(f"np must be an integer >= 1, got {np!r}")
-    mpirun, open_mpi = find_mpirun()
-    argv = [mpirun, "-n", str(np)]
-    env = dict(os.environ)
-    if open_mpi:
-        argv += ["--oversubscribe", "--bind-to", "none"]
-        # shared memory without CMA (containers often forbid ptrace), TCP between nodes
-        env.update(_OPEN_MPI_AS_ROOT, OMPI_MCA_btl="self,vader,tcp",
-                   OMPI_MCA_btl_vader_single_copy_mechanism="none")
+    argv, env = mpirun_command(np)
     argv += [str(find_mpi_collbench()), *collbench_args]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True, env=env)

@@ -328,7 +328,7 @@ def repro_rows(
                         )
                         determinants = {
                             "run": dataclasses.asdict(spec), "platform": hash_of_platform,
-                            "profile": [profile.name, profile.cfg, profile.envelope_bytes],
+                            "profile": [profile.name, profile.all_cfg, profile.envelope_bytes],
                             "collbench": digest,
                         }
                         key = hashlib.sha256(json.dumps(determinants, sort_keys=True,

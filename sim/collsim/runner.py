@@ -16,13 +16,14 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 import networkx as nx
 
 from collsim.analysis.models import AlgorithmParams, NetworkParams, model_for
-from collsim.analysis.models._base import factor_at
+from collsim.analysis.models._base import factor_at, overhead_s
 from collsim.errors import CollsimError
 from collsim.platforms.network import PairParameters
 from collsim.platforms import (
@@ -43,6 +44,8 @@ __all__ = [
     "find_smpirun",
     "registry",
     "simulate",
+    "smpirun_command",
+    "run_program",
     "run",
     "DTYPE_BYTES",
     "OPS",
@@ -53,6 +56,9 @@ DTYPE_BYTES = {"int32": 4, "int64": 8, "float": 4, "double": 8}
 OPS = ("sum", "prod", "max", "min", "first_nonzero")
 DISTRIBUTIONS = ("uniform", "lognormal", "illcond")
 NONCOMMUTATIVE_OPS = {"first_nonzero"}
+# A long simulation reports its progress this often (wall-clock seconds).
+PROGRESS_PERIOD_S = 10.0
+_PROGRESS_PREFIX = "collbench: progress: "
 
 
 def find_collbench() -> Path:
@@ -101,6 +107,113 @@ def _failure_message(what: str, returncode: int, stderr: str) -> str:
     return f"{what} crashed (exit status {returncode}): {detail}"
 
 
+def smpirun_command(G: nx.Graph, rank_hosts: list[str], profile: Profile, workdir: Path,
+                    program: list[str], *, privatize: bool = False) -> list[str]:
+    """The smpirun command line that runs ``program`` on the platform.
+
+    Writes the platform XML and the hostfile into ``workdir`` (which also
+    becomes SMPI's temporary directory) and returns the argument list: the
+    profile's ``--cfg`` options, the harness requirements among them.  With
+    ``privatize``, every rank gets its own copy of the program's global
+    variables (``smpi/privatization:dlopen``; simulated times do not change):
+    for programs that are not collsim's own.
+    """
+    platform_path = write_platform(G, workdir / "platform.xml")
+    hostfile_path = write_hostfile(rank_hosts, workdir / "hostfile")
+    return [
+        find_smpirun(),
+        "-np",
+        str(len(rank_hosts)),
+        "-platform",
+        str(platform_path),
+        "-hostfile",
+        str(hostfile_path),
+        *profile.smpirun_args(),
+        *_stack_guard_args(len(rank_hosts)),
+        *(["--cfg=smpi/privatization:dlopen"] if privatize else []),
+        "--cfg=smpi/tmpdir:" + str(workdir),
+        "--log=root.thres:warning",
+        *program,
+    ]
+
+
+def _stack_guard_args(np: int) -> list[str]:
+    """``contexts/guard-size:0`` when the ranks' stacks would exceed the kernel's map limit.
+
+    SimGrid protects each rank's stack with a guard page: two memory maps per
+    rank, and Linux refuses more than ``vm.max_map_count`` of them (65530 by
+    default), so 65,536 ranks abort with "Failed to protect stack".  Without
+    the guard a stack overflow corrupts memory instead of faulting; simulated
+    times do not change.
+    """
+    try:
+        limit = int(Path("/proc/sys/vm/max_map_count").read_text())
+    except (OSError, ValueError):
+        limit = 65530
+    return ["--cfg=contexts/guard-size:0"] if 2 * np + 8192 > limit else []
+
+
+def run_program(argv: list[str], *, cwd: str | Path, what: str, timeout_s: float,
+                env: dict[str, str] | None = None, deadlock_is_error: bool = True,
+                progress=None) -> tuple[int, str, str]:
+    """Run argv (no shell) in its own process group; return (status, stdout, stderr).
+
+    Both streams are read as the program writes them; with ``progress``, each
+    stderr line that collbench's progress reporter writes goes to
+    ``progress(line)`` at once (prefixed with ``what``) instead of into stderr.
+
+    Raises
+    ------
+    CollsimError
+        When it runs past ``timeout_s`` (the whole group is stopped), or, with
+        ``deadlock_is_error``, when SimGrid reports a deadlock (smpirun still
+        exits with 0 then).
+    """
+    process = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env=env,
+    )
+    stdout_lines: list[str] = []
+    stderr_lines: list[str] = []
+
+    def drain(stream, lines, forward):
+        for line in stream:
+            if forward is not None and line.startswith(_PROGRESS_PREFIX):
+                forward(f"{what}: {line[len(_PROGRESS_PREFIX):].strip()}")
+            else:
+                lines.append(line)
+
+    readers = [threading.Thread(target=drain, args=(process.stdout, stdout_lines, None)),
+               threading.Thread(target=drain, args=(process.stderr, stderr_lines, progress))]
+    for reader in readers:
+        reader.start()
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise CollsimError(
+            f"{what} did not finish within {timeout_s:g} s and was stopped "
+            "(a deadlock, or too large for this timeout: see --timeout-s)"
+        ) from None
+    except BaseException:  # interrupted, or the main process died: no smpirun left behind
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
+    finally:
+        for reader in readers:
+            reader.join()
+    stdout, stderr = "".join(stdout_lines), "".join(stderr_lines)
+    if deadlock_is_error and "deadlock detected" in stderr.lower():
+        raise CollsimError(f"{what} deadlocked (SimGrid found no rank able to progress)")
+    return process.returncode, stdout, stderr
+
+
 def simulate(
     G: nx.Graph,
     rank_hosts: list[str],
@@ -109,6 +222,7 @@ def simulate(
     *,
     what: str,
     timeout_s: float = 600.0,
+    progress=None,
 ) -> tuple[list[dict], int]:
     """Run collbench under smpirun and return its rows and exit status.
 
@@ -126,6 +240,9 @@ def simulate(
         What is being simulated, for error messages ("allreduce/ring at 1MiB").
     timeout_s : float
         Wall-clock limit; the simulation is stopped after it.
+    progress : callable, optional
+        Called with one line (``what``, the wall time so far and the simulated
+        time reached) every ``PROGRESS_PERIOD_S`` seconds of a long simulation.
 
     Returns
     -------
@@ -138,55 +255,24 @@ def simulate(
     CollsimError
         On bad input detected by collbench, a deadlock, a crash or a timeout.
     """
-    smpirun = find_smpirun()
     collbench = find_collbench()
     with tempfile.TemporaryDirectory(prefix="collsim-") as workdir:
-        platform_path = write_platform(G, Path(workdir) / "platform.xml")
-        hostfile_path = write_hostfile(rank_hosts, Path(workdir) / "hostfile")
-        argv = [
-            smpirun,
-            "-np",
-            str(len(rank_hosts)),
-            "-platform",
-            str(platform_path),
-            "-hostfile",
-            str(hostfile_path),
-            *profile.smpirun_args(),
-            "--cfg=smpi/tmpdir:" + workdir,
-            "--log=root.thres:warning",
-            str(collbench),
-            *collbench_args,
-        ]
-        process = subprocess.Popen(
-            argv,
-            cwd=workdir,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        try:
-            stdout, stderr = process.communicate(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            raise CollsimError(
-                f"{what} did not finish within {timeout_s:g} s and was stopped "
-                "(a deadlock, or too large for this timeout: see --timeout-s)"
-            ) from None
-        except BaseException:  # interrupted, or the main process died: no smpirun left behind
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            raise
-    # SimGrid reports a deadlock on stderr and smpirun still exits with 0.
-    if "deadlock detected" in stderr.lower():
-        raise CollsimError(f"{what} deadlocked (SimGrid found no rank able to progress)")
+        argv = smpirun_command(G, rank_hosts, profile, Path(workdir),
+                               [str(collbench), *collbench_args])
+        env = dict(os.environ)
+        if progress is not None:
+            env["COLLSIM_PROGRESS_S"] = repr(float(PROGRESS_PERIOD_S))
+        else:
+            env.pop("COLLSIM_PROGRESS_S", None)
+        returncode, stdout, stderr = run_program(argv, cwd=workdir, what=what,
+                                                 timeout_s=timeout_s, env=env,
+                                                 progress=progress)
     rows = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
-    if process.returncode not in (0, 1):
-        raise CollsimError(_failure_message(what, process.returncode, stderr))
-    if process.returncode == 1 and not any(row.get("check") == "wrong" for row in rows):
-        raise CollsimError(_failure_message(what, process.returncode, stderr))
-    return rows, process.returncode
+    if returncode not in (0, 1):
+        raise CollsimError(_failure_message(what, returncode, stderr))
+    if returncode == 1 and not any(row.get("check") == "wrong" for row in rows):
+        raise CollsimError(_failure_message(what, returncode, stderr))
+    return rows, returncode
 
 
 @functools.lru_cache(maxsize=1)
@@ -234,6 +320,9 @@ class RunSpec:
     # virtual contributors per rank: the data of np * contributors ranks on np ranks
     # (collbench --contributors); 1 = the usual one input per rank
     contributors: int = 1
+    # buffers shared by all ranks, no data, no check (collbench --timing-only): the
+    # same simulated time in a fraction of the memory
+    timing_only: bool = False
 
 
 def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
@@ -259,6 +348,9 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
     if isinstance(spec.contributors, bool) or not isinstance(spec.contributors, int) or (
             spec.contributors < 1):
         raise CollsimError(f"contributors must be an integer >= 1, got {spec.contributors!r}")
+    if spec.timing_only and spec.contributors > 1:
+        raise CollsimError("--timing-only takes no virtual contributors (they only matter "
+                           "for the result, which a timing-only run does not compute)")
     if spec.contributors > 1 and spec.collective == "bcast":
         raise CollsimError("virtual contributors apply to reductions, not to bcast")
     if spec.collective != "allreduce" and not 0 <= spec.root < spec.np:
@@ -290,7 +382,8 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
         if name is not None and name not in known:
             raise CollsimError(f"{spec.collective}/{spec.algorithm} has no {role} algorithm "
                                f"{name!r} (registered: {', '.join(sorted(known))})")
-    check_simulation_memory(spec.np, max(spec.sizes_bytes), spec.contributors)
+    check_simulation_memory(spec.np, max(spec.sizes_bytes), spec.contributors,
+                            timing_only=spec.timing_only)
     for name, given, message in (
         ("segments", params.segment_bytes or params.block_count, "segment size or block count"),
         ("groups", params.group_count, "group count"),
@@ -350,7 +443,9 @@ def collbench_args(spec: RunSpec, *, alpha_over_beta_bytes: float = 0.0) -> list
         args += ["--alpha-over-beta-bytes", repr(float(ratio))]
     if spec.contributors > 1:
         args += ["--contributors", str(spec.contributors)]
-    if not spec.check:
+    if spec.timing_only:
+        args.append("--timing-only")
+    elif not spec.check:
         args.append("--no-check")
     return args
 
@@ -369,7 +464,8 @@ def measured_pair(G: nx.Graph, source: str, target: str, profile: Profile,
                        what=f"ping-pong {source} -> {target}", timeout_s=timeout_s)
     latency_factors, bandwidth_factors = profile.network_factors
     # t_i = alpha L_i + beta s_i / B_i, two equations in alpha and beta
-    (t0, s0), (t1, s1) = [(row["time_s"], n + profile.envelope_bytes)
+    no_route = profile.model_network(0.0, 0.0)
+    (t0, s0), (t1, s1) = [(row["time_s"] - overhead_s(no_route, n), n + profile.envelope_bytes)
                           for row, n in zip(rows, sizes)]
     l0, l1 = factor_at(latency_factors, s0), factor_at(latency_factors, s1)
     w0, w1 = s0 / factor_at(bandwidth_factors, s0), s1 / factor_at(bandwidth_factors, s1)
@@ -394,15 +490,8 @@ def model_parameters(G: nx.Graph, rank_hosts: list[str], profile: Profile) -> tu
         uniform = False
     else:
         pair, uniform = network_parameters(G, rank_hosts)
-    latency_factors, bandwidth_factors = profile.network_factors
-    net = NetworkParams(
-        alpha_s=pair.alpha_s,
-        beta_s_per_byte=pair.beta_s_per_byte,
-        gamma_s_per_byte=G.graph.get("gamma_s_per_byte", 0.0),
-        envelope_bytes=profile.envelope_bytes,
-        latency_factors=latency_factors,
-        bandwidth_factors=bandwidth_factors,
-    )
+    net = profile.model_network(pair.alpha_s, pair.beta_s_per_byte,
+                                G.graph.get("gamma_s_per_byte", 0.0))
     return net, uniform
 
 
@@ -454,14 +543,18 @@ def annotate(row: dict, G: nx.Graph, net: NetworkParams, model_class: str, *,
             out[key] = row[key]
     if row.get("contributors", 1) > 1:
         out["contributors"] = row["contributors"]
+    if row.get("timing_only"):
+        out["timing_only"] = True
     out["collsim_version"] = row["collsim_version"]
     out["library"] = row["library"]
     return out
 
 
 def run(spec: RunSpec, G: nx.Graph, profile: Profile, *, platform: str,
-        timeout_s: float = 600.0) -> tuple[list[dict], int]:
+        timeout_s: float = 600.0, progress=None) -> tuple[list[dict], int]:
     """Simulate one spec on platform G and return annotated rows and collbench's exit status.
+
+    ``progress`` is passed on to ``simulate``.
 
     Raises
     ------
@@ -486,7 +579,7 @@ def run(spec: RunSpec, G: nx.Graph, profile: Profile, *, platform: str,
     ratio = net.alpha_s / net.beta_s_per_byte if net.beta_s_per_byte > 0 else 0.0
     rows, status = simulate(G, rank_hosts, profile,
                             collbench_args(spec, alpha_over_beta_bytes=ratio), what=what,
-                            timeout_s=timeout_s)
+                            timeout_s=timeout_s, progress=progress)
     expected = len(spec.sizes_bytes) * spec.reps
     if len(rows) != expected:
         raise CollsimError(f"{what} printed {len(rows)} of its {expected} measurements")

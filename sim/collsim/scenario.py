@@ -60,7 +60,7 @@ __all__ = ["Machine", "Workload", "Simulation", "Scenario", "load_scenario", "bu
            "machine_cost"]
 
 _TOP_KEYS = {"study", "machine", "workload"}
-_STUDY_KEYS = {"name", "profile", "seed", "np", "mappings", "timeout_s"}
+_STUDY_KEYS = {"name", "profile", "seed", "np", "mappings", "timeout_s", "timing_only"}
 _MACHINE_KEYS = {"name", "platform", "catalog", "price"}
 _PRICE_KEYS = {"per_node", "per_switch", "per_link", "fixed"}
 _WORKLOAD_KEYS = {"collective", "weight", "sizes", "size_weights", "algorithms", "root",
@@ -303,13 +303,16 @@ def _workload(path: Path, index: int, raw: object, entries: tuple[dict, ...]) ->
     return workload, run_fields
 
 
-def load_scenario(path: str | os.PathLike) -> Scenario:
+def load_scenario(path: str | os.PathLike, *, timing_only: bool = False) -> Scenario:
     """Load and validate a scenario file and expand it to its simulations.
 
     Parameters
     ----------
     path : str or os.PathLike
         The scenario (TOML).
+    timing_only : bool
+        Run every simulation timing-only (shared buffers, no result check),
+        as ``timing_only = true`` in the scenario's ``[study]`` does.
 
     Returns
     -------
@@ -355,6 +358,11 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
             raise _fail(path, "study.mappings",
                         f"unknown mapping {mapping!r} (known: {', '.join(MAPPINGS)})")
     timeout_s = _number(path, "study.timeout_s", study.get("timeout_s", 600.0), positive=True)
+    scenario_timing_only = study.get("timing_only", False)
+    if not isinstance(scenario_timing_only, bool):
+        raise _fail(path, "study.timing_only",
+                    f"must be true or false, got {scenario_timing_only!r}")
+    timing_only = timing_only or scenario_timing_only
 
     raw_machines = data.get("machine")
     if raw_machines is None:
@@ -399,7 +407,7 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
                         fields["root"] = min(fields.get("root", 0), np - 1)
                         spec = RunSpec(collective=workload.collective, algorithm=algorithm,
                                        np=np, sizes_bytes=workload.sizes_bytes, seed=seed,
-                                       mapping=mapping, **fields)
+                                       mapping=mapping, timing_only=timing_only, **fields)
                         try:
                             validate_spec(spec, entry, total_cores=cores)
                         except CollsimError as error:

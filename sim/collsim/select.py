@@ -26,7 +26,7 @@ from collsim.analysis.models import reduce as _reduce_models
 from collsim.runner import RunSpec, registry, run
 from collsim.units import format_bytes, format_seconds
 
-__all__ = ["select", "format_cells", "cells_csv", "heatmap_png", "add_select_parser"]
+__all__ = ["select", "format_cells", "cells_csv", "heatmap_png", "write_rules", "add_select_parser"]
 
 
 def _eligible(entry: dict, p: int) -> bool:
@@ -190,6 +190,19 @@ def heatmap_png(cells: list[dict], *, title: str) -> bytes:
     return buffer.getvalue()
 
 
+def write_rules(cells: list[dict], path: str, *, origin: str) -> None:
+    """Write the cells' fastest algorithms as a rules file for ``collsim app --rules``.
+
+    The format is ``collsim.rules``'s; ``origin`` (the select command's
+    platform and profile) goes into the file's comment.
+    """
+    from collsim.rules import format_rules, rules_from_cells
+
+    comment = (f"collsim select: fastest algorithm per process count and size, {origin}\n"
+               "(op sum on double; a cell's rule holds up to the next measured np and size)")
+    write_atomically(path, format_rules(rules_from_cells(cells), comment=comment).encode())
+
+
 DEFAULT_SIZES = "8,1KiB,16KiB,256KiB,1MiB,4MiB"
 
 
@@ -206,6 +219,8 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
                         help=f"comma-separated sizes per process (default {DEFAULT_SIZES})")
     parser.add_argument("-o", "--output", metavar="PREFIX",
                         help="also write PREFIX.csv and PREFIX.png")
+    parser.add_argument("--rules", metavar="FILE",
+                        help="also write the winners as a rules file for collsim app")
     add_platform_arguments(parser)
 
     def handler(args) -> int:
@@ -253,6 +268,9 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
             write_atomically(args.output + ".csv", cells_csv(cells).encode())
             title = f"{args.coll}: fastest algorithm on {args.platform}"
             write_atomically(args.output + ".png", heatmap_png(cells, title=title))
+        if args.rules:
+            write_rules(cells, args.rules, origin=f"platform {args.platform}, profile "
+                        f"{args.profile}")
         return 0
 
     parser.set_defaults(handler=handler)

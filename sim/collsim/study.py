@@ -67,7 +67,7 @@ def simulation_keys(study: str, simulation: Simulation, platform_id: str,
         "study": study,
         "machine": simulation.machine,
         "platform_hash": platform_id,
-        "profile": {"name": profile.name, "cfg": profile.cfg,
+        "profile": {"name": profile.name, "cfg": profile.all_cfg,
                     "envelope_bytes": profile.envelope_bytes,
                     "exact_models": profile.exact_models},
         "run": run_fields,
@@ -377,14 +377,15 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def main_study(scenario_path: str, *, db: str | None, jobs: int, scheduler: str | None) -> int:
+def main_study(scenario_path: str, *, db: str | None, jobs: int, scheduler: str | None,
+               timing_only: bool = False) -> int:
     """The ``collsim study`` command; returns its exit status."""
     if jobs < 0:
         raise CollsimError(f"--jobs must be >= 0, got {jobs}")
     if scheduler is not None and not scheduler.startswith(("tcp://", "tls://", "inproc://")):
         raise CollsimError(f"--scheduler must be an address such as tcp://HOST:PORT, "
                            f"got {scheduler!r}")
-    scenario = load_scenario(scenario_path)
+    scenario = load_scenario(scenario_path, timing_only=timing_only)
     db_path = db or str(scenario.path.with_suffix(".db"))
     started = time.monotonic()
     ran, skipped, written, failures = run_study(scenario, db_path, jobs=jobs,

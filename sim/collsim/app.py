@@ -1,0 +1,463 @@
+"""``collsim cc`` and ``collsim app``: an unmodified MPI program with collsim's algorithms.
+
+``collsim cc`` links a program with the interposition library
+(``sim/interpose``: PMPI wrappers of MPI_Allreduce, MPI_Reduce and MPI_Bcast),
+with ``smpicc`` for simulation or with the real MPI's ``mpicc``.  ``collsim
+app`` runs it under smpirun on a collsim platform with a profile's settings
+(or under mpirun), with a rules file (``collsim.rules``) that says which
+algorithm takes which call, passes the program's output through, and
+summarizes the per-rank trace rows the library writes: per collective,
+algorithm and size, the calls, their total and per-call time (each call: max
+end - min start across its ranks), the model's per-call prediction, and the
+share of the program's time (MPI_Init to MPI_Finalize) the ranks spent in them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Sequence
+
+from collsim.analysis.models import model_for
+from collsim.errors import CollsimError
+from collsim.platforms import map_ranks
+from collsim.platforms.simgrid import write_atomically
+from collsim.realmpi import mpirun_command
+from collsim.rules import MPI_LIBRARY, Rule, format_rules, parse_rules, read_rules, rule_from_use
+from collsim.runner import (find_algorithm, model_parameters, run_program, smpirun_command,
+                            validate_spec, RunSpec)
+from collsim.units import format_bytes, format_seconds
+
+__all__ = ["compile_command", "main_cc", "read_trace", "summarize", "format_summary",
+           "add_app_parser"]
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+_LIBRARIES = ("libcollsim_interpose.a", "libcollsim_algorithms.a")
+
+
+def _find_compiler(real_mpi: bool) -> str:
+    if real_mpi:
+        name = os.environ.get("MPICC") or shutil.which("mpicc.openmpi") or shutil.which("mpicc")
+        if not name:
+            raise CollsimError("mpicc not found: install Open MPI (apt-get install openmpi-bin "
+                               "libopenmpi-dev) or set MPICC")
+        return name
+    name = shutil.which("smpicc")
+    if name is None:
+        raise CollsimError("smpicc not found on PATH: install SimGrid (apt-get install "
+                           "libsimgrid-dev), or run 'make build'")
+    return name
+
+
+def compile_command(compiler_args: Sequence[str], *, real_mpi: bool = False) -> list[str]:
+    """The compiler command line of ``collsim cc``.
+
+    Parameters
+    ----------
+    compiler_args : sequence of str
+        The user's arguments (``-o PROG SRC.c -O2 ...``), passed on unchanged.
+    real_mpi : bool
+        Build against the real MPI (``build-mpi/``, mpicc) instead of SMPI
+        (``build/``, smpicc).
+
+    Returns
+    -------
+    list of str
+        The compiler and the user's arguments, then (when linking) the
+        interposition library as a whole archive, the algorithms and libm.
+        Under SMPI also ``-Wl,-Bsymbolic-functions``: smpicc links a program
+        as a shared object, and without it the program's MPI calls bind to
+        libsimgrid and never reach the wrappers (under
+        ``smpi/privatization:no``).
+
+    Raises
+    ------
+    CollsimError
+        If the compiler or the built libraries are missing.
+    """
+    build = REPO_ROOT / ("build-mpi" if real_mpi else "build")
+    interpose, algorithms = (build / name for name in _LIBRARIES)
+    for library in (interpose, algorithms):
+        if not library.is_file():
+            raise CollsimError(f"{library} not found: run 'make {build.name}' first")
+    argv = [_find_compiler(real_mpi), *compiler_args]
+    if any(arg in ("-c", "-S", "-E") for arg in compiler_args):
+        return argv
+    if not real_mpi:
+        argv.append("-Wl,-Bsymbolic-functions")
+    return argv + ["-Wl,--whole-archive", str(interpose), "-Wl,--no-whole-archive",
+                   str(algorithms), "-lm"]
+
+
+def main_cc(argv: Sequence[str]) -> int:
+    """``collsim cc [--real-mpi] -o PROG SRC.c [cc flags]``: returns the compiler's status."""
+    args = list(argv)
+    if args in (["-h"], ["--help"]):
+        print("usage: collsim cc [--real-mpi] -o PROG SRC.c [cc flags]\n\n"
+              "Compile and link an MPI C program with collsim's interposition library:\n"
+              "with smpicc for collsim app (default), or with the real MPI's mpicc\n"
+              "(--real-mpi) for collsim app --real-mpi.")
+        return 0
+    if not [arg for arg in args if arg != "--real-mpi"]:
+        raise CollsimError("collsim cc needs the compiler's arguments: collsim cc [--real-mpi] "
+                           "-o PROG SRC.c [cc flags]")
+    real_mpi = "--real-mpi" in args
+    args = [arg for arg in args if arg != "--real-mpi"]
+    command = compile_command(args, real_mpi=real_mpi)
+    return subprocess.run(command).returncode
+
+
+# --- the trace rows of sim/interpose/interpose.c -------------------------------------------
+
+def read_trace(paths: Sequence[Path]) -> dict:
+    """Parse the per-rank trace files of one run.
+
+    Returns
+    -------
+    dict
+        ``init_s`` and ``finalize_s`` (per rank, lists), ``comms`` (key -> list
+        of world ranks) and ``calls`` ((key, seq) -> list of per-rank dicts).
+
+    Raises
+    ------
+    CollsimError
+        If a row is malformed or a rank did not reach MPI_Finalize.
+    """
+    trace: dict = {"init_s": [], "finalize_s": [], "comms": {}, "calls": defaultdict(list)}
+    for path in paths:
+        finalized = False
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            words = line.split("\t")
+            try:
+                if words[0] == "init":
+                    trace["init_s"].append(float(words[1]))
+                elif words[0] == "finalize":
+                    trace["finalize_s"].append(float(words[1]))
+                    finalized = True
+                elif words[0] == "comm":
+                    trace["comms"][words[1]] = [int(r) for r in words[2].split(",")]
+                elif words[0] == "call" and len(words) == 13:
+                    (_, collective, algorithm, np, n_bytes, elem_bytes, root, commutative,
+                     rule_line, key, seq, start, end) = words
+                    trace["calls"][key, int(seq)].append({
+                        "collective": collective, "algorithm": algorithm, "np": int(np),
+                        "bytes": int(n_bytes), "elem_bytes": int(elem_bytes), "root": int(root),
+                        "commutative": commutative == "1", "rule_line": int(rule_line),
+                        "start_s": float(start), "end_s": float(end)})
+                else:
+                    raise ValueError(line)
+            except (ValueError, IndexError):
+                raise CollsimError(f"{path}:{number}: malformed trace row {line!r}") from None
+        if not finalized:
+            raise CollsimError(f"rank trace {path.name} ends before MPI_Finalize")
+    return trace
+
+
+def summarize(trace: dict, model: Callable[[dict, str], float | None] | None) -> tuple[list[dict], float]:
+    """Per collective, algorithm, np and size: calls, times, model, share.
+
+    Parameters
+    ----------
+    trace : dict
+        As :func:`read_trace` returns it.
+    model : callable or None
+        ``model(call, comm_key)`` -> the model's time of one call in seconds,
+        or None where there is none (the MPI library's own algorithm, a real
+        MPI).
+
+    Returns
+    -------
+    rows, program_s
+        The summary rows (keys ``collective``, ``algorithm``, ``np``,
+        ``bytes``, ``calls``, ``time_s``, ``per_call_s``, ``model_s``,
+        ``share``) and the program's time: max over ranks of MPI_Finalize's
+        start minus min over ranks of MPI_Init's end.
+
+    Notes
+    -----
+    A call's time is max end - min start across its ranks, so the spans of
+    consecutive calls overlap when ranks leave one call at different times,
+    and their sum may exceed the program's time.  ``share`` is therefore the
+    ranks' view, as MPI profilers give it: the time the ranks spent inside
+    the group's calls (end - start on each rank) over the time they spent
+    between MPI_Init and MPI_Finalize, summed over ranks; the shares of all
+    rows add up to at most 1.
+    """
+    program_s = max(trace["finalize_s"]) - min(trace["init_s"])
+    rank_s = sum(end - start for start, end in zip(trace["init_s"], trace["finalize_s"]))
+    groups: dict[tuple, dict] = {}
+    for (key, seq), ranks in sorted(trace["calls"].items()):
+        first = ranks[0]
+        identity = (first["collective"], first["algorithm"], first["np"], first["bytes"])
+        for row in ranks[1:]:
+            if (row["collective"], row["algorithm"], row["np"]) != identity[:3]:
+                raise CollsimError(f"call {seq} on communicator {key} is {identity[0]}/"
+                                   f"{identity[1]} on one rank, {row['collective']}/"
+                                   f"{row['algorithm']} on another")
+        if len(ranks) != first["np"]:
+            raise CollsimError(f"call {seq} on communicator {key} ({identity[0]}) was traced "
+                               f"on {len(ranks)} of its {first['np']} ranks")
+        n_bytes = max(row["bytes"] for row in ranks)
+        identity = identity[:3] + (n_bytes,)
+        time_s = max(row["end_s"] for row in ranks) - min(row["start_s"] for row in ranks)
+        group = groups.setdefault(identity, {"calls": 0, "time_s": 0.0, "model_s": 0.0,
+                                             "modelled": True, "inside_s": 0.0})
+        group["calls"] += 1
+        group["time_s"] += time_s
+        group["inside_s"] += sum(row["end_s"] - row["start_s"] for row in ranks)
+        predicted = model(dict(first, bytes=n_bytes), key) if model else None
+        if predicted is None:
+            group["modelled"] = False
+        else:
+            group["model_s"] += predicted
+    rows = []
+    for (collective, algorithm, np, n_bytes), group in groups.items():
+        rows.append({
+            "collective": collective,
+            "algorithm": algorithm,
+            "np": np,
+            "bytes": n_bytes,
+            "calls": group["calls"],
+            "time_s": group["time_s"],
+            "per_call_s": group["time_s"] / group["calls"],
+            "model_s": group["model_s"] / group["calls"] if group["modelled"] else None,
+            "share": group["inside_s"] / rank_s if rank_s > 0 else None,
+        })
+    rows.sort(key=lambda r: (r["collective"], r["algorithm"], r["np"], r["bytes"]))
+    return rows, program_s
+
+
+def format_summary(rows: list[dict], program_s: float, where: str) -> str:
+    """The summary as a table, with the program's time first."""
+    header = ("collective", "algorithm", "np", "bytes", "calls", "time", "per call", "model",
+              "share")
+    lines = [header]
+    for r in rows:
+        lines.append((r["collective"], r["algorithm"], str(r["np"]), format_bytes(r["bytes"]),
+                      str(r["calls"]), format_seconds(r["time_s"]),
+                      format_seconds(r["per_call_s"]),
+                      "-" if r["model_s"] is None else format_seconds(r["model_s"]),
+                      "-" if r["share"] is None else f"{100 * r['share']:.1f}%"))
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    table = "".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() + "\n"
+                    for line in lines)
+    return (f"program: {format_seconds(program_s)} {where} (MPI_Init to MPI_Finalize)\n"
+            + table + "time: sum over calls of max end - min start across ranks; share: of the "
+            "ranks' time, inside these calls\n")
+
+
+# --- collsim app ---------------------------------------------------------------------------
+
+def _collect_rules(uses: list[str], rules_path: str | None) -> list[Rule]:
+    """The rules of --use and --rules; a collective given by both is refused."""
+    try:
+        from_use = [rule_from_use(text) for text in uses]
+        from_file = read_rules(rules_path) if rules_path else []
+    except ValueError as error:
+        raise CollsimError(str(error)) from None
+    used = [rule.collective for rule in from_use]
+    for collective in used:
+        if used.count(collective) > 1:
+            raise CollsimError(f"--use gives {collective} twice")
+        if any(rule.collective == collective for rule in from_file):
+            raise CollsimError(f"{collective} has rules in {rules_path} and a --use")
+    return from_use + from_file
+
+
+def _check_rules(rules: list[Rule], np: int) -> None:
+    """Every rule names a registry algorithm and parameters it reads (one-line errors)."""
+    for rule in rules:
+        if rule.algorithm == MPI_LIBRARY:
+            continue
+        entry = find_algorithm(rule.collective, rule.algorithm)
+        spec = RunSpec(rule.collective, rule.algorithm, np=np, sizes_bytes=(0,),
+                       params=rule.params)
+        # the checks collsim run makes of the same algorithm and parameters; op and
+        # datatype are the program's, checked call by call by the library
+        validate_spec(spec, entry, total_cores=np)
+
+
+def _rank_files(trace_dir: Path) -> list[Path]:
+    return sorted(trace_dir.glob("trace.*.tsv"))
+
+
+def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Callable) -> int:
+    program = list(args.program)
+    if program[:1] == ["--"]:
+        program = program[1:]
+    if not program:
+        raise CollsimError("no program: collsim app [options] -- PROG [ARGS]")
+    if args.np < 1:
+        raise CollsimError(f"np must be >= 1, got {args.np}")
+    executable = Path(program[0])
+    if not (executable.is_file() or shutil.which(program[0])):
+        raise CollsimError(f"program {program[0]} not found")
+    rules = _collect_rules(args.use, args.rules)
+    _check_rules(rules, args.np)
+    platform = None
+    with tempfile.TemporaryDirectory(prefix="collsim-app-") as workdir:
+        work = Path(workdir)
+        if args.rules and not args.use:
+            # the user's own file, so that the library's messages name its lines
+            rules_path = str(Path(args.rules).resolve())
+        else:
+            rules_path = str(work / "rules")
+            Path(rules_path).write_text(format_rules(rules, comment="collsim app --use"))
+            rules = parse_rules(Path(rules_path).read_text(), origin=rules_path)
+        env = {"COLLSIM_RULES": rules_path, "COLLSIM_TRACE": str(work / "trace")}
+        program = [str(executable.resolve()) if executable.is_file() else program[0],
+                   *program[1:]]
+        if args.real_mpi:
+            argv, run_env = mpirun_command(args.np, env)
+            argv += program
+            where = f"measured under mpirun on {args.np} processes"
+            what = f"{executable.name} under mpirun"
+        else:
+            profile = load_profile(args.profile)
+            G, label = build_platform(args, args.np)
+            try:
+                rank_hosts = map_ranks(G, args.np, args.mapping)
+            except ValueError as error:
+                raise CollsimError(str(error)) from None
+            net, _ = model_parameters(G, rank_hosts, profile)
+            ratio = net.alpha_s / net.beta_s_per_byte if net.beta_s_per_byte > 0 else 0.0
+            env["COLLSIM_ALPHA_OVER_BETA_BYTES"] = repr(ratio)
+            run_env = {**os.environ, **env}
+            argv = smpirun_command(G, rank_hosts, profile, work, program,
+                                   privatize=args.privatize)
+            where = (f"simulated on {label}, {args.np} ranks, profile {profile.name}")
+            what = f"{executable.name} on {label}"
+            platform = (G, rank_hosts, profile, net, ratio)
+        # a refused call aborts the program, and SimGrid may call the ranks left
+        # waiting a deadlock: the library's reason comes first
+        status, stdout, stderr = run_program(argv, cwd=os.getcwd(), what=what,
+                                             timeout_s=args.timeout_s, env=run_env,
+                                             deadlock_is_error=False)
+        if status != 0 and not args.real_mpi:
+            # smpirun's own echo of its command line after a failure
+            stdout = re.sub(r"[^\n]*\nExecution failed with code \d+\.\n?\Z", "", stdout)
+        sys.stdout.write(stdout)
+        sys.stdout.flush()
+        if rules_path == str(work / "rules"):
+            # the generated file goes away: name the --use instead of its lines
+            for rule in rules:
+                stderr = stderr.replace(f"rule at {rules_path}:{rule.line}",
+                                        "--use " + ":".join(rule.to_line().split(" ")))
+        _pass_stderr(stderr)
+        reason = next((line[len("collsim: error: "):] for line in stderr.splitlines()
+                       if line.startswith("collsim: error: ")), None)
+        if status != 0 or reason:
+            # (a call refused on some ranks can leave smpirun's status at 0)
+            raise CollsimError(f"{what} " + (f"exited with status {status}" if status else
+                                             "was stopped") + (f": {reason}" if reason else ""))
+        if "deadlock detected" in stderr.lower():
+            raise CollsimError(f"{what} deadlocked (SimGrid found no rank able to progress)")
+        files = _rank_files(work)
+        if not files:
+            raise CollsimError(f"{executable.name} did not load collsim's interposition "
+                               "library: build it with 'collsim cc"
+                               + (" --real-mpi" if args.real_mpi else "") + "'")
+        if len(files) != args.np:
+            raise CollsimError(f"{len(files)} of {args.np} ranks wrote a trace")
+        trace = read_trace(files)
+    model = _model(*platform, rules, trace["comms"]) if platform else None
+    rows, program_s = summarize(trace, model)
+    if args.json:
+        text = "".join(json.dumps(row) + "\n" for row in rows)
+    else:
+        text = format_summary(rows, program_s, where)
+    if args.output:
+        write_atomically(args.output, text.encode())
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _pass_stderr(stderr: str) -> None:
+    """The program's stderr up to the interposition library's first error, if any.
+
+    Every rank prints that error, and SimGrid's report of the abort that
+    follows says nothing more: the error is repeated once, as the reason of
+    collsim's own one-line message.
+    """
+    for line in stderr.splitlines(keepends=True):
+        if line.startswith("collsim: error: "):
+            break
+        sys.stderr.write(line)
+
+
+def _model(G, rank_hosts, profile, net, ratio, rules: list[Rule],
+           comms: dict[str, list[int]]) -> Callable[[dict, str], float | None]:
+    """model(call, comm_key): the model's time of one traced call on the platform.
+
+    The network parameters are those of the call's communicator (its members'
+    hosts); the algorithm's parameters those of the rule that took the call.
+    """
+    networks = {}
+    by_line = {rule.line: rule for rule in rules}
+
+    def predict(call: dict, key: str) -> float | None:
+        if call["algorithm"] == MPI_LIBRARY:
+            return None
+        if key not in networks:
+            hosts = [rank_hosts[r] for r in comms[key]]
+            networks[key] = net if hosts == rank_hosts else model_parameters(G, hosts, profile)[0]
+        params = replace(by_line[call["rule_line"]].params, alpha_over_beta_bytes=ratio)
+        return model_for(call["collective"], call["algorithm"])(
+            call["np"], call["bytes"], networks[key], elem_bytes=call["elem_bytes"],
+            root=max(call["root"], 0), commutative=call["commutative"],
+            params=params).time_s
+
+    return predict
+
+
+def add_app_parser(commands, parser_class, add_platform_arguments: Callable,
+                   build_platform: Callable, load_profile: Callable) -> None:
+    """Register ``collsim app`` (and ``collsim cc``'s help entry) on the CLI's subcommands."""
+    commands.add_parser("cc", help="compile an MPI C program with collsim's interposition "
+                        "library: collsim cc [--real-mpi] -o PROG SRC.c [cc flags]",
+                        add_help=False)
+    parser = commands.add_parser(
+        "app", help="run an unmodified MPI program with collsim's algorithms and summarize "
+        "its collectives: collsim app [options] -- PROG [ARGS]")
+    parser.add_argument("--np", type=int, required=True, help="number of ranks")
+    parser.add_argument("--use", action="append", default=[], metavar="COLL:ALG[:param=value...]",
+                        help="algorithm for every call of a collective, e.g. allreduce:ring "
+                        "(repeatable)")
+    parser.add_argument("--rules", help="rules file (collsim.rules; collsim select --rules "
+                        "writes one)")
+    parser.add_argument("--json", action="store_true",
+                        help="the summary as JSON Lines instead of a table")
+    parser.add_argument("-o", "--output", help="write the summary to this file")
+    parser.add_argument("--real-mpi", action="store_true",
+                        help="run under mpirun with the real MPI (collsim cc --real-mpi)")
+    parser.add_argument("--privatize", action="store_true",
+                        help="give every rank its own global variables (smpi/privatization:"
+                        "dlopen), for programs with mutable globals")
+    add_platform_arguments(parser)
+    parser.add_argument("program", nargs=argparse.REMAINDER,
+                        help="-- then the program (built with collsim cc) and its arguments")
+
+    simulation_only = [action.dest for action in parser._actions
+                       if action.dest not in ("help", "np", "use", "rules", "json", "output",
+                                              "real_mpi", "program", "timeout_s")]
+
+    def handler(args: argparse.Namespace) -> int:
+        if args.real_mpi:
+            # no silent ignoring: a platform, mapping or profile means a simulation
+            for dest in simulation_only:
+                if getattr(args, dest) != parser.get_default(dest):
+                    raise CollsimError(f"--{dest.replace('_', '-')} describes a simulated "
+                                       "machine; --real-mpi runs on this one")
+        return _run(args, build_platform, load_profile)
+
+    parser.set_defaults(handler=handler)

@@ -1,0 +1,469 @@
+/*
+ * interpose.c: a PMPI library that sends an unmodified program's
+ * MPI_Allreduce, MPI_Reduce and MPI_Bcast to collsim's algorithms.
+ *
+ * Which algorithm takes a call is decided by the rules file named by
+ * $COLLSIM_RULES (format: sim/collsim/rules.py, reader: rules.c): the first
+ * rule of the collective whose ranges hold the communicator's size and the
+ * call's bytes.  A collective without rules goes to the MPI library, as does
+ * every other MPI function; a collective with rules but none for the call, or
+ * a call the picked algorithm cannot take (a restriction of the registry, a
+ * non-contiguous datatype), fails with a message naming why: never a silent
+ * fallback.
+ *
+ * With $COLLSIM_TRACE=PREFIX every rank writes PREFIX.RANK.tsv: one row per
+ * intercepted call with its start and end on the (simulated) clock, so that
+ * `collsim app` can compute each call's max end - min start across ranks
+ * (C prints rows, Python summarizes):
+ *
+ *   init      T
+ *   comm      KEY  WORLD_RANKS        (once per communicator group, by its rank 0)
+ *   call      COLLECTIVE ALGORITHM NP BYTES ELEM_BYTES ROOT COMMUTATIVE RULE_LINE KEY SEQ START END
+ *   finalize  T
+ *
+ * KEY is a hash of the communicator's members (world ranks) and SEQ counts
+ * the calls on communicators of those members, so the rows of one call carry
+ * the same (KEY, SEQ) on every rank.
+ *
+ * Per-rank state: under SMPI all ranks are threads of one process and share
+ * globals (smpi/privatization:no), so the state hangs off SMPI's per-process
+ * user data; under a real MPI one process is one rank and a static pointer
+ * holds it.
+ *
+ * Under SMPI the program must be linked with -Wl,-Bsymbolic-functions (collsim
+ * cc does it): without it the program's calls bind to libsimgrid's MPI_*
+ * symbols and never reach these wrappers.
+ */
+#include "collsim.h"
+#include "rules.h"
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef COLLSIM_SMPI
+#include <simgrid/host.h>
+#endif
+
+typedef struct comm_sequence {
+    uint64_t key;
+    long long calls;
+} comm_sequence;
+
+typedef struct rank_state {
+    int world_rank;
+    int depth; /* > 0 inside a collsim algorithm: its own calls go to the library */
+    collsim_rules rules;
+    const char *rules_path;
+    double gamma_s_per_byte;
+    double alpha_over_beta_bytes;
+    FILE *trace;
+    comm_sequence *sequences;
+    size_t nsequences, sequences_capacity;
+    void *scratch[2];
+    size_t scratch_bytes[2];
+} rank_state;
+
+#ifdef COLLSIM_SMPI
+static rank_state *state(void)
+{
+    return smpi_process_get_user_data();
+}
+static void set_state(rank_state *st)
+{
+    smpi_process_set_user_data(st);
+}
+#else
+static rank_state *the_state;
+static rank_state *state(void)
+{
+    return the_state;
+}
+static void set_state(rank_state *st)
+{
+    the_state = st;
+}
+#endif
+
+static const char *collective_names[] = {"allreduce", "reduce", "bcast"};
+static const char *function_names[] = {"MPI_Allreduce", "MPI_Reduce", "MPI_Bcast"};
+
+/* gamma from the platform's host property, as collbench reads it. */
+static double host_gamma(void)
+{
+#ifdef COLLSIM_SMPI
+    const char *prop = sg_host_get_property_value(sg_host_self(), "gamma_s_per_byte");
+    if (prop != NULL)
+        return strtod(prop, NULL);
+#endif
+    return 0.0;
+}
+
+/* Builds this rank's state after PMPI_Init; on a bad rules file or trace
+ * path every rank stops the program with the same one-line message. */
+static void setup(void)
+{
+    int rank;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    rank_state *st = calloc(1, sizeof *st);
+    char err[512] = "";
+    if (st == NULL) {
+        snprintf(err, sizeof err, "out of memory");
+    } else {
+        st->world_rank = rank;
+        st->gamma_s_per_byte = host_gamma();
+        const char *ratio = getenv("COLLSIM_ALPHA_OVER_BETA_BYTES");
+        if (ratio != NULL && ratio[0] != '\0') {
+            char *end;
+            st->alpha_over_beta_bytes = strtod(ratio, &end);
+            if (*end != '\0' || !(st->alpha_over_beta_bytes >= 0))
+                snprintf(err, sizeof err, "COLLSIM_ALPHA_OVER_BETA_BYTES must be a number >= 0, "
+                         "got '%s'", ratio);
+        }
+        st->rules_path = getenv("COLLSIM_RULES");
+        if (err[0] == '\0' && st->rules_path != NULL && st->rules_path[0] != '\0')
+            collsim_rules_read(st->rules_path, &st->rules, err, sizeof err);
+        const char *prefix = getenv("COLLSIM_TRACE");
+        if (err[0] == '\0' && prefix != NULL && prefix[0] != '\0') {
+            char path[4096];
+            snprintf(path, sizeof path, "%s.%d.tsv", prefix, rank);
+            st->trace = fopen(path, "w");
+            if (st->trace == NULL)
+                snprintf(err, sizeof err, "cannot write the trace file %.400s", path);
+        }
+    }
+    if (err[0] != '\0') {
+        if (rank == 0)
+            fprintf(stderr, "collsim: error: %s\n", err);
+        PMPI_Barrier(MPI_COMM_WORLD);
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    set_state(st);
+    if (st->trace)
+        fprintf(st->trace, "init\t%.17g\n", PMPI_Wtime());
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        setup();
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS)
+        setup();
+    return rc;
+}
+
+int MPI_Finalize(void)
+{
+    rank_state *st = state();
+    if (st != NULL) {
+        if (st->trace) {
+            fprintf(st->trace, "finalize\t%.17g\n", PMPI_Wtime());
+            fclose(st->trace);
+        }
+        collsim_rules_free(&st->rules);
+        free(st->sequences);
+        free(st->scratch[0]);
+        free(st->scratch[1]);
+        free(st);
+        set_state(NULL);
+    }
+    return PMPI_Finalize();
+}
+
+/* A scratch buffer of at least bytes bytes, kept for the next call. */
+static void *scratch(rank_state *st, int which, size_t bytes)
+{
+    if (st->scratch_bytes[which] < bytes || st->scratch[which] == NULL) {
+        void *grown = realloc(st->scratch[which], bytes ? bytes : 1);
+        if (grown == NULL)
+            return NULL;
+        st->scratch[which] = grown;
+        st->scratch_bytes[which] = bytes;
+    }
+    return st->scratch[which];
+}
+
+/* The (KEY, SEQ) of this call on comm; writes the "comm" row the first time
+ * comm's rank 0 sees the key.  Returns MPI_SUCCESS or an MPI error. */
+static int call_identity(rank_state *st, MPI_Comm comm, uint64_t *key, long long *seq)
+{
+    int rc, size, rank;
+    MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+    if ((rc = PMPI_Comm_size(comm, &size)) != MPI_SUCCESS ||
+        (rc = PMPI_Comm_rank(comm, &rank)) != MPI_SUCCESS)
+        return rc;
+    int *ranks = malloc(2 * (size_t)size * sizeof *ranks);
+    if (ranks == NULL)
+        return MPI_ERR_NO_MEM;
+    int *world_ranks = ranks + size;
+    for (int i = 0; i < size; i++)
+        ranks[i] = i;
+    if ((rc = PMPI_Comm_group(comm, &group)) != MPI_SUCCESS ||
+        (rc = PMPI_Comm_group(MPI_COMM_WORLD, &world)) != MPI_SUCCESS ||
+        (rc = PMPI_Group_translate_ranks(group, size, ranks, world, world_ranks)) != MPI_SUCCESS)
+        goto cleanup;
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (int i = 0; i < size; i++) {
+        uint32_t v = (uint32_t)world_ranks[i];
+        for (int b = 0; b < 4; b++) {
+            h ^= (v >> (8 * b)) & 0xffu;
+            h *= 1099511628211ULL;
+        }
+    }
+    *key = h;
+    size_t i = 0;
+    while (i < st->nsequences && st->sequences[i].key != h)
+        i++;
+    if (i == st->nsequences) {
+        if (st->nsequences == st->sequences_capacity) {
+            size_t capacity = st->sequences_capacity ? 2 * st->sequences_capacity : 8;
+            comm_sequence *grown = realloc(st->sequences, capacity * sizeof *grown);
+            if (grown == NULL) {
+                rc = MPI_ERR_NO_MEM;
+                goto cleanup;
+            }
+            st->sequences = grown;
+            st->sequences_capacity = capacity;
+        }
+        st->sequences[st->nsequences++] = (comm_sequence){.key = h, .calls = 0};
+        if (rank == 0) {
+            fprintf(st->trace, "comm\t%016" PRIx64 "\t", h);
+            for (int r = 0; r < size; r++)
+                fprintf(st->trace, "%s%d", r ? "," : "", world_ranks[r]);
+            fputc('\n', st->trace);
+        }
+    }
+    *seq = st->sequences[i].calls++;
+cleanup:
+    if (group != MPI_GROUP_NULL)
+        PMPI_Group_free(&group);
+    if (world != MPI_GROUP_NULL)
+        PMPI_Group_free(&world);
+    free(ranks);
+    return rc;
+}
+
+/* What one intercepted call is, for the rules, the checks and the trace. */
+typedef struct call_info {
+    collsim_collective collective;
+    MPI_Comm comm;
+    int np;
+    long long bytes;
+    int elem_bytes;
+    int root; /* -1 for allreduce */
+    int commutative;
+    const collsim_rule *rule; /* NULL: the MPI library (no rules for the collective) */
+} call_info;
+
+static void trace_call(rank_state *st, const call_info *c, double start, double end)
+{
+    if (st->trace == NULL)
+        return;
+    uint64_t key = 0;
+    long long seq = 0;
+    if (call_identity(st, c->comm, &key, &seq) != MPI_SUCCESS)
+        return;
+    const char *algorithm = c->rule && c->rule->algorithm ? c->rule->algorithm->name : "mpi";
+    fprintf(st->trace,
+            "call\t%s\t%s\t%d\t%lld\t%d\t%d\t%d\t%d\t%016" PRIx64 "\t%lld\t%.17g\t%.17g\n",
+            collective_names[c->collective], algorithm, c->np, c->bytes, c->elem_bytes, c->root,
+            c->commutative, c->rule ? c->rule->line : 0, key, seq, start, end);
+}
+
+/* Fails the call: the reason on stderr, then what the communicator's error
+ * handler says: MPI_ERRORS_ARE_FATAL (the default) stops the program with
+ * status 2, MPI_ERRORS_RETURN returns the code, a handler of the program's
+ * own is called.  (SMPI 3.32 crashes in MPI_Comm_call_errhandler on a fatal
+ * handler, hence the explicit abort.) */
+static int refuse(const rank_state *st, const call_info *c, int errorcode, const char *why)
+{
+    const char *algorithm = c->rule && c->rule->algorithm ? c->rule->algorithm->name : NULL;
+    char where[256] = "";
+    if (c->rule != NULL)
+        snprintf(where, sizeof where, "; rule at %s:%d", st->rules_path, c->rule->line);
+    fprintf(stderr, "collsim: error: %s: %s%s%s %s (np=%d, %lld bytes%s)\n",
+            function_names[c->collective], collective_names[c->collective],
+            algorithm ? "/" : "", algorithm ? algorithm : "", why, c->np, c->bytes, where);
+    MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+    if (PMPI_Comm_get_errhandler(c->comm, &handler) != MPI_SUCCESS ||
+        handler == MPI_ERRORS_ARE_FATAL)
+        PMPI_Abort(c->comm, 2);
+    if (handler != MPI_ERRORS_RETURN)
+        PMPI_Comm_call_errhandler(c->comm, errorcode);
+    if (handler != MPI_ERRHANDLER_NULL)
+        PMPI_Errhandler_free(&handler);
+    return errorcode;
+}
+
+/* Describes the call and picks its rule; returns MPI_SUCCESS, or the error of
+ * a refused call (a collective with rules, none of them for this call; a
+ * datatype or op the picked algorithm cannot take). */
+static int prepare(rank_state *st, call_info *c, int count, MPI_Datatype datatype, MPI_Op op)
+{
+    int rc;
+    if ((rc = PMPI_Comm_size(c->comm, &c->np)) != MPI_SUCCESS ||
+        (rc = PMPI_Type_size(datatype, &c->elem_bytes)) != MPI_SUCCESS)
+        return rc;
+    c->bytes = (long long)count * c->elem_bytes;
+    c->commutative = 1;
+    if (c->collective != COLLSIM_BCAST &&
+        (rc = PMPI_Op_commutative(op, &c->commutative)) != MPI_SUCCESS)
+        return rc;
+    c->rule = NULL;
+    if (!st->rules.has_collective[c->collective])
+        return MPI_SUCCESS;
+    c->rule = collsim_rules_match(&st->rules, c->collective, c->np, c->bytes);
+    if (c->rule == NULL) {
+        char why[512];
+        snprintf(why, sizeof why, "no rule in %s holds this call", st->rules_path);
+        return refuse(st, c, MPI_ERR_ARG, why);
+    }
+    const collsim_algorithm *alg = c->rule->algorithm;
+    if (alg == NULL)
+        return MPI_SUCCESS;
+    int inter = 0;
+    if ((rc = PMPI_Comm_test_inter(c->comm, &inter)) != MPI_SUCCESS)
+        return rc;
+    if (inter)
+        return refuse(st, c, MPI_ERR_COMM, "takes intracommunicators only");
+    MPI_Aint lb, extent, true_lb, true_extent;
+    if ((rc = PMPI_Type_get_extent(datatype, &lb, &extent)) != MPI_SUCCESS ||
+        (rc = PMPI_Type_get_true_extent(datatype, &true_lb, &true_extent)) != MPI_SUCCESS)
+        return rc;
+    if (lb != 0 || true_lb != 0 || extent != c->elem_bytes || true_extent != c->elem_bytes)
+        return refuse(st, c, MPI_ERR_TYPE,
+                      "takes contiguous datatypes only (size = extent, lower bound 0)");
+    if (c->collective == COLLSIM_BCAST) {
+        const char *why = collsim_check_restrictions(alg, c->np, 1);
+        return why ? refuse(st, c, MPI_ERR_ARG, why) : MPI_SUCCESS;
+    }
+    const char *why = collsim_check_restrictions(alg, c->np, c->commutative);
+    if (why != NULL)
+        return refuse(st, c, c->commutative ? MPI_ERR_ARG : MPI_ERR_OP, why);
+    why = collsim_check_op_restrictions(alg, op, datatype);
+    if (why != NULL)
+        return refuse(st, c, MPI_ERR_OP, why);
+    char buf[256];
+    why = collsim_check_composition(alg, c->np, c->commutative, &c->rule->params, buf, sizeof buf);
+    if (why != NULL)
+        return refuse(st, c, MPI_ERR_ARG, why);
+    return MPI_SUCCESS;
+}
+
+static collsim_params params_of(const rank_state *st, const collsim_rule *rule)
+{
+    collsim_params params = rule->params;
+    params.gamma_s_per_byte = st->gamma_s_per_byte;
+    params.alpha_over_beta_bytes = st->alpha_over_beta_bytes;
+    return params;
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm)
+{
+    rank_state *st = state();
+    if (st == NULL || st->depth > 0 || count < 0 || comm == MPI_COMM_NULL)
+        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    call_info c = {.collective = COLLSIM_ALLREDUCE, .comm = comm, .root = -1};
+    int rc = prepare(st, &c, count, datatype, op);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    double start = PMPI_Wtime();
+    if (c.rule == NULL || c.rule->algorithm == NULL) {
+        rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    } else {
+        const void *input = sendbuf;
+        if (sendbuf == MPI_IN_PLACE) {
+            void *copy = scratch(st, 0, (size_t)c.bytes);
+            if (copy == NULL)
+                return refuse(st, &c, MPI_ERR_NO_MEM, "could not allocate its MPI_IN_PLACE copy");
+            memcpy(copy, recvbuf, (size_t)c.bytes);
+            input = copy;
+        }
+        collsim_params params = params_of(st, c.rule);
+        st->depth++;
+        rc = c.rule->algorithm->fn.allreduce(input, recvbuf, count, datatype, op, comm, &params);
+        st->depth--;
+    }
+    double end = PMPI_Wtime();
+    if (rc == MPI_SUCCESS)
+        trace_call(st, &c, start, end);
+    return rc;
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm)
+{
+    rank_state *st = state();
+    int size = 0, rank = 0;
+    if (st == NULL || st->depth > 0 || count < 0 || comm == MPI_COMM_NULL ||
+        PMPI_Comm_size(comm, &size) != MPI_SUCCESS || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
+        root < 0 || root >= size)
+        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    call_info c = {.collective = COLLSIM_REDUCE, .comm = comm, .root = root};
+    int rc = prepare(st, &c, count, datatype, op);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (rank != root && sendbuf == MPI_IN_PLACE && c.rule != NULL && c.rule->algorithm != NULL)
+        return refuse(st, &c, MPI_ERR_BUFFER, "takes MPI_IN_PLACE at the root only");
+    double start = PMPI_Wtime();
+    if (c.rule == NULL || c.rule->algorithm == NULL) {
+        rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    } else {
+        const void *input = sendbuf;
+        void *output = recvbuf;
+        if (rank == root && sendbuf == MPI_IN_PLACE) {
+            void *copy = scratch(st, 0, (size_t)c.bytes);
+            if (copy == NULL)
+                return refuse(st, &c, MPI_ERR_NO_MEM, "could not allocate its MPI_IN_PLACE copy");
+            memcpy(copy, recvbuf, (size_t)c.bytes);
+            input = copy;
+        }
+        /* recvbuf is significant at the root only: elsewhere it may be NULL or short */
+        if (rank != root && (output = scratch(st, 1, (size_t)c.bytes)) == NULL)
+            return refuse(st, &c, MPI_ERR_NO_MEM, "could not allocate a receive buffer");
+        collsim_params params = params_of(st, c.rule);
+        st->depth++;
+        rc = c.rule->algorithm->fn.reduce(input, output, count, datatype, op, root, comm, &params);
+        st->depth--;
+    }
+    double end = PMPI_Wtime();
+    if (rc == MPI_SUCCESS)
+        trace_call(st, &c, start, end);
+    return rc;
+}
+
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    rank_state *st = state();
+    int size = 0;
+    if (st == NULL || st->depth > 0 || count < 0 || comm == MPI_COMM_NULL ||
+        PMPI_Comm_size(comm, &size) != MPI_SUCCESS || root < 0 || root >= size)
+        return PMPI_Bcast(buffer, count, datatype, root, comm);
+    call_info c = {.collective = COLLSIM_BCAST, .comm = comm, .root = root};
+    int rc = prepare(st, &c, count, datatype, MPI_OP_NULL);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    double start = PMPI_Wtime();
+    if (c.rule == NULL || c.rule->algorithm == NULL) {
+        rc = PMPI_Bcast(buffer, count, datatype, root, comm);
+    } else {
+        collsim_params params = params_of(st, c.rule);
+        st->depth++;
+        rc = c.rule->algorithm->fn.bcast(buffer, count, datatype, root, comm, &params);
+        st->depth--;
+    }
+    double end = PMPI_Wtime();
+    if (rc == MPI_SUCCESS)
+        trace_call(st, &c, start, end);
+    return rc;
+}

@@ -1,0 +1,51 @@
+/*
+ * rules.h: the rules file that tells the interposition library which collsim
+ * algorithm takes which call.  The format is defined once, in
+ * sim/collsim/rules.py (its docstring is the reference); this is its C reader.
+ *
+ *   collsim-rules 1
+ *   # collective  algorithm  [np=LO-HI] [bytes=LO-HI] [parameter=value ...]
+ *   allreduce  recursive_doubling  bytes=0-65535
+ *   allreduce  ring
+ *   bcast      pipeline  np=8-  segment_bytes=32768
+ *   reduce     mpi
+ *
+ * The first rule of a collective whose ranges hold the call's process count
+ * and byte count takes the call; "mpi" is the MPI library's own algorithm.
+ */
+#ifndef COLLSIM_INTERPOSE_RULES_H
+#define COLLSIM_INTERPOSE_RULES_H
+
+#include "collsim.h"
+
+#include <stddef.h>
+
+#define COLLSIM_RULES_VERSION_LINE "collsim-rules 1"
+
+typedef struct collsim_rule {
+    collsim_collective collective;
+    const collsim_algorithm *algorithm; /* NULL: the MPI library's own ("mpi") */
+    long long np_min, np_max;           /* inclusive; np_max -1: no upper bound */
+    long long bytes_min, bytes_max;     /* inclusive; bytes_max -1: no upper bound */
+    collsim_params params;              /* as given; gamma and alpha/beta filled at run time */
+    char inner[64], outer[64];          /* storage for params.inner/outer_algorithm */
+    int line;                           /* line number in the file */
+} collsim_rule;
+
+typedef struct collsim_rules {
+    collsim_rule *rules;
+    size_t count;
+    int has_collective[3]; /* indexed by collsim_collective: any rule for it */
+} collsim_rules;
+
+/* Reads path into *out.  Returns 0, or -1 with a sentence "PATH:LINE: what is
+ * wrong" in err. */
+int collsim_rules_read(const char *path, collsim_rules *out, char *err, size_t errlen);
+
+/* The first rule for (collective, np, bytes), or NULL when none holds them. */
+const collsim_rule *collsim_rules_match(const collsim_rules *rules, collsim_collective collective,
+                                        long long np, long long bytes);
+
+void collsim_rules_free(collsim_rules *rules);
+
+#endif /* COLLSIM_INTERPOSE_RULES_H */

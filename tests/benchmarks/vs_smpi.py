@@ -1,0 +1,192 @@
+"""Benchmark: collsim against plain smpirun on the same work (issue 14).
+
+For each case, one after the other on an otherwise idle machine:
+- plain smpirun: SMPI's own allreduce (``--cfg=smpi/allreduce:ALG``: ``lr`` is
+  the ring, ``rdb`` recursive doubling) in a 30-line program
+  (``vs_smpi_allreduce.c``), on SimGrid's native cluster of the same shape
+  (``topology="FAT_TREE"`` / ``"DRAGONFLY"``, or a flat cluster for the
+  crossbar), with the pure alpha-beta cfg of the ``hockney`` profile;
+- ``collsim run`` of the matching registry algorithm on collsim's generated
+  platform of that shape, checked, and ``--timing-only``.
+It prints wall time and peak memory (the largest proportional set size of the
+process tree, sampled) of each, collsim's ratio to plain smpirun, and the
+simulated times (equal when the routes and the work are: collsim runs with
+``--gamma 0``, as SMPI's own reductions cost no simulated time).  Not part of
+``make test``: the figures depend on the machine.
+
+    .venv/bin/python tests/benchmarks/vs_smpi.py [CASE ...]    # default: all cases
+    .venv/bin/python tests/benchmarks/vs_smpi.py --list
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from collsim.profiles import HARNESS_CFG, load_profile
+from collsim.units import simgrid_bandwidth, simgrid_time
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+BANDWIDTH_BPS, LATENCY_S = 12.5e9, 1e-6   # the generators' defaults
+
+# name: (np, bytes, SMPI's algorithm, collsim's algorithm, collsim platform options,
+#        SimGrid cluster topology and parameters)
+CASES = {
+    "fat_tree_256_ring_1MiB": (256, 1 << 20, "lr", "ring",
+                               ["--platform", "fat_tree", "--levels", "2",
+                                "--down-ports", "16,16", "--up-ports", "1,16"],
+                               ("FAT_TREE", "2;16,16;1,16;1,1")),
+    "fat_tree_1024_ring_1MiB": (1024, 1 << 20, "lr", "ring",
+                                ["--platform", "fat_tree", "--levels", "2",
+                                 "--down-ports", "32,32", "--up-ports", "1,32"],
+                                ("FAT_TREE", "2;32,32;1,32;1,1")),
+    "dragonfly_256_ring_1MiB": (256, 1 << 20, "lr", "ring",
+                                ["--platform", "dragonfly", "--dragonfly-groups", "4",
+                                 "--chassis-per-group", "2", "--routers-per-chassis", "4",
+                                 "--nodes-per-router", "8"],
+                                ("DRAGONFLY", "4,1;2,1;4,1;8")),
+    "dragonfly_1024_ring_1MiB": (1024, 1 << 20, "lr", "ring",
+                                 ["--platform", "dragonfly", "--dragonfly-groups", "8",
+                                  "--chassis-per-group", "2", "--routers-per-chassis", "8",
+                                  "--nodes-per-router", "8"],
+                                 ("DRAGONFLY", "8,1;2,1;8,1;8")),
+    "crossbar_16384_rdb_8B": (16384, 8, "rdb", "recursive_doubling",
+                              ["--platform", "crossbar", "--nodes", "16384"], None),
+    "crossbar_65536_rdb_8B": (65536, 8, "rdb", "recursive_doubling",
+                              ["--platform", "crossbar", "--nodes", "65536"], None),
+}
+
+
+def _cluster_xml(np: int, topology) -> str:
+    """SimGrid's own cluster: the generators' link defaults, one core per node."""
+    attributes = (f'id="c" prefix="node-" suffix="" radical="0-{np - 1}" speed="1Gf" '
+                  f'bw="{simgrid_bandwidth(BANDWIDTH_BPS)}" lat="{simgrid_time(LATENCY_S)}" '
+                  'sharing_policy="SPLITDUPLEX"')
+    if topology is not None:
+        attributes += f' topology="{topology[0]}" topo_parameters="{topology[1]}"'
+    return ("<?xml version='1.0'?>\n"
+            '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
+            '<platform version="4.1"><zone id="world" routing="Full">'
+            f"<cluster {attributes}/></zone></platform>\n")
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(children.get(current, []))
+    return found
+
+
+def _pss_mb(pids: list[int]) -> float:
+    """Proportional set size of these processes (a page shared n ways counts 1/n)."""
+    total_kb = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total_kb += int(line.split()[1])
+        except (OSError, ValueError):
+            pass
+    return total_kb / 1024
+
+
+def _measure(argv: list[str], env=None) -> tuple[float, float, str]:
+    """Wall time (s), peak memory of the process tree (MB), stdout.
+
+    Memory is the largest proportional set size of the tree, sampled every
+    0.2 s: the resident set size would count the pages of SMPI's shared
+    malloc once per rank that maps them.
+    """
+    started = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=env)
+        peak_mb = 0.0
+        while process.poll() is None:
+            peak_mb = max(peak_mb, _pss_mb(_descendants(process.pid)))
+            time.sleep(0.2)
+        wall = time.perf_counter() - started
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if process.returncode != 0:
+        raise SystemExit(f"failed ({process.returncode}): {' '.join(argv)}\n{stderr[-2000:]}")
+    return wall, peak_mb, stdout
+
+
+def run_case(name: str, workdir: Path, program: Path) -> None:
+    np, n_bytes, smpi_alg, alg, platform_args, topology = CASES[name]
+    platform = workdir / f"{name}.xml"
+    platform.write_text(_cluster_xml(np, topology))
+    hostfile = workdir / f"{name}.hosts"
+    hostfile.write_text("".join(f"node-{i}\n" for i in range(np)))
+    cfg = [f"--cfg={k}:{v}" for k, v in {**load_profile("hockney").cfg, **HARNESS_CFG}.items()]
+    if np > 30000:
+        cfg.append("--cfg=contexts/guard-size:0")
+    stock = [shutil.which("smpirun"), "-np", str(np), "-platform", str(platform),
+             "-hostfile", str(hostfile), *cfg, f"--cfg=smpi/allreduce:{smpi_alg}",
+             "--log=root.thres:warning", str(program), str(n_bytes)]
+    collsim = [str(REPO / ".venv" / "bin" / "collsim"), "run", "--np", str(np), "--coll",
+               "allreduce", "--alg", alg, "--bytes", str(n_bytes), "--json",
+               "--timeout-s", "3600", "--gamma", "0", *platform_args]
+    results = []
+    for label, argv in (("smpirun " + smpi_alg, stock), ("collsim " + alg, collsim),
+                        ("collsim --timing-only", collsim + ["--timing-only"])):
+        try:
+            wall, peak_mb, stdout = _measure(argv)
+        except SystemExit as failure:
+            print(f"{name:<28} {label:<24} failed: {str(failure).splitlines()[-1]}")
+            return
+        simulated = next((line.split()[1] for line in stdout.splitlines()
+                          if line.startswith("time_s")), None)
+        if simulated is None:
+            import json
+            simulated = json.loads(stdout.splitlines()[-1])["time_s"]
+        results.append((label, wall, peak_mb, float(simulated)))
+    base_wall, base_mb = results[0][1], results[0][2]
+    for label, wall, peak_mb, simulated in results:
+        print(f"{name:<28} {label:<24} {wall:>9.1f} s {peak_mb:>9.0f} MB "
+              f"{wall / base_wall:>6.2f}x {peak_mb / base_mb:>6.2f}x  simulated {simulated:.6g} s",
+              flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("cases", nargs="*", help="case names (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the cases")
+    args = parser.parse_args()
+    if args.list:
+        print("\n".join(CASES))
+        return
+    unknown = [c for c in args.cases if c not in CASES]
+    if unknown:
+        raise SystemExit(f"vs_smpi: unknown case {unknown[0]!r} (--list shows them)")
+    with tempfile.TemporaryDirectory(prefix="vs-smpi-") as tmp:
+        workdir = Path(tmp)
+        program = workdir / "allreduce"
+        # a program smpirun loads, so not with SMPI_PRETEND_CC (that builds a plain one)
+        env = {k: v for k, v in os.environ.items() if k != "SMPI_PRETEND_CC"}
+        subprocess.run(["smpicc", "-O2", "-o", str(program), str(HERE / "vs_smpi_allreduce.c")],
+                       check=True, env=env)
+        print(f"{'case':<28} {'run':<24} {'wall':>11} {'peak':>12} {'wall/':>7} {'mem/':>7}")
+        for name in args.cases or list(CASES):
+            run_case(name, workdir, program)
+
+
+if __name__ == "__main__":
+    main()
