@@ -7,6 +7,7 @@ classes hold on the crossbar (one rank per node) under the ``hockney`` profile.
 from __future__ import annotations
 
 from . import _pipelined
+from ._native import selected_model
 from ._base import (
     DEFAULT_PARAMS,
     AlgorithmParams,
@@ -19,7 +20,8 @@ from ._base import (
     shared_link_s,
 )
 
-__all__ = ["binomial", "linear", "chain", "pipeline", "binary", "scatter_allgather"]
+__all__ = ["binomial", "linear", "chain", "pipeline", "binary", "scatter_allgather",
+           "scatter_recursive_doubling_allgather", "openmpi_default", "mpich_default"]
 
 
 def binomial(
@@ -195,3 +197,97 @@ def scatter_allgather(
         clocks.shift([(v, (v + 1) % p, span((v - step + 1) % p, (v - step + 1) % p + 1),
                        (v - 1) % p) for v in range(p)])
     return exact(clocks.finish())
+
+
+def scatter_recursive_doubling_allgather(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Binomial scatter of p chunks, then recursive-doubling allgather (MPICH's
+    medium-message broadcast; p a power of two).
+
+    ``T = 2 lg p alpha + 2 (p - 1)/p n beta`` when p divides the count: the
+    scatter as in :func:`scatter_allgather`, then lg p exchanges of 1, 2, 4,
+    ... chunks.  Chunks are ``ceil(count / p)`` elements, the last ones shorter
+    or empty; their sizes are replayed exactly on per-rank clocks
+    (``_replay.Clocks``), with SMPI's 16-byte envelope on every message.
+
+    Accuracy: exact.  Every message is blocking between two ranks (the
+    exchanges are ``MPI_Sendrecv`` with one partner) on full-duplex links of
+    the crossbar, so the replay is the simulation's schedule.
+    """
+    from ._replay import Clocks
+
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if p & (p - 1):
+        raise ValueError(f"p must be a power of two, got {p!r}")
+    if not 0 <= root < p:
+        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    if p == 1 or count == 0:
+        return exact(0.0)
+    c = -(-count // p)
+
+    def span(first: int, last: int) -> int:
+        return min(last * c, count) - min(first * c, count)
+
+    clocks = Clocks(p, net, elem_bytes)  # indexed by v = (rank - root) mod p
+    mask = p >> 1
+    while mask:
+        for v in range(0, p, 2 * mask):
+            clocks.send(v, v + mask, span(v + mask, v + 2 * mask))
+        mask >>= 1
+    m = 1
+    while m < p:
+        for v in range(p):
+            partner = v ^ m
+            if v < partner:
+                mine, theirs = v & ~(m - 1), partner & ~(m - 1)
+                clocks.exchange(v, partner, span(mine, mine + m), span(theirs, theirs + m))
+        m <<= 1
+    return exact(clocks.finish())
+
+
+def openmpi_default(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Open MPI 4.1's default choice: the model of the algorithm collbench recorded.
+
+    ``params.selected`` names it (``collsim.analysis.models._native``).
+
+    Accuracy: that of the algorithm chosen.
+    """
+    return selected_model("bcast", "openmpi_default", p, n_bytes, net, elem_bytes=elem_bytes, root=root,
+                          commutative=commutative, params=params)
+
+
+def mpich_default(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """MPICH 4.0's default choice: the model of the algorithm collbench recorded.
+
+    ``params.selected`` names it (``collsim.analysis.models._native``).
+
+    Accuracy: that of the algorithm chosen.
+    """
+    return selected_model("bcast", "mpich_default", p, n_bytes, net, elem_bytes=elem_bytes, root=root,
+                          commutative=commutative, params=params)

@@ -22,10 +22,12 @@ from ._base import (
     reduce_s,
     total,
 )
+from ._native import selected_model
 from ._replay import Clocks
 
 __all__ = ["binomial", "linear", "rabenseifner", "binary_blocks", "hierarchical", "node_aware", "ring",
-           "prerounded", "fixed_order", "chain", "pipeline", "binary", "in_order_binary"]
+           "prerounded", "fixed_order", "chain", "pipeline", "binary", "in_order_binary",
+           "openmpi_default", "mpich_default"]
 
 
 def binomial(
@@ -703,3 +705,43 @@ def in_order_binary(
     count = check_arguments(p, n_bytes, elem_bytes)
     return exact(_pipelined.reduce_tree_s("in_order_binary", p, count, net, elem_bytes=elem_bytes, root=root,
                                    params=params, segmented=True))
+
+
+def openmpi_default(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Open MPI 4.1's default choice: the model of the algorithm collbench recorded.
+
+    ``params.selected`` names it (``collsim.analysis.models._native``).
+
+    Accuracy: that of the algorithm chosen.
+    """
+    return selected_model("reduce", "openmpi_default", p, n_bytes, net, elem_bytes=elem_bytes, root=root,
+                          commutative=commutative, params=params)
+
+
+def mpich_default(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """MPICH 4.0's default choice: the model of the algorithm collbench recorded.
+
+    ``params.selected`` names it (``collsim.analysis.models._native``).
+
+    Accuracy: that of the algorithm chosen.
+    """
+    return selected_model("reduce", "mpich_default", p, n_bytes, net, elem_bytes=elem_bytes, root=root,
+                          commutative=commutative, params=params)

@@ -1,0 +1,34 @@
+"""The models of the selectors (``openmpi_default``, ``mpich_default``).
+
+A selector runs the algorithm its library picks; collbench decides once, in C
+(``algorithms/common/native.c``), and records the choice in the row's
+``selected``.  The model of a selector is the model of that recorded choice:
+there is no second copy of the decision tables in Python.
+"""
+
+from __future__ import annotations
+
+from ._base import AlgorithmParams, NetworkParams, Prediction
+
+
+def selected_model(collective: str, selector: str, p: int, n_bytes: int, net: NetworkParams, *,
+                   elem_bytes: int, root: int, commutative: bool,
+                   params: AlgorithmParams) -> Prediction:
+    """The prediction of the algorithm a selector ran (``params.selected``).
+
+    Raises
+    ------
+    ValueError
+        If ``params.selected`` is not set (the model needs a collbench row), or
+        names the selector itself.
+    """
+    from . import model_for
+
+    if params.selected is None:
+        raise ValueError(f"{collective}/{selector}: the model needs the algorithm the selector "
+                         "chose (the 'selected' field of the collbench row)")
+    if params.selected in ("openmpi_default", "mpich_default"):
+        raise ValueError(f"{collective}/{selector}: selected {params.selected!r} is a selector")
+    inner = AlgorithmParams(alpha_over_beta_bytes=params.alpha_over_beta_bytes)
+    return model_for(collective, params.selected)(
+        p, n_bytes, net, elem_bytes=elem_bytes, root=root, commutative=commutative, params=inner)
