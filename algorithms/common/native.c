@@ -170,16 +170,13 @@ static int pof2_floor(int n)
     return p;
 }
 
-static const collsim_native_entry *choose_openmpi(const collsim_native_call *c)
+/* What Open MPI runs when told to run id (fan-out 0, segment size 0): the
+ * fallbacks inside the algorithms of coll_base. */
+static int openmpi_runs(const collsim_native_call *c, int alg)
 {
-    const long long bytes = c->count * c->type_size_bytes;
     const int pof2 = pof2_floor(c->comm_size);
-    int alg;
     switch (c->collective) {
     case COLLSIM_ALLREDUCE:
-        alg = table_lookup(c->commutative ? ompi_allreduce_commutative
-                                          : ompi_allreduce_noncommutative,
-                           c->comm_size, bytes);
         if (alg == 5) /* segsize 0: ompi_coll_base_allreduce_intra_ring_segmented runs the ring */
             alg = 4;
         if (alg == 4 && c->count < c->comm_size)
@@ -188,19 +185,37 @@ static const collsim_native_entry *choose_openmpi(const collsim_native_call *c)
             alg = 1;
         break;
     case COLLSIM_REDUCE:
-        alg = table_lookup(c->commutative ? ompi_reduce_commutative : ompi_reduce_noncommutative,
-                           c->comm_size, bytes);
         if (alg == 7 && (pof2 < 2 || c->count < pof2 || !c->commutative))
             alg = 1;
         break;
     default:
-        alg = table_lookup(ompi_bcast, c->comm_size, bytes);
         /* scatter_allgather(_ring) run basic_linear when count < p */
         if ((alg == 8 || alg == 9) && c->count < c->comm_size)
             alg = 1;
         break;
     }
-    return find_entry(COLLSIM_NATIVE_OPENMPI, c->collective, alg, NULL);
+    return alg;
+}
+
+static const collsim_native_entry *choose_openmpi(const collsim_native_call *c)
+{
+    const long long bytes = c->count * c->type_size_bytes;
+    int alg;
+    switch (c->collective) {
+    case COLLSIM_ALLREDUCE:
+        alg = table_lookup(c->commutative ? ompi_allreduce_commutative
+                                          : ompi_allreduce_noncommutative,
+                           c->comm_size, bytes);
+        break;
+    case COLLSIM_REDUCE:
+        alg = table_lookup(c->commutative ? ompi_reduce_commutative : ompi_reduce_noncommutative,
+                           c->comm_size, bytes);
+        break;
+    default:
+        alg = table_lookup(ompi_bcast, c->comm_size, bytes);
+        break;
+    }
+    return find_entry(COLLSIM_NATIVE_OPENMPI, c->collective, openmpi_runs(c, alg), NULL);
 }
 
 /* generic.json, comm_type=intra, the comm_hierarchy=any branches (csel.c:
@@ -237,6 +252,20 @@ static const collsim_native_entry *choose_mpich(const collsim_native_call *c)
         break;
     }
     return find_entry(COLLSIM_NATIVE_MPICH, c->collective, 0, name);
+}
+
+const collsim_native_entry *collsim_native_forced(const collsim_native_entry *entry,
+                                                  const collsim_native_call *call)
+{
+    if (entry->library == COLLSIM_NATIVE_OPENMPI)
+        return find_entry(COLLSIM_NATIVE_OPENMPI, call->collective, openmpi_runs(call, entry->id),
+                          NULL);
+    /* MPICH asserts its restrictions (reduce_scatter_allgather, reduce_scatter_gather:
+     * a built-in op and count >= pof2(p)) instead of falling back. */
+    if (strstr(entry->library_name, "_intra_reduce_scatter_") != NULL &&
+        (!call->builtin_op || call->count < pof2_floor(call->comm_size)))
+        return NULL;
+    return entry;
 }
 
 const collsim_native_entry *collsim_native_choose(collsim_native_library library,

@@ -1,7 +1,7 @@
 /*
  * native.h: the default algorithm selection of two MPI libraries, as pure
- * functions without MPI (so that collbench can print a choice without running
- * anything), and the name mapping of ../native.def.
+ * functions (so that collbench can print a choice without running anything),
+ * and the name mapping of ../native.def.
  */
 #ifndef COLLSIM_NATIVE_H
 #define COLLSIM_NATIVE_H
@@ -44,6 +44,12 @@ typedef struct collsim_native_call {
  * fallbacks inside the algorithm it picked (Open MPI's ring runs recursive
  * doubling when count < p, ...).  Returns the native.def entry; never NULL. */
 const collsim_native_entry *collsim_native_choose(collsim_native_library library,
+                                                  const collsim_native_call *call);
+
+/* What the library runs for call when told to run entry (an Open MPI dynamic
+ * rule, an MPICH JSON leaf): entry itself, the algorithm it falls back to, or
+ * NULL where the library refuses (MPICH asserts its restrictions). */
+const collsim_native_entry *collsim_native_forced(const collsim_native_entry *entry,
                                                   const collsim_native_call *call);
 
 /* The library a registry entry selects like (openmpi_default, mpich_default);

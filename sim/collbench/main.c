@@ -543,6 +543,26 @@ static int print_native_choices(const options *opt)
                     printf("\"op\": \"%s\", ", op_names[op]);
                 print_json_string_or_null("selected", e->algorithm);
                 printf("\"native_algorithm\": \"%s\", \"native_id\": %d, ", e->library_name, e->id);
+                /* what the library runs when a rule names each of its algorithms */
+                printf("\"forced\": {");
+                size_t n;
+                const collsim_native_entry *all = collsim_native_entries(&n);
+                int first = 1;
+                for (size_t i = 0; i < n; i++) {
+                    if (all[i].library != library || all[i].collective != alg->collective)
+                        continue;
+                    const collsim_native_entry *runs = collsim_native_forced(&all[i], &call);
+                    printf("%s\"%s\": ", first ? "" : ", ", all[i].library_name);
+                    if (runs == NULL)
+                        printf("null");
+                    else
+                        printf("{\"native_algorithm\": \"%s\", \"native_id\": %d, \"selected\": %s%s%s}",
+                               runs->library_name, runs->id, runs->algorithm ? "\"" : "",
+                               runs->algorithm ? runs->algorithm : "null",
+                               runs->algorithm ? "\"" : "");
+                    first = 0;
+                }
+                printf("}, ");
                 if (why == NULL)
                     printf("\"error\": null}\n");
                 else

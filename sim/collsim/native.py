@@ -1,0 +1,182 @@
+"""collsim's algorithms in the language of two MPI libraries, and back.
+
+The mapping (collsim algorithm <-> Open MPI 4.1 coll/tuned id <-> MPICH 4.0
+algorithm name) has one home, ``algorithms/native.def``, which cites the
+library versions and source files; the libraries' default selections live in
+``algorithms/common/native.c``.  This module reads both through collbench
+(``--native``, ``--native-choice``) and writes the fastest-algorithm map of
+``collsim select`` in each library's format:
+
+- an Open MPI coll/tuned dynamic rules file, loaded with
+  ``mpirun --mca coll_tuned_use_dynamic_rules 1
+  --mca coll_tuned_dynamic_rules_filename FILE``
+  (format: ompi/mca/coll/tuned/coll_tuned_dynamic_file.c, v4.1.4);
+- an MPICH collective selection JSON, loaded with
+  ``MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE``
+  (format: src/mpi/coll/src/csel.c, v4.0.2).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+
+from collsim.errors import CollsimError
+
+__all__ = ["SELECTORS", "LIBRARIES", "is_selector", "mapping", "choices", "openmpi_rules",
+           "mpich_json"]
+
+# registry name of each selector -> library key of native.def
+SELECTORS = {"openmpi_default": "openmpi", "mpich_default": "mpich"}
+LIBRARIES = {"openmpi": "openmpi_default", "mpich": "mpich_default"}
+
+# Open MPI's COLLTYPE ids (ompi/mca/coll/base/coll_base_functions.h, v4.1.4)
+_OPENMPI_COLLTYPE = {"allreduce": 2, "bcast": 7, "reduce": 11}
+_MPICH_COLLECTIVES = ("allreduce", "bcast", "reduce")
+
+
+def is_selector(algorithm: str) -> bool:
+    """Whether a registry name is a selector (it runs another entry)."""
+    return algorithm in SELECTORS
+
+
+def _collbench(args: list[str], what: str) -> list[dict]:
+    from collsim.platforms import crossbar
+    from collsim.profiles import load_profile
+    from collsim.runner import simulate
+
+    rows, _ = simulate(crossbar(nodes=1), ["node-0"], load_profile("hockney"), args, what=what)
+    return rows
+
+
+@functools.lru_cache(maxsize=None)
+def mapping() -> tuple[dict, ...]:
+    """The lines of ``algorithms/native.def`` (``collbench --native``).
+
+    Each: ``library`` (openmpi, mpich), ``version``, ``collective``, ``id``
+    (Open MPI's algorithm id; 0 for MPICH), ``name`` (the library's),
+    ``algorithm`` (collsim's, or None: collsim has none) and ``note``.
+    """
+    return tuple(_collbench(["--native"], "collbench --native"))
+
+
+def choices(collective: str, library: str, np: int, sizes_bytes: tuple[int, ...], *,
+            op: str = "sum", dtype: str = "double") -> list[dict]:
+    """What a library runs for each size (``collbench --native-choice``).
+
+    Each row: ``selected`` (collsim's algorithm or None), ``native_algorithm``,
+    ``native_id``, ``error`` (None, or the sentence the selector fails with)
+    and ``forced``: for every algorithm of the library, what it runs when a
+    rule names that algorithm (the library's fallbacks applied; None where
+    the library refuses it).
+    """
+    if library not in LIBRARIES:
+        raise ValueError(f"library must be one of {', '.join(LIBRARIES)}, got {library!r}")
+    sizes = ",".join(str(n) for n in sizes_bytes)
+    args = ["--native-choice", "--coll", collective, "--alg", LIBRARIES[library],
+            "--np", str(np), "--bytes", sizes, "--dtype", dtype]
+    if collective != "bcast":
+        args += ["--op", op]
+    return _collbench(args, "collbench --native-choice")
+
+
+def library_cells(cells: list[dict], library: str) -> list[dict]:
+    """Per cell of ``collsim.select.select``, the fastest algorithm the library has.
+
+    An algorithm counts when the library, told to run its equivalent in that
+    cell, runs that very algorithm (not a fallback).  Returns one dict per
+    cell: ``np``, ``bytes``, ``collective``, ``algorithm``, ``time_s``,
+    ``native_name``, ``native_id``, ``best`` and ``best_s`` (collsim's overall
+    fastest) and ``lost`` (time_s / best_s - 1).
+
+    Raises
+    ------
+    CollsimError
+        If no algorithm the library has ran in a cell.
+    """
+    out = []
+    by_np: dict[tuple[str, int], list[dict]] = {}
+    for cell in cells:
+        by_np.setdefault((cell["collective"], cell["np"]), []).append(cell)
+    for (collective, np), group in by_np.items():
+        sizes = tuple(c["bytes"] for c in group)
+        rows = {row["bytes"]: row for row in choices(collective, library, np, sizes)}
+        for cell in group:
+            forced = rows[cell["bytes"]]["forced"]
+            available = {}
+            for name, runs in forced.items():
+                if runs is not None and runs["native_algorithm"] == name and runs["selected"]:
+                    available.setdefault(runs["selected"], (name, runs["native_id"]))
+            ranked = sorted(((t, a) for a, t in cell["times_s"].items() if a in available))
+            if not ranked:
+                raise CollsimError(
+                    f"{collective} on {np} ranks, {cell['bytes']} B: none of the algorithms "
+                    f"that ran ({', '.join(sorted(cell['times_s']))}) is one {library} has")
+            time_s, algorithm = ranked[0]
+            name, native_id = available[algorithm]
+            out.append({"collective": collective, "np": np, "bytes": cell["bytes"],
+                        "algorithm": algorithm, "time_s": time_s, "native_name": name,
+                        "native_id": native_id, "best": cell["fastest"],
+                        "best_s": cell["fastest_s"],
+                        "lost": time_s / cell["fastest_s"] - 1 if cell["fastest_s"] > 0 else 0.0})
+    return out
+
+
+def openmpi_rules(library_cells_: list[dict]) -> str:
+    """An Open MPI 4.1 coll/tuned dynamic rules file for cells of :func:`library_cells`.
+
+    Per collective, per process count (a rule applies from its communicator
+    size up to the next), per size (from its message size in bytes up to the
+    next): ``bytes algorithm fan-out segment-size``, fan-out and segment size 0
+    (one unsegmented chain for chain, as the fixed rules run it).  The
+    smallest size of each process count is written as 0, so that every
+    message size has a rule.
+    """
+    collectives = sorted({c["collective"] for c in library_cells_},
+                         key=lambda c: _OPENMPI_COLLTYPE[c])
+    lines = [f"{len(collectives)}  # collectives (written by collsim select)"]
+    for collective in collectives:
+        cells = [c for c in library_cells_ if c["collective"] == collective]
+        nps = sorted({c["np"] for c in cells})
+        lines.append(f"{_OPENMPI_COLLTYPE[collective]}  # {collective}")
+        lines.append(f"{len(nps)}  # communicator sizes")
+        for k, np in enumerate(nps):
+            row = sorted((c for c in cells if c["np"] == np), key=lambda c: c["bytes"])
+            lines.append(f"{1 if k == 0 else np}  # communicator size"
+                         + (f" (measured at {np})" if k == 0 and np != 1 else ""))
+            lines.append(f"{len(row)}  # message sizes")
+            for i, c in enumerate(row):
+                lines.append(f"{0 if i == 0 else c['bytes']} {c['native_id']} 0 0"
+                             f"  # {c['native_name']} = collsim {c['algorithm']}")
+    return "\n".join(lines) + "\n"
+
+
+def mpich_json(library_cells_: list[dict]) -> str:
+    """An MPICH 4.0 collective selection JSON for cells of :func:`library_cells`.
+
+    Per collective a tree ``comm_type=intra`` / ``comm_size<=N`` /
+    ``avg_msg_size<=B`` / ``algorithm=MPIR_...``: each process count and size
+    of the map covers the counts and sizes up to it, the largest of each
+    everything above (``comm_size=any``, ``avg_msg_size=any``).  Collectives
+    the map does not cover keep MPICH's defaults only if the file names them,
+    so the file also routes every other collective MPICH's selection asks for
+    to MPICH's ``auto`` algorithm... is not possible: MPICH needs a leaf for
+    each; callers give a map for the collectives they use.
+    """
+    tree: dict = {}
+    for collective in _MPICH_COLLECTIVES:
+        cells = [c for c in library_cells_ if c["collective"] == collective]
+        if not cells:
+            continue
+        nps = sorted({c["np"] for c in cells})
+        by_size: dict = {}
+        for k, np in enumerate(nps):
+            row = sorted((c for c in cells if c["np"] == np), key=lambda c: c["bytes"])
+            sizes: dict = {}
+            for i, c in enumerate(row):
+                key = "avg_msg_size=any" if i == len(row) - 1 else f"avg_msg_size<={c['bytes']}"
+                sizes[key] = {f"algorithm={c['native_name']}": {}}
+            key = "comm_size=any" if k == len(nps) - 1 else f"comm_size<={np}"
+            by_size[key] = sizes
+        tree[f"collective={collective}"] = {"comm_type=intra": by_size}
+    return json.dumps(tree, indent=2) + "\n"
