@@ -16,6 +16,8 @@ def selected_model(collective: str, selector: str, p: int, n_bytes: int, net: Ne
                    params: AlgorithmParams) -> Prediction:
     """The prediction of the algorithm a selector ran (``params.selected``).
 
+    Nothing to do (p = 1 or no bytes) costs nothing whatever the choice.
+
     Raises
     ------
     ValueError
@@ -23,7 +25,10 @@ def selected_model(collective: str, selector: str, p: int, n_bytes: int, net: Ne
         names the selector itself.
     """
     from . import model_for
+    from ._base import check_arguments, exact
 
+    if check_arguments(p, n_bytes, elem_bytes) == 0 or p == 1:
+        return exact(0.0)
     if params.selected is None:
         raise ValueError(f"{collective}/{selector}: the model needs the algorithm the selector "
                          "chose (the 'selected' field of the collbench row)")

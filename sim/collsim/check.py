@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from collsim.analysis.models import AlgorithmParams
+from collsim.native import is_selector
 from collsim.errors import CollsimError
 from collsim.platforms import platform_from_spec
 from collsim.platforms.simgrid import write_atomically
@@ -195,7 +196,9 @@ def load_suite(path: str | os.PathLike) -> Suite:
             raise _fail(path, f"{where}.collective", f"unknown collective {collective!r}")
         algorithms = raw.get("algorithms", "all")
         if algorithms == "all" or algorithms == ["all"]:
-            algorithms = [e["algorithm"] for e in entries if e["collective"] == collective]
+            # every algorithm but the selectors, which run one of the others
+            algorithms = [e["algorithm"] for e in entries
+                          if e["collective"] == collective and not is_selector(e["algorithm"])]
         if not isinstance(algorithms, list) or not all(isinstance(a, str) for a in algorithms):
             raise _fail(path, f"{where}.algorithms", "must be 'all' or a list of names")
         for algorithm in algorithms:

@@ -19,6 +19,7 @@ from typing import Sequence
 
 
 from collsim import __version__
+from collsim.native import is_selector
 from collsim.errors import CollsimError
 from collsim.platform_cli import add_platform_arguments, build_platform, register_platform_command
 from collsim.platforms import map_ranks, pair_parameters
@@ -127,7 +128,9 @@ def _selected_algorithms(collectives: str, algorithms: str) -> list[tuple[str, s
     wanted = known_collectives if collectives == "all" else collectives.split(",")
     selected = []
     for collective in wanted:
-        names = [e["algorithm"] for e in entries if e["collective"] == collective]
+        # "all": every algorithm but the selectors (each runs one of the others)
+        names = [e["algorithm"] for e in entries
+                 if e["collective"] == collective and not is_selector(e["algorithm"])]
         for algorithm in names if algorithms == "all" else algorithms.split(","):
             find_algorithm(collective, algorithm)  # one-line error when unknown
             selected.append((collective, algorithm))

@@ -151,22 +151,96 @@ def openmpi_rules(library_cells_: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# MPICH's algorithms that assert a built-in op and count >= pof2(p) instead of
+# falling back (src/mpi/coll/<coll>/<coll>_intra_reduce_scatter_*.c, v4.0.2),
+# and the algorithm MPICH's own default JSON routes those calls to.
+_MPICH_GUARDED = {
+    "MPIR_Allreduce_intra_reduce_scatter_allgather": "MPIR_Allreduce_intra_recursive_doubling",
+    "MPIR_Reduce_intra_reduce_scatter_gather": "MPIR_Reduce_intra_binomial",
+}
+
+
+# MPICH 4.0 aborts in a collective its selection JSON does not name
+# (src/mpi/coll/mpir_coll.c: MPIR_Assert(cnt)), so the file names every
+# blocking collective: the three of the map, and the others with one
+# algorithm each that takes any input (src/mpi/coll/coll_algorithms.txt,
+# v4.0.2: no restriction, or split on in-place buffers as the restrictions say).
+# Nonblocking and neighborhood collectives are not named.
+_MPICH_INTER = {
+    "allreduce": "MPIR_Allreduce_inter_reduce_exchange_bcast",
+    "bcast": "MPIR_Bcast_inter_remote_send_local_bcast",
+    "reduce": "MPIR_Reduce_inter_local_reduce_remote_send",
+}
+_MPICH_UNMAPPED = {  # the map's collectives when a map does not cover them
+    "allreduce": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}},
+    "bcast": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+    "reduce": {"algorithm=MPIR_Reduce_intra_binomial": {}},
+}
+_MPICH_OTHER_COLLECTIVES = {
+    "barrier": ({"algorithm=MPIR_Barrier_intra_dissemination": {}},
+                "MPIR_Barrier_inter_bcast"),
+    "allgather": ({"algorithm=MPIR_Allgather_intra_ring": {}},
+                  "MPIR_Allgather_inter_local_gather_remote_bcast"),
+    "allgatherv": ({"algorithm=MPIR_Allgatherv_intra_ring": {}},
+                   "MPIR_Allgatherv_inter_remote_gather_local_bcast"),
+    "gather": ({"algorithm=MPIR_Gather_intra_binomial": {}}, "MPIR_Gather_inter_linear"),
+    "gatherv": ({"algorithm=MPIR_Gatherv_allcomm_linear": {}}, "MPIR_Gatherv_allcomm_linear"),
+    "scatter": ({"algorithm=MPIR_Scatter_intra_binomial": {}}, "MPIR_Scatter_inter_linear"),
+    "scatterv": ({"algorithm=MPIR_Scatterv_allcomm_linear": {}}, "MPIR_Scatterv_allcomm_linear"),
+    "alltoall": ({"is_sendbuf_inplace=yes": {
+                     "algorithm=MPIR_Alltoall_intra_pairwise_sendrecv_replace": {}},
+                  "is_sendbuf_inplace=no": {"algorithm=MPIR_Alltoall_intra_pairwise": {}}},
+                 "MPIR_Alltoall_inter_pairwise_exchange"),
+    "alltoallv": ({"is_sendbuf_inplace=yes": {
+                      "algorithm=MPIR_Alltoallv_intra_pairwise_sendrecv_replace": {}},
+                   "is_sendbuf_inplace=no": {"algorithm=MPIR_Alltoallv_intra_scattered": {}}},
+                  "MPIR_Alltoallv_inter_pairwise_exchange"),
+    "alltoallw": ({"is_sendbuf_inplace=yes": {
+                      "algorithm=MPIR_Alltoallw_intra_pairwise_sendrecv_replace": {}},
+                   "is_sendbuf_inplace=no": {"algorithm=MPIR_Alltoallw_intra_scattered": {}}},
+                  "MPIR_Alltoallw_inter_pairwise_exchange"),
+    "reduce_scatter": ({"algorithm=MPIR_Reduce_scatter_intra_recursive_doubling": {}},
+                       "MPIR_Reduce_scatter_inter_remote_reduce_local_scatter"),
+    "reduce_scatter_block": ({"algorithm=MPIR_Reduce_scatter_block_intra_recursive_doubling": {}},
+                             "MPIR_Reduce_scatter_block_inter_remote_reduce_local_scatter"),
+    "scan": ({"algorithm=MPIR_Scan_intra_recursive_doubling": {}}, None),
+    "exscan": ({"algorithm=MPIR_Exscan_intra_recursive_doubling": {}}, None),
+}
+
+
+def _mpich_leaf(name: str) -> dict:
+    guard = _MPICH_GUARDED.get(name)
+    if guard is None:
+        return {f"algorithm={name}": {}}
+    return {"is_op_built_in=no": {f"algorithm={guard}": {}},
+            "is_op_built_in=yes": {"count<pow2": {f"algorithm={guard}": {}},
+                                   "count=any": {f"algorithm={name}": {}}}}
+
+
 def mpich_json(library_cells_: list[dict]) -> str:
     """An MPICH 4.0 collective selection JSON for cells of :func:`library_cells`.
 
-    Per collective a tree ``comm_type=intra`` / ``comm_size<=N`` /
-    ``avg_msg_size<=B`` / ``algorithm=MPIR_...``: each process count and size
-    of the map covers the counts and sizes up to it, the largest of each
-    everything above (``comm_size=any``, ``avg_msg_size=any``).  Collectives
-    the map does not cover keep MPICH's defaults only if the file names them,
-    so the file also routes every other collective MPICH's selection asks for
-    to MPICH's ``auto`` algorithm... is not possible: MPICH needs a leaf for
-    each; callers give a map for the collectives they use.
+    Per collective a tree ``comm_type=intra`` / ``comm_size<N`` /
+    ``avg_msg_size<B`` / ``algorithm=MPIR_...``: as in the Open MPI rules, a
+    cell applies from its process count and size up to the next ones (the
+    smallest from 0, the largest to everything above: ``comm_size=any``,
+    ``avg_msg_size=any``).  MPICH's reduce-scatter algorithms assert a
+    built-in op and count >= pof2(p); where the map picks one, the file
+    routes user-defined ops and smaller counts to recursive doubling
+    (allreduce) or binomial (reduce), as MPICH's default does.  MPICH aborts
+    in a collective the file does not name, so every other blocking
+    collective, and allreduce, reduce or bcast when the map has none, gets
+    one general algorithm (``_MPICH_OTHER_COLLECTIVES``, ``_MPICH_UNMAPPED``:
+    recursive doubling, binomial); nonblocking and neighborhood collectives
+    are not named.
     """
     tree: dict = {}
     for collective in _MPICH_COLLECTIVES:
         cells = [c for c in library_cells_ if c["collective"] == collective]
         if not cells:
+            tree[f"collective={collective}"] = {
+                "comm_type=intra": _MPICH_UNMAPPED[collective],
+                "comm_type=inter": {f"algorithm={_MPICH_INTER[collective]}": {}}}
             continue
         nps = sorted({c["np"] for c in cells})
         by_size: dict = {}
@@ -174,9 +248,16 @@ def mpich_json(library_cells_: list[dict]) -> str:
             row = sorted((c for c in cells if c["np"] == np), key=lambda c: c["bytes"])
             sizes: dict = {}
             for i, c in enumerate(row):
-                key = "avg_msg_size=any" if i == len(row) - 1 else f"avg_msg_size<={c['bytes']}"
-                sizes[key] = {f"algorithm={c['native_name']}": {}}
-            key = "comm_size=any" if k == len(nps) - 1 else f"comm_size<={np}"
+                key = ("avg_msg_size=any" if i == len(row) - 1
+                       else f"avg_msg_size<{row[i + 1]['bytes']}")
+                sizes[key] = _mpich_leaf(c["native_name"])
+            key = "comm_size=any" if k == len(nps) - 1 else f"comm_size<{nps[k + 1]}"
             by_size[key] = sizes
-        tree[f"collective={collective}"] = {"comm_type=intra": by_size}
+        tree[f"collective={collective}"] = {
+            "comm_type=intra": by_size,
+            "comm_type=inter": {f"algorithm={_MPICH_INTER[collective]}": {}}}
+    for collective, (intra, inter) in _MPICH_OTHER_COLLECTIVES.items():
+        tree[f"collective={collective}"] = {"comm_type=intra": intra}
+        if inter is not None:
+            tree[f"collective={collective}"]["comm_type=inter"] = {f"algorithm={inter}": {}}
     return json.dumps(tree, indent=2) + "\n"

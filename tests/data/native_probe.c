@@ -12,7 +12,9 @@
  * "rank_order" is the allreduce of the non-commutative op a o b = a (the
  * leftmost operand): in rank order every element is rank 0's value, 1 + i % 7;
  * an algorithm that combines out of rank order (Open MPI's ring) gives another
- * rank's.  Exit status 1 when a sum or the bcast is wrong.
+ * rank's.  Then every other blocking collective once (an MPICH selection file
+ * must name them all: MPICH aborts in a collective it lacks).  Exit status 1
+ * when a sum or the bcast is wrong.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -82,6 +84,32 @@ int main(int argc, char **argv)
     }
     free(list);
     MPI_Op_free(&op_leftmost);
+
+    int *a = malloc(sizeof(int) * (size_t)size), *b = malloc(sizeof(int) * (size_t)size);
+    int *ones = malloc(sizeof(int) * (size_t)size), *displs = malloc(sizeof(int) * (size_t)size);
+    for (int r = 0; r < size; r++) {
+        a[r] = rank + r;
+        ones[r] = 1;
+        displs[r] = r;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Allgather(a, 1, MPI_INT, b, 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Allgatherv(a, 1, MPI_INT, b, ones, displs, MPI_INT, MPI_COMM_WORLD);
+    MPI_Gather(a, 1, MPI_INT, b, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(a, 1, MPI_INT, b, ones, displs, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Scatter(a, 1, MPI_INT, b, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Scatterv(a, ones, displs, MPI_INT, b, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Alltoall(a, 1, MPI_INT, b, 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Alltoall(MPI_IN_PLACE, 1, MPI_INT, b, 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Alltoallv(a, ones, displs, MPI_INT, b, ones, displs, MPI_INT, MPI_COMM_WORLD);
+    MPI_Reduce_scatter(a, b, ones, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Reduce_scatter_block(a, b, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Scan(a, b, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Exscan(a, b, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    free(a);
+    free(b);
+    free(ones);
+    free(displs);
     MPI_Bcast(&wrong, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Finalize();
     return wrong ? 1 : 0;
