@@ -35,7 +35,7 @@ from collsim.errors import CollsimError
 from collsim.platforms import platform_from_spec
 from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import load_profile
-from collsim.runner import RunSpec, find_algorithm, registry, run
+from collsim.runner import NONCOMMUTATIVE_OPS, RunSpec, find_algorithm, registry, run
 from collsim.units import format_bytes, format_seconds, parse_bytes
 
 if sys.version_info >= (3, 11):
@@ -195,7 +195,8 @@ def load_suite(path: str | os.PathLike) -> Suite:
         if collective not in {e["collective"] for e in entries}:
             raise _fail(path, f"{where}.collective", f"unknown collective {collective!r}")
         algorithms = raw.get("algorithms", "all")
-        if algorithms == "all" or algorithms == ["all"]:
+        every = algorithms == "all" or algorithms == ["all"]
+        if every:
             # every algorithm but the selectors, which run one of the others
             algorithms = [e["algorithm"] for e in entries
                           if e["collective"] == collective and not is_selector(e["algorithm"])]
@@ -232,7 +233,13 @@ def load_suite(path: str | os.PathLike) -> Suite:
                 raise _fail(path, f"{where}.{key}", f"must be a {kind.__name__}")
         id_prefix = str(raw.get("name", f"{platform_name}"))
         for algorithm in algorithms:
+            restrictions = find_algorithm(collective, algorithm)["restrictions"]
             for np in nps:
+                # "all": only the algorithms whose restrictions this np and op meet
+                if every and (("power_of_two" in restrictions and np & (np - 1))
+                              or ("commutative" in restrictions
+                                  and raw.get("op", "sum") in NONCOMMUTATIVE_OPS)):
+                    continue
                 spec = RunSpec(
                     collective=collective,
                     algorithm=algorithm,
