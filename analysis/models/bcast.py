@@ -225,12 +225,12 @@ def scatter_recursive_doubling_allgather(
     from ._replay import Clocks
 
     count = check_arguments(p, n_bytes, elem_bytes)
-    if p & (p - 1):
-        raise ValueError(f"p must be a power of two, got {p!r}")
     if not 0 <= root < p:
         raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
     if p == 1 or count == 0:
         return exact(0.0)
+    if p & (p - 1):
+        raise ValueError(f"p must be a power of two, got {p!r}")
     c = -(-count // p)
 
     def span(first: int, last: int) -> int:
