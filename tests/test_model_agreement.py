@@ -13,7 +13,8 @@ import pytest
 
 from collsim.analysis.models import AlgorithmParams
 from collsim.native import is_selector
-from collsim.runner import RunSpec, registry, run
+from collsim.errors import CollsimError
+from collsim.runner import RunSpec, find_algorithm, registry, run
 
 ISSUE3_PROCESS_COUNTS = [2, 3, 4, 5, 7, 8, 12, 16, 31, 32, 33]
 ISSUE3_SIZES_BYTES = (8, 4096, 1 << 20)
@@ -56,6 +57,12 @@ def check_agreement(rows, collective, algorithm, p, sizes):
 def test_simulation_agrees_with_model(request, crossbar64, hockney, collective, algorithm, p):
     root = p // 2 if collective != "allreduce" else 0
     sizes = sizes_for(p)
+    if "power_of_two" in find_algorithm(collective, algorithm)["restrictions"] and p & (p - 1):
+        # the one cell a declared restriction leaves out: refused before anything runs
+        with pytest.raises(CollsimError, match="power-of-two"):
+            run(RunSpec(collective, algorithm, p, sizes, root=root), crossbar64, hockney,
+                platform="crossbar")
+        return
     rows, status = run(RunSpec(collective, algorithm, p, sizes, root=root),
                        crossbar64, hockney, platform="crossbar")
     assert status == 0
