@@ -135,6 +135,9 @@ def openmpi_rules(library_cells_: list[dict]) -> str:
     collectives = sorted({c["collective"] for c in library_cells_},
                          key=lambda c: _OPENMPI_COLLTYPE[c])
     lines = [f"{len(collectives)}  # collectives (written by collsim select)"]
+    if any(c["native_id"] == 4 and c["collective"] == "allreduce" for c in library_cells_):
+        lines.append("# Open MPI applies these rules to every op: its ring (4) combines out of "
+                     "rank order, wrong for non-commutative ops")
     for collective in collectives:
         cells = [c for c in library_cells_ if c["collective"] == collective]
         nps = sorted({c["np"] for c in cells})
