@@ -160,6 +160,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             mapping=args.mapping,
         )
         for collective, algorithm in _selected_algorithms(args.coll, args.alg)
+        # --alg all: not the algorithms restricted to power-of-two process counts on others
+        if not (args.alg == "all" and args.np & (args.np - 1)
+                and "power_of_two" in find_algorithm(collective, algorithm)["restrictions"])
     ]
     rows, status = [], 0
     for spec in specs:
