@@ -21,7 +21,8 @@ from ._base import (
 )
 
 __all__ = ["binomial", "linear", "chain", "pipeline", "binary", "scatter_allgather",
-           "scatter_recursive_doubling_allgather", "openmpi_default", "mpich_default"]
+           "scatter_recursive_doubling_allgather", "concurrent_binomial", "concurrent_knomial",
+           "openmpi_default", "mpich_default"]
 
 
 def binomial(
@@ -291,3 +292,98 @@ def mpich_default(
     """
     return selected_model("bcast", "mpich_default", p, n_bytes, net, elem_bytes=elem_bytes, root=root,
                           commutative=commutative, params=params)
+
+
+def _concurrent_tree_s(p: int, n_bytes: int, net: NetworkParams, children) -> float:
+    """A broadcast down a tree whose ranks send to all their children at once:
+    a parent with k children reaches them all ``alpha + k (n + envelope) beta``
+    after it got the vector (the k flows share its link and end together)."""
+    done = {0: 0.0}
+    order = [0]
+    for v in order:
+        kids = children(v)
+        for child in kids:
+            done[child] = done[v] + shared_link_s(net, n_bytes, len(kids))
+        order.extend(kids)
+    assert len(done) == p
+    return max(done.values())
+
+
+def concurrent_binomial(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Open MPI's binomial broadcast: each rank sends to all its children at once.
+
+    Relative rank v's children are v + 2^j for 2^j > v (Open MPI's bmtree); a
+    parent with k children reaches them ``alpha + k (n + envelope) beta`` after
+    it got the vector.  On p = 2^m ranks: ``m alpha + m (m + 1) / 2 n beta``.
+
+    Accuracy: exact on a full-duplex crossbar: a parent's flows start together
+    (the children wait in MPI_Recv), have the same route latency and share only
+    the parent's link, so they end together (as :func:`linear`'s).
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if not 0 <= root < p:
+        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    if p == 1 or count == 0:
+        return exact(0.0)
+
+    def children(v: int) -> list[int]:
+        high = 1
+        while high <= v:
+            high <<= 1
+        out = []
+        while high < p and v + high < p:
+            out.append(v + high)
+            high <<= 1
+        return out
+
+    return exact(_concurrent_tree_s(p, n_bytes, net, children))
+
+
+def concurrent_knomial(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Open MPI's k-nomial broadcast, radix 4: each rank sends to all its children at once.
+
+    Relative rank v's children are v + r 4^l (r = 1..3) for every 4^l below
+    v's lowest non-zero base-4 digit (Open MPI's kmtree); a parent with k
+    children reaches them ``alpha + k (n + envelope) beta`` after it got the
+    vector.
+
+    Accuracy: exact on a full-duplex crossbar, for the reason given in
+    :func:`concurrent_binomial`.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if not 0 <= root < p:
+        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    if p == 1 or count == 0:
+        return exact(0.0)
+    radix = 4
+
+    def children(v: int) -> list[int]:
+        mask = 1
+        while mask < p and not v % (radix * mask):
+            mask *= radix
+        out = []
+        mask //= radix
+        while mask > 0:
+            out.extend(v + mask * r for r in range(1, radix) if v + mask * r < p)
+            mask //= radix
+        return out
+
+    return exact(_concurrent_tree_s(p, n_bytes, net, children))

@@ -667,7 +667,7 @@ static int validate(const run_context *ctx, char *err, size_t errlen)
             return -1;
         }
     }
-    return validate_selection(ctx->alg, opt, ctx->size, err, errlen);
+    return 0;
 }
 
 static int run_measurements(run_context *ctx)
@@ -863,7 +863,8 @@ int main(int argc, char **argv)
             return EXIT_BAD_INPUT;
         }
         set_params(&ctx, &opt);
-        if (validate(&ctx, err, sizeof err) != 0) {
+        if (validate(&ctx, err, sizeof err) != 0 ||
+            validate_selection(ctx.alg, &opt, ctx.size, err, sizeof err) != 0) {
             if (ctx.rank == 0)
                 fprintf(stderr, "collbench: error: %s\n", err);
             MPI_Finalize();
