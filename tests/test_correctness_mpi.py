@@ -19,7 +19,7 @@ import os
 
 import pytest
 
-from collsim.native import is_selector
+from collsim.native import LIBRARY_ALGORITHMS as LIBRARY_ENTRIES, is_selector
 from collsim.runner import registry
 from collsim.realmpi import find_mpi_collbench, run_mpirun
 
@@ -62,6 +62,9 @@ def test_the_real_mpi_build_exists():
 
 @pytest.mark.parametrize("collective, algorithm", ALGORITHMS)
 def test_results_are_correct_under_mpirun(entries, collective, algorithm):
+    if (collective, algorithm) in LIBRARY_ENTRIES and os.environ.get("COLLSIM_FULL_MATRIX") != "1":
+        pytest.skip("the library entries of issue 15 under mpirun: COLLSIM_FULL_MATRIX=1 "
+                    "(tests/test_correctness.py holds them under smpirun)")
     entry = next(e for e in entries
                  if (e["collective"], e["algorithm"]) == (collective, algorithm))
     for p in PROCESS_COUNTS:

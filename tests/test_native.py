@@ -113,6 +113,15 @@ def test_a_choice_collsim_lacks_is_refused_naming_it(capsys):
     assert status == 2
     assert "Open MPI's reduce algorithm 4 (binary), which collsim lacks" in err
     assert err.count("\n") == 1
+    status = main(["run", "--np", "16", "--coll", "bcast", "--alg", "openmpi_default",
+                   "--bytes", "1MiB"])
+    assert status == 2 and "bcast algorithm 8 (scatter_allgather)" in capsys.readouterr().err
+
+
+def test_the_table_shows_the_choice(capsys):
+    assert main(["run", "--np", "4", "--coll", "reduce", "--alg", "openmpi_default",
+                 "--bytes", "64KiB"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split()[1] == "openmpi_default:chain"
 
 
 def _probe(tmp_path, mpicc):

@@ -81,7 +81,8 @@ def _format_table(rows: list[dict]) -> str:
         agrees = row["model_agrees"]
         lines.append((
             row["collective"],
-            row["algorithm"],
+            # a selector: the algorithm it chose after a colon
+            row["algorithm"] + (f":{row['selected']}" if row.get("selected") else ""),
             str(row["np"]),
             format_bytes(row["bytes"]),
             format_seconds(row["time_s"]),
