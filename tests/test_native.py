@@ -120,7 +120,7 @@ def test_a_choice_collsim_lacks_is_refused_naming_it(capsys):
 
 def test_the_table_shows_the_choice(capsys):
     assert main(["run", "--np", "4", "--coll", "reduce", "--alg", "openmpi_default",
-                 "--bytes", "64KiB"]) == 0
+                 "--bytes", "16KiB"]) == 0  # 4 <= p < 8, 4 KiB <= n < 64 KiB: chain (2)
     assert capsys.readouterr().out.splitlines()[1].split()[1] == "openmpi_default:chain"
 
 
