@@ -49,7 +49,8 @@ OPENMPI_CELLS = [
     ("allreduce", 20, 32, "sum", "recursive_doubling"),       # 5 -> ring -> count 4 < p: 3
     ("allreduce", 20, 64, "sum", "recursive_doubling"),       # 3
     ("allreduce", 2, 1 << 20, "first_nonzero", "basic_linear"),  # non-commutative, p < 4: 1
-    ("allreduce", 512, 8, "sum", "nonoverlapping"),           # 2: not in collsim
+    ("allreduce", 512, 8, "sum", "nonoverlapping"),           # 2: its reduce, then its bcast
+    ("allreduce", 200, 8, "sum", "nonoverlapping"),           # ... whose bcast (5) is missing
     ("reduce", 2, 0, "sum", "linear"),                        # < 8 B: 7 -> count 0 < pof2: 1
     ("reduce", 2, 8, "sum", "binary"),                        # 4: not in collsim
     ("reduce", 16, 8, "sum", "binary"),                       # 4: not in collsim
@@ -78,7 +79,12 @@ def test_the_selectors_choose_as_the_libraries(library, cells):
         assert row["native_algorithm"] == expected, (collective, np, n, op, row)
         names = {line["name"]: line["algorithm"] for line in native.mapping()
                  if line["library"] == library and line["collective"] == collective}
-        assert row["selected"] == names[expected]
+        if expected == "nonoverlapping":  # Open MPI's own reduce to 0, then its own bcast
+            assert row["selected"] == {
+                512: "reduce:overlapped_binomial+bcast:concurrent_knomial", 200: None}[np]
+            assert row["error"] is None or "whose bcast is its algorithm 5" in row["error"]
+        else:
+            assert row["selected"] == names[expected]
         assert (row["error"] is None) == (row["selected"] is not None)
 
 
@@ -219,3 +225,20 @@ def test_mpich_runs_with_the_json_and_refuses_a_malformed_one(tmp_path, allreduc
     result = _run(["mpirun.mpich", "-np", "3", str(probe), "8"],
                   env={"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": str(malformed)})
     assert result.returncode != 0 and not _lines(result.stdout)
+
+
+def test_open_mpi_nonoverlapping_is_its_reduce_then_its_bcast(hockney):
+    """Open MPI's allreduce on 128-255 ranks below 128 KiB (commutative): its reduce to
+    rank 0 (binomial, 5), then its bcast from rank 0 (16 KiB: linear, 1; 64 KiB: knomial,
+    7); the model is the sum of the two recorded choices."""
+    from collsim.platforms import crossbar
+
+    rows, status = run(RunSpec("allreduce", "openmpi_default", 130, (16384, 65536)),
+                       crossbar(nodes=130), hockney, platform="crossbar")
+    assert status == 0
+    assert [row["selected"] for row in rows] == [
+        "reduce:overlapped_binomial+bcast:linear",
+        "reduce:overlapped_binomial+bcast:concurrent_knomial"]
+    for row in rows:
+        assert row["native_id"] == 2 and row["check"] == "ok" and row["model_class"] == "exact"
+        assert row["time_s"] == pytest.approx(row["model_s"], rel=1e-6)

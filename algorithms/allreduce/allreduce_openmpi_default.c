@@ -6,6 +6,8 @@
  * decided once per call in common/native.c; it then runs the collsim
  * algorithm of the same name in ../native.def.
  *
+ * Open MPI's "nonoverlapping" (id 2) is its own reduce to rank 0 followed by
+ * its own bcast from rank 0: reduce_openmpi_default, then bcast_openmpi_default.
  * Where Open MPI 4.1 picks an algorithm collsim lacks, the call fails (the
  * harness refuses such a cell before anything runs, naming the algorithm);
  * nothing is substituted.  collbench rows record the choice ("selected").
@@ -28,6 +30,12 @@ int collsim_allreduce_openmpi_default(const void *sendbuf, void *recvbuf, int co
     if (rc != MPI_SUCCESS)
         return rc;
     const collsim_algorithm *target = collsim_native_target(COLLSIM_NATIVE_OPENMPI, &call, &entry);
+    if (entry->id == 2) { /* nonoverlapping: Open MPI's reduce to rank 0, then its bcast */
+        rc = collsim_reduce_openmpi_default(sendbuf, recvbuf, count, datatype, op, 0, comm, params);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        return collsim_bcast_openmpi_default(recvbuf, count, datatype, 0, comm, params);
+    }
     if (target == NULL)
         return MPI_ERR_UNSUPPORTED_OPERATION;
     return target->fn.allreduce(sendbuf, recvbuf, count, datatype, op, comm, params);

@@ -286,6 +286,41 @@ int collsim_native_selector_library(const collsim_algorithm *alg,
     return 0;
 }
 
+/* Open MPI's allreduce "nonoverlapping" (id 2): its own reduce to rank 0, then
+ * its own bcast from rank 0, each by its fixed rules for the same call. */
+static int is_nonoverlapping(const collsim_native_entry *e)
+{
+    return e->library == COLLSIM_NATIVE_OPENMPI && e->collective == COLLSIM_ALLREDUCE &&
+           e->id == 2;
+}
+
+void collsim_native_parts(const collsim_native_call *call, collsim_native_call *reduce,
+                          collsim_native_call *bcast)
+{
+    *reduce = *call;
+    reduce->collective = COLLSIM_REDUCE;
+    *bcast = *call;
+    bcast->collective = COLLSIM_BCAST;
+    bcast->commutative = 1;
+    bcast->builtin_op = 1;
+}
+
+const char *collsim_native_selected(collsim_native_library library,
+                                    const collsim_native_call *call, char *buf, size_t buflen)
+{
+    const collsim_native_entry *e = collsim_native_choose(library, call);
+    if (!is_nonoverlapping(e))
+        return e->algorithm;
+    collsim_native_call reduce, bcast;
+    collsim_native_parts(call, &reduce, &bcast);
+    const collsim_native_entry *r = collsim_native_choose(library, &reduce);
+    const collsim_native_entry *b = collsim_native_choose(library, &bcast);
+    if (r->algorithm == NULL || b->algorithm == NULL)
+        return NULL;
+    snprintf(buf, buflen, "reduce:%s+bcast:%s", r->algorithm, b->algorithm);
+    return buf;
+}
+
 const char *collsim_native_check(const collsim_algorithm *alg, const collsim_native_call *call,
                                  char *buf, size_t buflen)
 {
@@ -293,6 +328,31 @@ const char *collsim_native_check(const collsim_algorithm *alg, const collsim_nat
     if (collsim_native_selector_library(alg, &library) != 0)
         return NULL;
     const collsim_native_entry *e = collsim_native_choose(library, call);
+    if (is_nonoverlapping(e)) {
+        collsim_native_call reduce, bcast;
+        collsim_native_parts(call, &reduce, &bcast);
+        const collsim_native_entry *parts[2] = {collsim_native_choose(library, &reduce),
+                                                collsim_native_choose(library, &bcast)};
+        for (int i = 0; i < 2; i++) {
+            if (parts[i]->algorithm == NULL) {
+                snprintf(buf, buflen,
+                         "picks Open MPI's allreduce algorithm 2 (nonoverlapping), whose %s "
+                         "is its algorithm %d (%s), which collsim lacks: %s",
+                         i == 0 ? "reduce" : "bcast", parts[i]->id, parts[i]->library_name,
+                         parts[i]->note);
+                return buf;
+            }
+        }
+        const collsim_algorithm *target = collsim_find_algorithm("reduce", parts[0]->algorithm);
+        const char *why =
+            target ? collsim_check_restrictions(target, call->comm_size, call->commutative) : NULL;
+        if (why != NULL) {
+            snprintf(buf, buflen, "picks nonoverlapping, whose reduce %s %s", parts[0]->algorithm,
+                     why);
+            return buf;
+        }
+        return NULL;
+    }
     if (e->algorithm == NULL) {
         if (library == COLLSIM_NATIVE_OPENMPI)
             snprintf(buf, buflen, "picks Open MPI's %s algorithm %d (%s), which collsim lacks: %s",

@@ -62,6 +62,16 @@ int collsim_native_selector_library(const collsim_algorithm *alg,
 const char *collsim_native_check(const collsim_algorithm *alg, const collsim_native_call *call,
                                  char *buf, size_t buflen);
 
+/* The registry entry the library runs for call, or, for Open MPI's allreduce
+ * "nonoverlapping" (its reduce to rank 0, then its bcast), the two as
+ * "reduce:NAME+bcast:NAME" written into buf; NULL where collsim lacks one. */
+const char *collsim_native_selected(collsim_native_library library,
+                                    const collsim_native_call *call, char *buf, size_t buflen);
+
+/* The calls of the reduce and the bcast inside Open MPI's "nonoverlapping". */
+void collsim_native_parts(const collsim_native_call *call, collsim_native_call *reduce,
+                          collsim_native_call *bcast);
+
 /* Fills *call from the MPI arguments of a call (op MPI_OP_NULL for bcast).
  * Returns an MPI error code. */
 int collsim_native_call_from_mpi(collsim_collective collective, MPI_Comm comm, int count,

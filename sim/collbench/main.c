@@ -273,7 +273,8 @@ static void print_selection(const run_context *ctx, const check_case *c)
         return;
     const collsim_native_call call = native_call(ctx->alg, ctx->size, c->count, c->dtype, c->op);
     const collsim_native_entry *e = collsim_native_choose(library, &call);
-    print_json_string_or_null("selected", e->algorithm);
+    char buf[256];
+    print_json_string_or_null("selected", collsim_native_selected(library, &call, buf, sizeof buf));
     printf("\"native_algorithm\": \"%s\", \"native_id\": %d, ", e->library_name, e->id);
 }
 
@@ -541,7 +542,9 @@ static int print_native_choices(const options *opt)
                     printf("\"op\": null, ");
                 else
                     printf("\"op\": \"%s\", ", op_names[op]);
-                print_json_string_or_null("selected", e->algorithm);
+                char selected[256];
+                print_json_string_or_null("selected", collsim_native_selected(library, &call, selected,
+                                                                              sizeof selected));
                 printf("\"native_algorithm\": \"%s\", \"native_id\": %d, ", e->library_name, e->id);
                 /* what the library runs when a rule names each of its algorithms */
                 printf("\"forced\": {");
