@@ -242,3 +242,10 @@ def test_open_mpi_nonoverlapping_is_its_reduce_then_its_bcast(hockney):
     for row in rows:
         assert row["native_id"] == 2 and row["check"] == "ok" and row["model_class"] == "exact"
         assert row["time_s"] == pytest.approx(row["model_s"], rel=1e-6)
+
+
+def test_installing_mpich_leaves_open_mpi_the_mpi_of_build_mpi():
+    cache = (REPO_ROOT / "build-mpi" / "CMakeCache.txt").read_text()
+    (compiler,) = [line for line in cache.splitlines() if line.startswith("CMAKE_C_COMPILER:")]
+    assert compiler.endswith("mpicc.openmpi"), compiler
+    assert shutil.which("mpicc.mpich") and shutil.which("mpirun.mpich")
