@@ -50,10 +50,12 @@ OPENMPI_CELLS = [
     ("allreduce", 20, 64, "sum", "recursive_doubling"),       # 3
     ("allreduce", 2, 1 << 20, "first_nonzero", "basic_linear"),  # non-commutative, p < 4: 1
     ("allreduce", 512, 8, "sum", "nonoverlapping"),           # 2: its reduce, then its bcast
-    ("allreduce", 200, 8, "sum", "nonoverlapping"),           # ... whose bcast (5) is missing
+    ("allreduce", 200, 8, "sum", "nonoverlapping"),           # ... bcast: binary tree (5)
+    ("allreduce", 200, 8, "first_nonzero", "nonoverlapping"),  # ... whose reduce (6) is missing
     ("reduce", 2, 0, "sum", "linear"),                        # < 8 B: 7 -> count 0 < pof2: 1
     ("reduce", 2, 8, "sum", "binary"),                        # 4: not in collsim
-    ("reduce", 16, 8, "sum", "binary"),                       # 4: not in collsim
+    ("reduce", 16, 8, "sum", "binary"),                       # 4
+    ("reduce", 16, 8, "first_nonzero", "in-order_binary"),    # 6: not in collsim
     ("reduce", 5, 8192, "sum", "chain"),                      # 2 (fan-out 0 -> 1)
     ("bcast", 6, 65536, None, "basic_linear"),                # 1
     ("bcast", 20, 1 << 21, None, "scatter_allgather"),        # 8: not in collsim
@@ -81,8 +83,10 @@ def test_the_selectors_choose_as_the_libraries(library, cells):
                  if line["library"] == library and line["collective"] == collective}
         if expected == "nonoverlapping":  # Open MPI's own reduce to 0, then its own bcast
             assert row["selected"] == {
-                512: "reduce:overlapped_binomial+bcast:concurrent_knomial", 200: None}[np]
-            assert row["error"] is None or "whose bcast is its algorithm 5" in row["error"]
+                (512, "sum"): "reduce:overlapped_binomial+bcast:concurrent_knomial",
+                (200, "sum"): "reduce:overlapped_binomial+bcast:concurrent_binary",
+                (200, "first_nonzero"): None}[np, op]
+            assert row["error"] is None or "whose reduce is its algorithm 6" in row["error"]
         else:
             assert row["selected"] == names[expected]
         assert (row["error"] is None) == (row["selected"] is not None)
@@ -114,10 +118,10 @@ def test_selectors_record_their_choice_agree_with_its_model_and_are_correct(
 
 def test_a_choice_collsim_lacks_is_refused_naming_it(capsys):
     status = main(["run", "--np", "16", "--coll", "reduce", "--alg", "openmpi_default",
-                   "--bytes", "8"])
+                   "--bytes", "8", "--op", "first_nonzero"])
     err = capsys.readouterr().err
     assert status == 2
-    assert "Open MPI's reduce algorithm 4 (binary), which collsim lacks" in err
+    assert "Open MPI's reduce algorithm 6 (in-order_binary), which collsim lacks" in err
     assert err.count("\n") == 1
     status = main(["run", "--np", "16", "--coll", "bcast", "--alg", "openmpi_default",
                    "--bytes", "1MiB"])

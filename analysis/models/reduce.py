@@ -27,7 +27,7 @@ from ._replay import Clocks
 
 __all__ = ["binomial", "linear", "rabenseifner", "binary_blocks", "hierarchical", "node_aware", "ring",
            "prerounded", "fixed_order", "chain", "pipeline", "binary", "in_order_binary",
-           "overlapped_binomial", "openmpi_default", "mpich_default"]
+           "overlapped_binomial", "overlapped_binary", "openmpi_default", "mpich_default"]
 
 
 def binomial(
@@ -817,17 +817,61 @@ def overlapped_binomial(
         raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
     if p == 1 or count == 0:
         return exact(0.0)
-    one = shared_link_s(net, n_bytes, 1)
-    work_s = shared_link_s(net, n_bytes, 2) - one
-    latency_s = one - work_s
-    ready: dict[int, float] = {}
-    for v in reversed(range(p)):
+    def children(v: int) -> list[int]:
         kids = []
         mask = 1
         while mask < p and not v & mask:
             if v + mask < p:
                 kids.append(v + mask)
             mask <<= 1
+        return kids
+
+    return exact(_generic_tree_reduce_s(p, n_bytes, net, children))
+
+
+def _generic_tree_reduce_s(p: int, n_bytes: int, net: NetworkParams, children) -> float:
+    """Open MPI's generic tree reduce over a tree whose children have larger
+    relative ranks than their parent: each rank's finish from its children's
+    (:func:`_two_in_flight_s`), from the last rank up."""
+    one = shared_link_s(net, n_bytes, 1)
+    work_s = shared_link_s(net, n_bytes, 2) - one
+    latency_s = one - work_s
+    ready: dict[int, float] = {}
+    for v in reversed(range(p)):
+        kids = children(v)
         ready[v] = (_two_in_flight_s([ready[c] for c in kids], latency_s, work_s,
                                      reduce_s(net, n_bytes)) if kids else 0.0)
-    return exact(ready[0])
+    return ready[0]
+
+
+def overlapped_binary(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Open MPI's binary-tree reduce: level-order binary tree, both children's
+    receives in flight at once.
+
+    The tree of ``bcast.level_order_binary_children``; each rank's finish
+    replayed from its children's with the fluid sharing of
+    :func:`_two_in_flight_s` (two children of equal subtrees arrive together
+    and share the parent's link: about ``alpha + 2 n beta + 2 n gamma`` per
+    level).
+
+    Accuracy: exact on a full-duplex crossbar, for the reason given in
+    :func:`overlapped_binomial`.
+    """
+    from .bcast import level_order_binary_children
+
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if not 0 <= root < p:
+        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    if p == 1 or count == 0:
+        return exact(0.0)
+    return exact(_generic_tree_reduce_s(p, n_bytes, net,
+                                        lambda v: level_order_binary_children(v, p)))

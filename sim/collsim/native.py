@@ -35,7 +35,8 @@ LIBRARIES = {"openmpi": "openmpi_default", "mpich": "mpich_default"}
 LIBRARY_ALGORITHMS = frozenset({
     ("allreduce", "linear"), ("bcast", "scatter_recursive_doubling_allgather"),
     ("bcast", "concurrent_binomial"), ("bcast", "concurrent_knomial"),
-    ("reduce", "overlapped_binomial")})
+    ("reduce", "overlapped_binomial"), ("bcast", "concurrent_binary"),
+    ("reduce", "overlapped_binary")})
 
 # Open MPI's COLLTYPE ids (ompi/mca/coll/base/coll_base_functions.h, v4.1.4)
 _OPENMPI_COLLTYPE = {"allreduce": 2, "bcast": 7, "reduce": 11}
