@@ -9,7 +9,8 @@
  * non-zero base-4 digit cleared; its children are v + r 4^l for r = 1..3 and
  * every 4^l below v's lowest non-zero digit (every level for the root), below
  * p.  A rank posts one MPI_Isend per child and waits for all of them
- * (ompi_coll_base_bcast_intra_generic): the sends share its link.
+ * (ompi_coll_base_bcast_intra_generic; common/generic_tree.c): the sends
+ * share its link.
  *
  *     p = 16, root 0:  0 -> {4, 8, 12, 1, 2, 3} at once;  4 -> {5, 6, 7}; ...
  *
@@ -19,6 +20,7 @@
  * Cost:      along the path to the last rank, per parent with k children
  *            alpha + k n beta (its k sends share its link).
  */
+#include "common/generic_tree.h"
 #include "common/internal.h"
 
 #define RADIX 4
@@ -26,14 +28,11 @@
 int collsim_bcast_concurrent_knomial(void *buffer, int count, MPI_Datatype datatype, int root,
                                      MPI_Comm comm, const collsim_params *params)
 {
-    int rc = MPI_SUCCESS, rank, size, nreq = 0;
-    MPI_Request *requests = NULL;
+    int rc = MPI_SUCCESS, rank, size, nchildren = 0;
+    int children[COLLSIM_GENERIC_TREE_MAX_CHILDREN];
     (void)params;
-
     COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
     COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    if (count == 0 || size == 1)
-        return MPI_SUCCESS;
     const int v = (rank - root + size) % size;
     int mask = 1, parent = 0; /* mask: the radix power of v's lowest non-zero digit */
     while (mask < size) {
@@ -43,24 +42,12 @@ int collsim_bcast_concurrent_knomial(void *buffer, int count, MPI_Datatype datat
         }
         mask *= RADIX;
     }
-    if (v != 0)
-        COLLSIM_CHECK(MPI_Recv(buffer, count, datatype, (parent + root) % size, COLLSIM_TAG_BCAST,
-                               comm, MPI_STATUS_IGNORE));
-    requests = malloc(sizeof(MPI_Request) * (size_t)(RADIX - 1) * 32);
-    if (requests == NULL)
-        return MPI_ERR_NO_MEM;
-    for (mask /= RADIX; mask > 0; mask /= RADIX) {
-        for (int r = 1; r < RADIX; r++) {
-            if (v + mask * r >= size)
-                continue;
-            COLLSIM_CHECK(MPI_Isend(buffer, count, datatype, (v + mask * r + root) % size,
-                                    COLLSIM_TAG_BCAST, comm, &requests[nreq]));
-            nreq++;
-        }
-    }
-    COLLSIM_CHECK(MPI_Waitall(nreq, requests, MPI_STATUSES_IGNORE));
-
+    for (mask /= RADIX; mask > 0; mask /= RADIX)
+        for (int r = 1; r < RADIX; r++)
+            if (v + mask * r < size)
+                children[nchildren++] = v + mask * r;
+    return collsim_generic_tree_bcast(buffer, count, datatype, root, comm, parent, children,
+                                      nchildren);
 cleanup:
-    free(requests);
     return rc;
 }
