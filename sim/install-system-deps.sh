@@ -1,8 +1,11 @@
 #!/bin/sh
 # Installs the system packages collsim needs, and only those that are missing:
 # SimGrid (libsimgrid-dev: smpicc, smpirun), Open MPI (openmpi-bin,
-# libopenmpi-dev: the real MPI the same sources are also tested with), CMake, a C
-# compiler, and Python's venv module.  Debian/Ubuntu; as root, or through sudo.  A second run finds
+# libopenmpi-dev: the real MPI the same sources are also tested with), MPICH
+# (mpich, libmpich-dev: only to check that the MPICH selection JSON of
+# `collsim select --mpich-json` loads; Open MPI stays the default mpicc/mpirun,
+# as Debian's alternatives rank it first and the Makefile names mpicc.openmpi),
+# CMake, a C compiler, and Python's venv module.  Debian/Ubuntu; as root, or through sudo.  A second run finds
 # everything and installs nothing.
 set -eu
 
@@ -11,6 +14,8 @@ command -v smpicc >/dev/null 2>&1 && command -v smpirun >/dev/null 2>&1 \
     || missing="$missing libsimgrid-dev"
 command -v mpicc.openmpi >/dev/null 2>&1 && command -v mpirun.openmpi >/dev/null 2>&1 \
     || missing="$missing openmpi-bin libopenmpi-dev"
+command -v mpicc.mpich >/dev/null 2>&1 && command -v mpirun.mpich >/dev/null 2>&1 \
+    || missing="$missing mpich libmpich-dev"
 command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
 command -v cc >/dev/null 2>&1 || missing="$missing gcc libc6-dev"
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$missing python3-venv"

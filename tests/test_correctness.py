@@ -8,7 +8,8 @@ counts 0, 1, 2, 3, 17, 1000, 65537; int32, double, float; sum, max and the
 non-commutative first_nonzero for every algorithm not restricted to commutative ops
 (prod and min as well up to p = 8, where they are cheap); roots 0, p-1 and p/2.  A cell
 is left out only for a restriction the registry declares (commutative op, power-of-two
-p).  The two-level algorithms run with their defaults here and with other groupings,
+p); the entries added to run the MPI libraries' choices (collsim.native.LIBRARY_ALGORITHMS)
+run up to 17 ranks in `make test` and the whole matrix under COLLSIM_FULL_MATRIX=1.  The two-level algorithms run with their defaults here and with other groupings,
 inner/outer algorithms and node sizes in `test_two_level_variants`.
 """
 
@@ -17,6 +18,7 @@ import os
 import pytest
 
 from collsim.platforms import crossbar, map_ranks
+from collsim.native import LIBRARY_ALGORITHMS, is_selector
 from collsim.runner import registry, simulate
 
 # The whole matrix (issue 5: p in 1..33, 64, 100, 128) takes about 20 minutes on
@@ -32,7 +34,10 @@ DTYPES = ["int32", "double", "float"]
 BASE_OPS = ["sum", "max", "first_nonzero"]
 CHEAP_OPS = ["prod", "min"]
 CHEAP_UP_TO_P = 8
-ALGORITHMS = [(entry["collective"], entry["algorithm"]) for entry in registry()]
+# The selectors (openmpi_default, mpich_default) run one of these; tests/test_native.py
+# holds them on the cells whose library choice collsim has (elsewhere they refuse).
+ALGORITHMS = [(entry["collective"], entry["algorithm"]) for entry in registry()
+              if not is_selector(entry["algorithm"])]
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +111,9 @@ def test_results_are_correct(entries, crossbar128, collective, algorithm, p):
     if not allowed(entry, p):
         assert "power_of_two" in entry["restrictions"]  # a declared restriction, not a skip
         return
+    if ((collective, algorithm) in LIBRARY_ALGORITHMS and p > 17
+            and os.environ.get("COLLSIM_FULL_MATRIX") != "1"):
+        pytest.skip("the library entries of issue 15 above 17 ranks: COLLSIM_FULL_MATRIX=1")
     check_matrix(crossbar128, p, entry)
 
 

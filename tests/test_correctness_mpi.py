@@ -19,6 +19,7 @@ import os
 
 import pytest
 
+from collsim.native import LIBRARY_ALGORITHMS as LIBRARY_ENTRIES, is_selector
 from collsim.runner import registry
 from collsim.realmpi import find_mpi_collbench, run_mpirun
 
@@ -48,7 +49,10 @@ STANDARD_PROCESS_COUNTS = [1, 2, 3, 5, 8, 13]
 FULL_PROCESS_COUNTS = list(range(1, 34)) + [64, 100, 128]
 PROCESS_COUNTS = (FULL_PROCESS_COUNTS if os.environ.get("COLLSIM_FULL_MATRIX") == "1"
                   else STANDARD_PROCESS_COUNTS)
-ALGORITHMS = [(entry["collective"], entry["algorithm"]) for entry in registry()]
+# The selectors (openmpi_default, mpich_default) run one of these; tests/test_native.py
+# holds them on the cells whose library choice collsim has (elsewhere they refuse).
+ALGORITHMS = [(entry["collective"], entry["algorithm"]) for entry in registry()
+              if not is_selector(entry["algorithm"])]
 
 
 def test_the_real_mpi_build_exists():
@@ -58,6 +62,9 @@ def test_the_real_mpi_build_exists():
 
 @pytest.mark.parametrize("collective, algorithm", ALGORITHMS)
 def test_results_are_correct_under_mpirun(entries, collective, algorithm):
+    if (collective, algorithm) in LIBRARY_ENTRIES and os.environ.get("COLLSIM_FULL_MATRIX") != "1":
+        pytest.skip("the library entries of issue 15 under mpirun: COLLSIM_FULL_MATRIX=1 "
+                    "(tests/test_correctness.py holds them under smpirun)")
     entry = next(e for e in entries
                  if (e["collective"], e["algorithm"]) == (collective, algorithm))
     for p in PROCESS_COUNTS:

@@ -103,6 +103,10 @@ class AlgorithmParams:
         Two-level algorithms: registry names used inside groups / between leaders.
     node_size : int
         Node-aware algorithms: ranks per exposed node (0 = the real node).
+    selected : str or None
+        Selectors (``openmpi_default``, ``mpich_default``): the registry entry
+        the selector ran, as collbench records it in the row's ``selected``;
+        an output of the run, never an input to it.
     """
 
     segment_bytes: int = 0
@@ -112,6 +116,7 @@ class AlgorithmParams:
     inner_algorithm: str | None = None
     outer_algorithm: str | None = None
     node_size: int = 0
+    selected: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("segment_bytes", "block_count", "group_count", "node_size"):

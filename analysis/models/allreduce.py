@@ -27,12 +27,14 @@ from ._base import (
     total,
 )
 from . import _blocks, _pipelined
+from ._native import selected_model
 from ._replay import Clocks
 from . import bcast as _bcast
 from . import reduce as _reduce
 
 __all__ = ["recursive_doubling", "ring", "rabenseifner", "binary_blocks", "reduce_bcast", "hierarchical", "node_aware",
-           "prerounded", "fixed_order", "binary_tree", "pipelined_tree", "dual_root_pipelined"]
+           "prerounded", "fixed_order", "binary_tree", "pipelined_tree", "dual_root_pipelined",
+           "linear", "openmpi_default", "mpich_default"]
 
 
 def recursive_doubling(
@@ -527,3 +529,66 @@ def dual_root_pipelined(
     """
     count = check_arguments(p, n_bytes, elem_bytes)
     return exact(_pipelined.dual_root_s(p, count, net, elem_bytes=elem_bytes, params=params))
+
+
+def linear(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Linear reduce to rank 0, then linear broadcast from rank 0 (Open MPI's
+    allreduce ``basic_linear``).
+
+    ``T = (p - 1)(alpha + n beta + n gamma) + alpha + (p - 1)(n + envelope) beta``.
+
+    Accuracy: exact (the sum of two exact parts: the broadcast starts when
+    rank 0 has combined the last vector, and every other rank waits for it).
+    """
+    reduce_part = _reduce.linear(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
+    bcast_part = _bcast.linear(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
+    return total(reduce_part, bcast_part)
+
+
+def openmpi_default(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Open MPI 4.1's default choice: the model of the algorithm collbench recorded.
+
+    ``params.selected`` names it (``collsim.analysis.models._native``).
+
+    Accuracy: that of the algorithm chosen.
+    """
+    return selected_model("allreduce", "openmpi_default", p, n_bytes, net, elem_bytes=elem_bytes, root=root,
+                          commutative=commutative, params=params)
+
+
+def mpich_default(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """MPICH 4.0's default choice: the model of the algorithm collbench recorded.
+
+    ``params.selected`` names it (``collsim.analysis.models._native``).
+
+    Accuracy: that of the algorithm chosen.
+    """
+    return selected_model("allreduce", "mpich_default", p, n_bytes, net, elem_bytes=elem_bytes, root=root,
+                          commutative=commutative, params=params)

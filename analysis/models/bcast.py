@@ -7,6 +7,7 @@ classes hold on the crossbar (one rank per node) under the ``hockney`` profile.
 from __future__ import annotations
 
 from . import _pipelined
+from ._native import selected_model
 from ._base import (
     DEFAULT_PARAMS,
     AlgorithmParams,
@@ -20,7 +21,9 @@ from ._base import (
     staggered_shared_link_s,
 )
 
-__all__ = ["binomial", "linear", "chain", "pipeline", "binary", "scatter_allgather"]
+__all__ = ["binomial", "linear", "chain", "pipeline", "binary", "scatter_allgather",
+           "scatter_recursive_doubling_allgather", "concurrent_binomial", "concurrent_knomial", "concurrent_binary",
+           "openmpi_default", "mpich_default"]
 
 
 def binomial(
@@ -202,3 +205,229 @@ def scatter_allgather(
         clocks.shift([(v, (v + 1) % p, span((v - step + 1) % p, (v - step + 1) % p + 1),
                        (v - 1) % p) for v in range(p)])
     return exact(clocks.finish())
+
+
+def scatter_recursive_doubling_allgather(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Binomial scatter of p chunks, then recursive-doubling allgather (MPICH's
+    medium-message broadcast; p a power of two).
+
+    ``T = 2 lg p alpha + 2 (p - 1)/p n beta`` when p divides the count: the
+    scatter as in :func:`scatter_allgather`, then lg p exchanges of 1, 2, 4,
+    ... chunks.  Chunks are ``ceil(count / p)`` elements, the last ones shorter
+    or empty; their sizes are replayed exactly on per-rank clocks
+    (``_replay.Clocks``), with SMPI's 16-byte envelope on every message.
+
+    Accuracy: exact.  Every message is blocking between two ranks (the
+    exchanges are ``MPI_Sendrecv`` with one partner) on full-duplex links of
+    the crossbar, so the replay is the simulation's schedule.
+    """
+    from ._replay import Clocks
+
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if not 0 <= root < p:
+        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    if p == 1 or count == 0:
+        return exact(0.0)
+    if p & (p - 1):
+        raise ValueError(f"p must be a power of two, got {p!r}")
+    c = -(-count // p)
+
+    def span(first: int, last: int) -> int:
+        return min(last * c, count) - min(first * c, count)
+
+    clocks = Clocks(p, net, elem_bytes)  # indexed by v = (rank - root) mod p
+    mask = p >> 1
+    while mask:
+        for v in range(0, p, 2 * mask):
+            clocks.send(v, v + mask, span(v + mask, v + 2 * mask))
+        mask >>= 1
+    m = 1
+    while m < p:
+        for v in range(p):
+            partner = v ^ m
+            if v < partner:
+                mine, theirs = v & ~(m - 1), partner & ~(m - 1)
+                clocks.exchange(v, partner, span(mine, mine + m), span(theirs, theirs + m))
+        m <<= 1
+    return exact(clocks.finish())
+
+
+def openmpi_default(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Open MPI 4.1's default choice: the model of the algorithm collbench recorded.
+
+    ``params.selected`` names it (``collsim.analysis.models._native``).
+
+    Accuracy: that of the algorithm chosen.
+    """
+    return selected_model("bcast", "openmpi_default", p, n_bytes, net, elem_bytes=elem_bytes, root=root,
+                          commutative=commutative, params=params)
+
+
+def mpich_default(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """MPICH 4.0's default choice: the model of the algorithm collbench recorded.
+
+    ``params.selected`` names it (``collsim.analysis.models._native``).
+
+    Accuracy: that of the algorithm chosen.
+    """
+    return selected_model("bcast", "mpich_default", p, n_bytes, net, elem_bytes=elem_bytes, root=root,
+                          commutative=commutative, params=params)
+
+
+def _concurrent_tree_s(p: int, n_bytes: int, net: NetworkParams, children) -> float:
+    """A broadcast down a tree whose ranks send to all their children at once:
+    a parent with k children reaches them all ``alpha + k (n + envelope) beta``
+    after it got the vector (the k flows share its link and end together)."""
+    done = {0: 0.0}
+    order = [0]
+    for v in order:
+        kids = children(v)
+        for child in kids:
+            done[child] = done[v] + shared_link_s(net, n_bytes, len(kids))
+        order.extend(kids)
+    assert len(done) == p
+    return max(done.values())
+
+
+def concurrent_binomial(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Open MPI's binomial broadcast: each rank sends to all its children at once.
+
+    Relative rank v's children are v + 2^j for 2^j > v (Open MPI's bmtree); a
+    parent with k children reaches them ``alpha + k (n + envelope) beta`` after
+    it got the vector.  On p = 2^m ranks: ``m alpha + m (m + 1) / 2 n beta``.
+
+    Accuracy: exact on a full-duplex crossbar: a parent's flows start together
+    (the children wait in MPI_Recv), have the same route latency and share only
+    the parent's link, so they end together (as :func:`linear`'s).
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if not 0 <= root < p:
+        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    if p == 1 or count == 0:
+        return exact(0.0)
+
+    def children(v: int) -> list[int]:
+        high = 1
+        while high <= v:
+            high <<= 1
+        out = []
+        while high < p and v + high < p:
+            out.append(v + high)
+            high <<= 1
+        return out
+
+    return exact(_concurrent_tree_s(p, n_bytes, net, children))
+
+
+def concurrent_knomial(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Open MPI's k-nomial broadcast, radix 4: each rank sends to all its children at once.
+
+    Relative rank v's children are v + r 4^l (r = 1..3) for every 4^l below
+    v's lowest non-zero base-4 digit (Open MPI's kmtree); a parent with k
+    children reaches them ``alpha + k (n + envelope) beta`` after it got the
+    vector.
+
+    Accuracy: exact on a full-duplex crossbar, for the reason given in
+    :func:`concurrent_binomial`.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if not 0 <= root < p:
+        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    if p == 1 or count == 0:
+        return exact(0.0)
+    radix = 4
+
+    def children(v: int) -> list[int]:
+        mask = 1
+        while mask < p and not v % (radix * mask):
+            mask *= radix
+        out = []
+        mask //= radix
+        while mask > 0:
+            out.extend(v + mask * r for r in range(1, radix) if v + mask * r < p)
+            mask //= radix
+        return out
+
+    return exact(_concurrent_tree_s(p, n_bytes, net, children))
+
+
+def level_order_binary_children(v: int, p: int) -> list[int]:
+    """Open MPI's binary tree (ompi_coll_base_topo_build_tree(2)): relative rank
+    v on level L = floor(lg(v + 1)) has children v + 2^L and v + 2^(L+1) below p."""
+    level_size = 1
+    while 2 * level_size - 1 <= v:
+        level_size *= 2
+    return [v + level_size * i for i in (1, 2) if v + level_size * i < p]
+
+
+def concurrent_binary(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Open MPI's binary-tree broadcast: each rank sends to both children at once.
+
+    Level-order binary tree (:func:`level_order_binary_children`); a parent
+    with k children reaches them ``alpha + k (n + envelope) beta`` after it
+    got the vector.
+
+    Accuracy: exact on a full-duplex crossbar, for the reason given in
+    :func:`concurrent_binomial`.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if not 0 <= root < p:
+        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    if p == 1 or count == 0:
+        return exact(0.0)
+    return exact(_concurrent_tree_s(p, n_bytes, net,
+                                    lambda v: level_order_binary_children(v, p)))

@@ -22,10 +22,12 @@ from ._base import (
     reduce_s,
     total,
 )
+from ._native import selected_model
 from ._replay import Clocks
 
 __all__ = ["binomial", "linear", "rabenseifner", "binary_blocks", "hierarchical", "node_aware", "ring",
-           "prerounded", "fixed_order", "chain", "pipeline", "binary", "in_order_binary"]
+           "prerounded", "fixed_order", "chain", "pipeline", "binary", "in_order_binary",
+           "overlapped_binomial", "overlapped_binary", "openmpi_default", "mpich_default"]
 
 
 def binomial(
@@ -703,3 +705,173 @@ def in_order_binary(
     count = check_arguments(p, n_bytes, elem_bytes)
     return exact(_pipelined.reduce_tree_s("in_order_binary", p, count, net, elem_bytes=elem_bytes, root=root,
                                    params=params, segmented=True))
+
+
+def openmpi_default(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Open MPI 4.1's default choice: the model of the algorithm collbench recorded.
+
+    ``params.selected`` names it (``collsim.analysis.models._native``).
+
+    Accuracy: that of the algorithm chosen.
+    """
+    return selected_model("reduce", "openmpi_default", p, n_bytes, net, elem_bytes=elem_bytes, root=root,
+                          commutative=commutative, params=params)
+
+
+def mpich_default(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """MPICH 4.0's default choice: the model of the algorithm collbench recorded.
+
+    ``params.selected`` names it (``collsim.analysis.models._native``).
+
+    Accuracy: that of the algorithm chosen.
+    """
+    return selected_model("reduce", "mpich_default", p, n_bytes, net, elem_bytes=elem_bytes, root=root,
+                          commutative=commutative, params=params)
+
+
+def _two_in_flight_s(ready_s: list[float], latency_s: float, work_s: float,
+                     reduce_time_s: float) -> float:
+    """When a rank of Open MPI's generic tree reduce (one segment) has combined
+    its last child.
+
+    Child i's vector leaves when the child is ready (``ready_s[i]``) and its
+    receive is posted: children 0 and 1 at once, child i >= 2 once child i - 2
+    is combined.  A message is active ``latency_s`` after it starts and then
+    needs ``work_s`` of the rank's link, shared equally by the active messages;
+    child j is combined (``reduce_time_s``) after it arrived and child j - 1
+    was combined.
+    """
+    k = len(ready_s)
+    combined: list[float] = []
+    done: dict[int, float] = {}
+    pending = {i: ready_s[i] + latency_s for i in range(min(k, 2))}
+    active: dict[int, float] = {}
+    t = 0.0
+    while len(combined) < k:
+        share = len(active)
+        next_done = t + min(active.values()) * share if active else float("inf")
+        next_start = min(pending.values()) if pending else float("inf")
+        step = min(next_done, next_start)
+        if step == float("inf"):
+            raise AssertionError("a message is neither active nor pending")
+        for i in active:
+            active[i] -= (step - t) / share
+        t = step
+        for i in [i for i, when in pending.items() if when <= t]:
+            active[i] = work_s
+            del pending[i]
+        for i in [i for i, left in active.items() if left <= 1e-12 * work_s]:
+            done[i] = t
+            del active[i]
+        while len(combined) < k and len(combined) in done:
+            j = len(combined)
+            combined.append(max(done[j], combined[-1] if combined else 0.0) + reduce_time_s)
+            if j + 2 < k:
+                pending[j + 2] = max(combined[j], ready_s[j + 2]) + latency_s
+    return combined[-1]
+
+
+def overlapped_binomial(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Open MPI's binomial reduce: in-order binomial tree, two receives in flight.
+
+    On full subtrees the children's vectors arrive one after the other and the
+    time is the binomial's ``ceil(lg p) (alpha + n beta + n gamma)``; where a
+    truncated subtree is ready while its left sibling's vector is on the way,
+    the two messages share the parent's link.  Replayed rank by rank from the
+    leaves up (children v + 1, v + 2, v + 4, ... of relative rank v), each rank
+    with the fluid sharing of :func:`_two_in_flight_s`.
+
+    Accuracy: exact on a full-duplex crossbar: a rank's link carries only its
+    children's messages, shared equally while they overlap, and its own send
+    to its parent starts once it is done receiving.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if not 0 <= root < p:
+        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    if p == 1 or count == 0:
+        return exact(0.0)
+    def children(v: int) -> list[int]:
+        kids = []
+        mask = 1
+        while mask < p and not v & mask:
+            if v + mask < p:
+                kids.append(v + mask)
+            mask <<= 1
+        return kids
+
+    return exact(_generic_tree_reduce_s(p, n_bytes, net, children))
+
+
+def _generic_tree_reduce_s(p: int, n_bytes: int, net: NetworkParams, children) -> float:
+    """Open MPI's generic tree reduce over a tree whose children have larger
+    relative ranks than their parent: each rank's finish from its children's
+    (:func:`_two_in_flight_s`), from the last rank up."""
+    one = shared_link_s(net, n_bytes, 1)
+    work_s = shared_link_s(net, n_bytes, 2) - one
+    latency_s = one - work_s
+    ready: dict[int, float] = {}
+    for v in reversed(range(p)):
+        kids = children(v)
+        ready[v] = (_two_in_flight_s([ready[c] for c in kids], latency_s, work_s,
+                                     reduce_s(net, n_bytes)) if kids else 0.0)
+    return ready[0]
+
+
+def overlapped_binary(
+    p: int,
+    n_bytes: int,
+    net: NetworkParams,
+    *,
+    elem_bytes: int = 8,
+    root: int = 0,
+    commutative: bool = True,
+    params: AlgorithmParams = DEFAULT_PARAMS,
+) -> Prediction:
+    """Open MPI's binary-tree reduce: level-order binary tree, both children's
+    receives in flight at once.
+
+    The tree of ``bcast.level_order_binary_children``; each rank's finish
+    replayed from its children's with the fluid sharing of
+    :func:`_two_in_flight_s` (two children of equal subtrees arrive together
+    and share the parent's link: about ``alpha + 2 n beta + 2 n gamma`` per
+    level).
+
+    Accuracy: exact on a full-duplex crossbar, for the reason given in
+    :func:`overlapped_binomial`.
+    """
+    from .bcast import level_order_binary_children
+
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if not 0 <= root < p:
+        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    if p == 1 or count == 0:
+        return exact(0.0)
+    return exact(_generic_tree_reduce_s(p, n_bytes, net,
+                                        lambda v: level_order_binary_children(v, p)))

@@ -12,6 +12,7 @@
  */
 #include "check.h"
 #include "collsim.h"
+#include "common/native.h"
 #include "common/tree.h"
 #include "datagen.h"
 #include "exactsum.h"
@@ -370,6 +371,34 @@ static void print_json_string_or_null(const char *key, const char *value)
         printf("\"%s\": \"%s\", ", key, value);
 }
 
+/* The call a selector sees for one case (ops other than first_nonzero are
+ * predefined and commutative in collbench). */
+static collsim_native_call native_call(const collsim_algorithm *alg, int comm_size, long long count,
+                                       dtype_id dtype, op_id op)
+{
+    collsim_native_call call = {.collective = alg->collective,
+                                .comm_size = comm_size,
+                                .count = count,
+                                .type_size_bytes = dtype_size(dtype),
+                                .commutative = alg->collective == COLLSIM_BCAST || op != OP_FIRST_NONZERO,
+                                .builtin_op = alg->collective == COLLSIM_BCAST || op != OP_FIRST_NONZERO};
+    return call;
+}
+
+/* For a selector: "selected": the registry entry it runs, and the library's
+ * name and id of the algorithm. */
+static void print_selection(const run_context *ctx, const check_case *c)
+{
+    collsim_native_library library;
+    if (collsim_native_selector_library(ctx->alg, &library) != 0)
+        return;
+    const collsim_native_call call = native_call(ctx->alg, ctx->size, c->count, c->dtype, c->op);
+    const collsim_native_entry *e = collsim_native_choose(library, &call);
+    char buf[256];
+    print_json_string_or_null("selected", collsim_native_selected(library, &call, buf, sizeof buf));
+    printf("\"native_algorithm\": \"%s\", \"native_id\": %d, ", e->library_name, e->id);
+}
+
 static void print_row(const run_context *ctx, const check_case *c, long long bytes, int rep,
                       double time_s, const check_result *res)
 {
@@ -395,6 +424,7 @@ static void print_row(const run_context *ctx, const check_case *c, long long byt
         printf("\"root\": null, ");
     else
         printf("\"root\": %d, ", c->root);
+    print_selection(ctx, c);
     printf("\"seed\": %" PRIu64 ", \"dist\": \"%s\", \"rep\": %d, \"time_s\": %.17g, ",
            c->seed, dist_names[c->dist], rep, time_s);
     if (opt->check) {
@@ -559,6 +589,123 @@ static void set_params(run_context *ctx, const options *opt)
 }
 
 /* Checks every combination before anything runs; prints the first problem. */
+/* Count of size index s for dtype d (--count K, or --bytes N / element size). */
+static long long case_count(const options *opt, int s, dtype_id dtype)
+{
+    return opt->ncounts > 0 ? opt->counts[s] : opt->bytes[s] / dtype_size(dtype);
+}
+
+/* A selector that picks, for some case, an algorithm collsim lacks: the
+ * sentence naming it.  Returns -1 with err set, or 0. */
+static int validate_selection(const collsim_algorithm *alg, const options *opt, int comm_size,
+                              char *err, size_t errlen)
+{
+    const int nops = alg->collective == COLLSIM_BCAST ? 1 : opt->nops;
+    const int nsizes = opt->ncounts > 0 ? opt->ncounts : opt->nbytes;
+    for (int d = 0; d < opt->ndtypes; d++) {
+        for (int o = 0; o < nops; o++) {
+            const op_id op = alg->collective == COLLSIM_BCAST ? OP_SUM : opt->ops[o];
+            for (int s = 0; s < nsizes; s++) {
+                const long long count = case_count(opt, s, opt->dtypes[d]);
+                const collsim_native_call call =
+                    native_call(alg, comm_size, count, opt->dtypes[d], op);
+                char buf[400];
+                const char *why = collsim_native_check(alg, &call, buf, sizeof buf);
+                if (why != NULL) {
+                    snprintf(err, errlen, "%s/%s %s (np=%d, %lld bytes, %s%s%s)",
+                             alg->collective_name, alg->name, why, comm_size,
+                             count * dtype_size(opt->dtypes[d]), dtype_names[opt->dtypes[d]],
+                             alg->collective == COLLSIM_BCAST ? "" : ", op ",
+                             alg->collective == COLLSIM_BCAST ? "" : op_names[op]);
+                    return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* --native: the lines of algorithms/native.def as JSON Lines. */
+static void print_native(void)
+{
+    static const char *const collective_names[] = {"allreduce", "reduce", "bcast"};
+    size_t n;
+    const collsim_native_entry *e = collsim_native_entries(&n);
+    for (size_t i = 0; i < n; i++) {
+        printf("{\"library\": \"%s\", \"version\": \"%s\", \"collective\": \"%s\", "
+               "\"id\": %d, \"name\": \"%s\", ",
+               collsim_native_library_name(e[i].library),
+               collsim_native_library_version(e[i].library), collective_names[e[i].collective],
+               e[i].id, e[i].library_name);
+        print_json_string_or_null("algorithm", e[i].algorithm);
+        printf("\"note\": \"%s\"}\n", e[i].note);
+    }
+}
+
+/* --native-choice: what a selector picks for each case, without running it. */
+static int print_native_choices(const options *opt)
+{
+    const collsim_algorithm *alg = collsim_find_algorithm(opt->collective, opt->algorithm);
+    collsim_native_library library;
+    if (alg == NULL || collsim_native_selector_library(alg, &library) != 0) {
+        fprintf(stderr, "collbench: error: --native-choice takes a selector "
+                        "(openmpi_default, mpich_default) of allreduce, reduce or bcast\n");
+        return EXIT_BAD_INPUT;
+    }
+    const int nops = alg->collective == COLLSIM_BCAST ? 1 : opt->nops;
+    const int nsizes = opt->ncounts > 0 ? opt->ncounts : opt->nbytes;
+    for (int d = 0; d < opt->ndtypes; d++) {
+        for (int o = 0; o < nops; o++) {
+            const op_id op = alg->collective == COLLSIM_BCAST ? OP_SUM : opt->ops[o];
+            for (int s = 0; s < nsizes; s++) {
+                const long long count = case_count(opt, s, opt->dtypes[d]);
+                const collsim_native_call call =
+                    native_call(alg, opt->tree_np, count, opt->dtypes[d], op);
+                const collsim_native_entry *e = collsim_native_choose(library, &call);
+                char buf[400];
+                const char *why = collsim_native_check(alg, &call, buf, sizeof buf);
+                printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"np\": %d, "
+                       "\"bytes\": %lld, \"dtype\": \"%s\", ",
+                       alg->collective_name, alg->name, opt->tree_np,
+                       count * dtype_size(opt->dtypes[d]), dtype_names[opt->dtypes[d]]);
+                if (alg->collective == COLLSIM_BCAST)
+                    printf("\"op\": null, ");
+                else
+                    printf("\"op\": \"%s\", ", op_names[op]);
+                char selected[256];
+                print_json_string_or_null("selected", collsim_native_selected(library, &call, selected,
+                                                                              sizeof selected));
+                printf("\"native_algorithm\": \"%s\", \"native_id\": %d, ", e->library_name, e->id);
+                /* what the library runs when a rule names each of its algorithms */
+                printf("\"forced\": {");
+                size_t n;
+                const collsim_native_entry *all = collsim_native_entries(&n);
+                int first = 1;
+                for (size_t i = 0; i < n; i++) {
+                    if (all[i].library != library || all[i].collective != alg->collective)
+                        continue;
+                    const collsim_native_entry *runs = collsim_native_forced(&all[i], &call);
+                    printf("%s\"%s\": ", first ? "" : ", ", all[i].library_name);
+                    if (runs == NULL)
+                        printf("null");
+                    else
+                        printf("{\"native_algorithm\": \"%s\", \"native_id\": %d, \"selected\": %s%s%s}",
+                               runs->library_name, runs->id, runs->algorithm ? "\"" : "",
+                               runs->algorithm ? runs->algorithm : "null",
+                               runs->algorithm ? "\"" : "");
+                    first = 0;
+                }
+                printf("}, ");
+                if (why == NULL)
+                    printf("\"error\": null}\n");
+                else
+                    printf("\"error\": \"%s/%s %s\"}\n", alg->collective_name, alg->name, why);
+            }
+        }
+    }
+    return EXIT_OK;
+}
+
 static int validate(const run_context *ctx, char *err, size_t errlen)
 {
     const options *opt = ctx->opt;
@@ -816,6 +963,17 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return status;
     }
+    if (opt.mode == MODE_NATIVE || opt.mode == MODE_NATIVE_CHOICE) {
+        if (ctx.rank == 0) {
+            if (opt.mode == MODE_NATIVE)
+                print_native();
+            else
+                status = print_native_choices(&opt);
+        }
+        MPI_Bcast(&status, 1, MPI_INT, 0, ctx.world);
+        MPI_Finalize();
+        return status;
+    }
     if (opt.mode == MODE_HELP || opt.mode == MODE_LIST) {
         if (ctx.rank == 0) {
             if (opt.mode == MODE_HELP)
@@ -838,7 +996,8 @@ int main(int argc, char **argv)
             return EXIT_BAD_INPUT;
         }
         set_params(&ctx, &opt);
-        if (validate(&ctx, err, sizeof err) != 0) {
+        if (validate(&ctx, err, sizeof err) != 0 ||
+            validate_selection(ctx.alg, &opt, ctx.size, err, sizeof err) != 0) {
             if (ctx.rank == 0)
                 fprintf(stderr, "collbench: error: %s\n", err);
             MPI_Finalize();

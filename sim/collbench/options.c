@@ -19,6 +19,9 @@ const char options_usage[] =
     "       collbench --pingpong --bytes N[,N...] [--peer R] [--reps K]\n"
     "       collbench --dump-inputs --count K [--dtype T] [--op O] [--dist D] [--seed S]\n"
     "       collbench --dump-tree KIND --np P [--root R]\n"
+    "       collbench --native                  (algorithms/native.def, JSON Lines)\n"
+    "       collbench --native-choice --coll C --alg openmpi_default|mpich_default --np P\n"
+    "                 (--bytes N[,N...] | --count K[,K...]) [--dtype T[,T...]] [--op O[,O...]]\n"
     "  KIND: binomial binary in_order_binary chain dual_postorder (one JSON object).\n"
     "  C: allreduce | reduce | bcast; T: int32 int64 float double (default double);\n"
     "  O: sum prod max min first_nonzero (default sum); sizes in bytes, multiples of T;\n"
@@ -174,6 +177,12 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
         } else if (strcmp(arg, "--dump-inputs") == 0) {
             opt->mode = MODE_DUMP_INPUTS;
             takes_value = 0;
+        } else if (strcmp(arg, "--native") == 0) {
+            opt->mode = MODE_NATIVE;
+            takes_value = 0;
+        } else if (strcmp(arg, "--native-choice") == 0) {
+            opt->mode = MODE_NATIVE_CHOICE;
+            takes_value = 0;
         } else if (strcmp(arg, "--pingpong") == 0) {
             opt->mode = MODE_PINGPONG;
             takes_value = 0;
@@ -291,7 +300,7 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
         opt->ops[opt->nops++] = OP_SUM;
     if (opt->nroots == 0)
         opt->roots[opt->nroots++] = 0;
-    if (opt->mode == MODE_MEASURE) {
+    if (opt->mode == MODE_MEASURE || opt->mode == MODE_NATIVE_CHOICE) {
         if (opt->collective == NULL)
             return fail(err, errlen, "%s", "--coll is required");
         if (opt->algorithm == NULL)
@@ -303,6 +312,10 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
         return fail(err, errlen, "%s", "--dump-inputs needs one --count");
     if (opt->mode == MODE_DUMP_TREE && opt->tree_np == 0)
         return fail(err, errlen, "%s", "--dump-tree needs --np");
+    if (opt->mode == MODE_NATIVE_CHOICE && opt->tree_np == 0)
+        return fail(err, errlen, "%s", "--native-choice needs --np");
+    if (opt->mode == MODE_NATIVE_CHOICE && opt->nbytes == 0 && opt->ncounts == 0)
+        return fail(err, errlen, "%s", "--bytes or --count is required");
     if (opt->mode == MODE_PINGPONG && opt->nbytes == 0)
         return fail(err, errlen, "%s", "--bytes is required");
     if (opt->mode == MODE_MEASURE && opt->nbytes == 0 && opt->ncounts == 0)

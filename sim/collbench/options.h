@@ -20,6 +20,8 @@ typedef enum {
     MODE_PINGPONG,
     MODE_DUMP_INPUTS,
     MODE_DUMP_TREE,
+    MODE_NATIVE,        /* --native: the mapping of algorithms/native.def */
+    MODE_NATIVE_CHOICE, /* --native-choice: what a selector picks, without running */
     MODE_HELP
 } run_mode;
 

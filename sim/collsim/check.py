@@ -30,13 +30,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from collsim.analysis.models import AlgorithmParams
+from collsim.native import is_selector
 from collsim.errors import CollsimError
 from collsim.inputs import check_output_path, read_toml
 from collsim.lifetime import guarded, pool_options
 from collsim.platforms import platform_from_spec
 from collsim.platforms.simgrid import write_atomically
 from collsim.profiles import load_profile
-from collsim.runner import RunSpec, find_algorithm, registry, run, validate_spec
+from collsim.runner import NONCOMMUTATIVE_OPS, RunSpec, find_algorithm, registry, run, validate_spec
 from collsim.units import format_bytes, format_seconds, parse_bytes
 
 __all__ = ["Suite", "Case", "Outcome", "load_suite", "run_suite", "main_check"]
@@ -191,8 +192,11 @@ def load_suite(path: str | os.PathLike, *, timing_only: bool = False) -> Suite:
         if collective not in {e["collective"] for e in entries}:
             raise _fail(path, f"{where}.collective", f"unknown collective {collective!r}")
         algorithms = raw.get("algorithms", "all")
-        if algorithms == "all" or algorithms == ["all"]:
-            algorithms = [e["algorithm"] for e in entries if e["collective"] == collective]
+        every = algorithms == "all" or algorithms == ["all"]
+        if every:
+            # every algorithm but the selectors, which run one of the others
+            algorithms = [e["algorithm"] for e in entries
+                          if e["collective"] == collective and not is_selector(e["algorithm"])]
         if not isinstance(algorithms, list) or not all(isinstance(a, str) for a in algorithms):
             raise _fail(path, f"{where}.algorithms", "must be 'all' or a list of names")
         for algorithm in algorithms:
@@ -233,7 +237,13 @@ def load_suite(path: str | os.PathLike, *, timing_only: bool = False) -> Suite:
             raise _fail(path, f"{where}.timing_only", "must be true or false")
         id_prefix = str(raw.get("name", f"{platform_name}"))
         for algorithm in algorithms:
+            restrictions = find_algorithm(collective, algorithm)["restrictions"]
             for np in nps:
+                # "all": only the algorithms whose restrictions this np and op meet
+                if every and (("power_of_two" in restrictions and np & (np - 1))
+                              or ("commutative" in restrictions
+                                  and raw.get("op", "sum") in NONCOMMUTATIVE_OPS)):
+                    continue
                 spec = RunSpec(
                     collective=collective,
                     algorithm=algorithm,

@@ -22,6 +22,7 @@ from typing import Sequence
 
 
 from collsim import __version__
+from collsim.native import is_selector
 from collsim.errors import CollsimError
 from collsim.inputs import check_output_path, check_timeout
 from collsim.lifetime import terminate_like_interrupt
@@ -95,7 +96,8 @@ def _format_table(rows: list[dict]) -> str:
         agrees = row["model_agrees"]
         lines.append((
             row["collective"],
-            row["algorithm"],
+            # a selector: the algorithm it chose after a colon
+            row["algorithm"] + (f":{row['selected']}" if row.get("selected") else ""),
             str(row["np"]),
             format_bytes(row["bytes"]),
             format_seconds(row["time_s"]),
@@ -142,7 +144,9 @@ def _selected_algorithms(collectives: str, algorithms: str) -> list[tuple[str, s
     wanted = known_collectives if collectives == "all" else collectives.split(",")
     selected = []
     for collective in wanted:
-        names = [e["algorithm"] for e in entries if e["collective"] == collective]
+        # "all": every algorithm but the selectors (each runs one of the others)
+        names = [e["algorithm"] for e in entries
+                 if e["collective"] == collective and not is_selector(e["algorithm"])]
         for algorithm in names if algorithms == "all" else algorithms.split(","):
             find_algorithm(collective, algorithm)  # one-line error when unknown
             selected.append((collective, algorithm))
@@ -182,6 +186,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             timing_only=args.timing_only,
         )
         for collective, algorithm in selected
+        # --alg all: not the algorithms restricted to power-of-two process counts on others
+        if not (args.alg == "all" and args.np & (args.np - 1)
+                and "power_of_two" in find_algorithm(collective, algorithm)["restrictions"])
     ]
     for spec in specs:  # every run is checked before the first starts
         validate_run(spec, G)

@@ -17,7 +17,7 @@ import signal
 import subprocess
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import networkx as nx
@@ -506,7 +506,7 @@ def annotate(row: dict, G: nx.Graph, net: NetworkParams, model_class: str, *,
         elem_bytes=DTYPE_BYTES[row["dtype"]],
         root=row["root"] or 0,
         commutative=row["op"] not in NONCOMMUTATIVE_OPS,
-        params=AlgorithmParams.from_row(row["params"]),
+        params=replace(AlgorithmParams.from_row(row["params"]), selected=row.get("selected")),
     )
     if model_class != "approx":
         model_class = "exact" if prediction.exact else "bound"
@@ -517,6 +517,8 @@ def annotate(row: dict, G: nx.Graph, net: NetworkParams, model_class: str, *,
         "collective": row["collective"],
         "algorithm": row["algorithm"],
         "params": row["params"],
+        **({"selected": row["selected"], "native_algorithm": row["native_algorithm"],
+            "native_id": row["native_id"]} if "native_algorithm" in row else {}),
         "platform": platform,
         "platform_hash": platform_id,
         "mapping": mapping,

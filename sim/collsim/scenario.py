@@ -43,6 +43,7 @@ import networkx as nx
 
 from collsim import platforms
 from collsim.analysis.models import AlgorithmParams
+from collsim.native import is_selector
 from collsim.check import _fail, _positive_ints
 from collsim.errors import CollsimError
 from collsim.inputs import read_toml
@@ -264,7 +265,8 @@ def _workload(path: Path, index: int, raw: object, entries: tuple[dict, ...]) ->
         if algorithms not in _ALGORITHM_CHOICES:
             raise _fail(path, f"{where}.algorithms",
                         f"must be 'best', 'all' or a list of names, got {algorithms!r}")
-        choice, names = algorithms, tuple(known)
+        # "best"/"all": every algorithm but the selectors, which run one of the others
+        choice, names = algorithms, tuple(name for name in known if not is_selector(name))
     else:
         names = tuple(_nonempty_list(path, f"{where}.algorithms", algorithms))
         for name in names:

@@ -26,7 +26,8 @@ from collsim.analysis.models import reduce as _reduce_models
 from collsim.runner import RunSpec, registry, run
 from collsim.units import format_bytes, format_seconds
 
-__all__ = ["select", "format_cells", "cells_csv", "heatmap_png", "write_rules", "add_select_parser"]
+__all__ = ["select", "candidate_entries", "format_cells", "cells_csv", "heatmap_png",
+           "format_library_cells", "write_native_maps", "write_rules", "add_select_parser"]
 
 
 def _eligible(entry: dict, p: int) -> bool:
@@ -45,9 +46,43 @@ def _eligible(entry: dict, p: int) -> bool:
     return True
 
 
+def candidate_entries(collective: str, algorithms: list[str] | None = None) -> list[dict]:
+    """The registry entries select compares: every algorithm of the collective
+    but the selectors (``openmpi_default``, ``mpich_default``: each runs another
+    entry and would only tie with it), or the given names (``--algorithms``).
+
+    Raises
+    ------
+    ValueError
+        If the collective is unknown, or a name is not one of its algorithms
+        or is a selector.
+    """
+    from collsim.native import is_selector
+
+    entries = [e for e in registry() if e["collective"] == collective]
+    if not entries:
+        raise ValueError(f"collective must be one of allreduce, reduce, bcast; got {collective!r}")
+    if algorithms is None:
+        return [e for e in entries if not is_selector(e["algorithm"])]
+    by_name = {e["algorithm"]: e for e in entries}
+    chosen = []
+    for name in algorithms:
+        if name not in by_name:
+            raise ValueError(f"unknown algorithm {name!r} for {collective} "
+                             f"(known: {', '.join(by_name)})")
+        if is_selector(name):
+            raise ValueError(f"{collective}/{name} is a selector: it runs another algorithm "
+                             "and is not a candidate")
+        if by_name[name] not in chosen:
+            chosen.append(by_name[name])
+    if not chosen:
+        raise ValueError("--algorithms names no algorithm")
+    return chosen
+
+
 def select(*, collective: str, process_counts: list[int], sizes_bytes: tuple[int, ...],
            G: nx.Graph, profile: Profile, platform: str, timeout_s: float = 600.0,
-           mapping: str = "block") -> list[dict]:
+           mapping: str = "block", algorithms: list[str] | None = None) -> list[dict]:
     """Run every algorithm of a collective over the grid and rank them per cell.
 
     Parameters
@@ -68,6 +103,9 @@ def select(*, collective: str, process_counts: list[int], sizes_bytes: tuple[int
         Wall-clock limit of one simulation.
     mapping : str
         Ranks to hosts (``collsim.platforms.map_ranks``).
+    algorithms : list of str, optional
+        The candidates (default: every algorithm of the collective but the
+        selectors; see :func:`candidate_entries`).
 
     Returns
     -------
@@ -81,9 +119,7 @@ def select(*, collective: str, process_counts: list[int], sizes_bytes: tuple[int
     ValueError
         If the collective is unknown, a list is empty, or a size is not a multiple of 8.
     """
-    entries = [e for e in registry() if e["collective"] == collective]
-    if not entries:
-        raise ValueError(f"collective must be one of allreduce, reduce, bcast; got {collective!r}")
+    entries = candidate_entries(collective, algorithms)
     if not process_counts or not sizes_bytes:
         raise ValueError("process_counts and sizes_bytes must not be empty")
     for n in sizes_bytes:
@@ -105,6 +141,8 @@ def select(*, collective: str, process_counts: list[int], sizes_bytes: tuple[int
     cells = []
     for p in process_counts:
         for n in sizes_bytes:
+            if (p, n) not in times:
+                raise ValueError(f"no candidate algorithm runs on {p} ranks")
             ranked = sorted(times[p, n].items(), key=lambda item: (item[1], item[0]))
             (fastest, fastest_s), runner = ranked[0], ranked[1] if len(ranked) > 1 else None
             margin = None
@@ -203,6 +241,41 @@ def write_rules(cells: list[dict], path: str, *, origin: str) -> None:
     write_atomically(path, format_rules(rules_from_cells(cells), comment=comment).encode())
 
 
+def format_library_cells(library_cells: list[dict], library: str) -> str:
+    """A table of the map restricted to a library's algorithms: per cell its
+    fastest algorithm, the library's name and id for it, and what it loses
+    against collsim's overall fastest."""
+    header = ["np", "bytes", f"fastest in {library}", "as", "time", "collsim best", "time",
+              "lost"]
+    lines = [header]
+    for c in library_cells:
+        native = c["native_name"] + (f" ({c['native_id']})" if c["native_id"] else "")
+        lines.append([str(c["np"]), format_bytes(c["bytes"]), c["algorithm"], native,
+                      format_seconds(c["time_s"]), c["best"], format_seconds(c["best_s"]),
+                      f"{100 * c['lost']:.1f}%"])
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    return "".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() + "\n"
+                   for line in lines)
+
+
+def write_native_maps(cells: list[dict], *, openmpi_rules: str | None = None,
+                      mpich_json: str | None = None) -> str:
+    """Write the map in Open MPI's and/or MPICH's format (``--openmpi-rules``,
+    ``--mpich-json``), restricted per cell to the algorithms each library has;
+    return the tables saying what each lost against collsim's best."""
+    from collsim import native
+
+    out = []
+    for library, path, write in (("openmpi", openmpi_rules, native.openmpi_rules),
+                                 ("mpich", mpich_json, native.mpich_json)):
+        if path is None:
+            continue
+        library_cells = native.library_cells(cells, library)
+        write_atomically(path, write(library_cells).encode())
+        out.append(f"{library}: {path}\n" + format_library_cells(library_cells, library))
+    return "".join(out)
+
+
 DEFAULT_SIZES = "8,1KiB,16KiB,256KiB,1MiB,4MiB"
 
 
@@ -221,6 +294,14 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
                         help="also write PREFIX.csv and PREFIX.png")
     parser.add_argument("--rules", metavar="FILE",
                         help="also write the winners as a rules file for collsim app")
+    parser.add_argument("--algorithms", metavar="A,B,...",
+                        help="the candidates (default: every algorithm but the selectors)")
+    parser.add_argument("--openmpi-rules", metavar="FILE",
+                        help="also write the map as an Open MPI coll/tuned dynamic rules file "
+                        "(algorithms Open MPI 4.1 has)")
+    parser.add_argument("--mpich-json", metavar="FILE",
+                        help="also write the map as an MPICH collective selection JSON "
+                        "(algorithms MPICH 4.0 has)")
     add_platform_arguments(parser)
 
     def handler(args) -> int:
@@ -231,6 +312,10 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
                 raise CollsimError(f"-o {args.output}: a prefix of file names, not a directory")
             for suffix in (".csv", ".png"):
                 check_output_path(args.output + suffix, "-o")
+        for path, option in ((args.rules, "--rules"), (args.openmpi_rules, "--openmpi-rules"),
+                             (args.mpich_json, "--mpich-json")):
+            if path:
+                check_output_path(path, option)
         sizes = parse_sizes(args.bytes)
         cores_per_node = max(args.cores_per_node or 1, 1)
         if args.np is not None:
@@ -260,10 +345,13 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
         try:
             cells = select(collective=args.coll, process_counts=nps, sizes_bytes=sizes, G=G,
                            profile=load_profile(args.profile), platform=platform_label,
-                           timeout_s=args.timeout_s, mapping=args.mapping)
+                           timeout_s=args.timeout_s, mapping=args.mapping,
+                           algorithms=args.algorithms.split(",") if args.algorithms else None)
         except ValueError as error:
             raise CollsimError(str(error)) from None
         print(format_cells(cells), end="")
+        print(write_native_maps(cells, openmpi_rules=args.openmpi_rules,
+                                mpich_json=args.mpich_json), end="")
         if args.output:
             write_atomically(args.output + ".csv", cells_csv(cells).encode())
             title = f"{args.coll}: fastest algorithm on {args.platform}"

@@ -1,0 +1,33 @@
+/*
+ * bcast_mpich_default.c: bcast as MPICH 4.0 runs it by default:
+ * the default selection tree (maint/tuning/coll/mpir/generic.json, v4.0.2) of a
+ * flat communicator by communicator size, bytes, count and whether the op is
+ * built in,
+ * decided once per call in common/native.c; it then runs the collsim
+ * algorithm of the same name in ../native.def.
+ *
+ * Where MPICH 4.0 picks an algorithm collsim lacks, the call fails (the
+ * harness refuses such a cell before anything runs, naming the algorithm);
+ * nothing is substituted.  collbench rows record the choice ("selected").
+ *
+ * Restrictions: those of the algorithm picked; none is violated by the
+ *               library's own choice.
+ * Reference: ../native.def, common/native.c.
+ * Cost:      that of the algorithm picked.
+ */
+#include "common/internal.h"
+#include "common/native.h"
+
+int collsim_bcast_mpich_default(void *buffer, int count, MPI_Datatype datatype, int root,
+                                MPI_Comm comm, const collsim_params *params)
+{
+    collsim_native_call call;
+    const collsim_native_entry *entry;
+    int rc = collsim_native_call_from_mpi(COLLSIM_BCAST, comm, count, datatype, MPI_OP_NULL, &call);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    const collsim_algorithm *target = collsim_native_target(COLLSIM_NATIVE_MPICH, &call, &entry);
+    if (target == NULL)
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    return target->fn.bcast(buffer, count, datatype, root, comm, params);
+}

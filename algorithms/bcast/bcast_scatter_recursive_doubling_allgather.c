@@ -1,0 +1,95 @@
+/*
+ * bcast_scatter_recursive_doubling_allgather.c: broadcast as a binomial
+ * scatter followed by a recursive-doubling allgather (MPICH's medium-message
+ * broadcast on power-of-two communicators).
+ *
+ * The vector is cut into p chunks of c = ceil(count / p) elements (the last
+ * ones shorter or empty); ranks are numbered relative to the root,
+ * v = (rank - root) mod p, and v is to own chunk v.  Scatter: as in
+ * bcast_scatter_allgather.c (a binomial tree, largest distance first).
+ * Allgather: lg p steps; in the step of distance m, v exchanges with v xor m
+ * the chunks of its aligned group of m ranks, [v - v mod m, v - v mod m + m),
+ * for those of its partner's (MPI_Sendrecv), doubling what it holds.
+ *
+ *     p = 4, root 0:  scatter  0 -> 2 (chunks 2,3)   0 -> 1 (1)   2 -> 3 (3)
+ *                     m = 1    0 <-> 1, 2 <-> 3 (one chunk each way)
+ *                     m = 2    0 <-> 2, 1 <-> 3 (two chunks each way)
+ *
+ * Restrictions: power-of-two p (MPICH's default selection uses it only
+ *               there; its code for other p is not this one).
+ * Reference: R. Thakur, R. Rabenseifner, W. Gropp, IJHPCA 19(1), 2005;
+ *            MPICH v4.0.2, src/mpi/coll/bcast/
+ *            bcast_intra_scatter_recursive_doubling_allgather.c (MPICH cuts
+ *            the vector in bytes, collsim in elements).
+ * Cost:      lg p alpha + (p-1)/p n beta  (scatter)
+ *            + lg p alpha + (p-1)/p n beta  (allgather)
+ */
+#include "common/internal.h"
+
+/* Elements of chunks [first, last) of count elements cut into chunks of c. */
+static int chunk_span(int count, int c, int first, int last, int *offset)
+{
+    long long lo = (long long)first * c, hi = (long long)last * c;
+    if (lo > count)
+        lo = count;
+    if (hi > count)
+        hi = count;
+    *offset = (int)lo;
+    return (int)(hi - lo);
+}
+
+int collsim_bcast_scatter_recursive_doubling_allgather(void *buffer, int count,
+                                                       MPI_Datatype datatype, int root,
+                                                       MPI_Comm comm,
+                                                       const collsim_params *params)
+{
+    int rc = MPI_SUCCESS, rank, size, offset, n;
+    MPI_Aint lb, extent;
+    (void)params;
+
+    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
+    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
+    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    if (count == 0 || size == 1)
+        return MPI_SUCCESS;
+
+    const int c = (count + size - 1) / size;
+    const int v = (rank - root + size) % size;
+
+    /* scatter: receive my subtree's chunks from the parent, then hand on */
+    int mask = 1;
+    while (mask < size && !(v & mask))
+        mask <<= 1;
+    if (v != 0) {
+        const int parent = (v - mask + root) % size;
+        const int end = v + mask < size ? v + mask : size;
+        n = chunk_span(count, c, v, end, &offset);
+        COLLSIM_CHECK(MPI_Recv(collsim_elem(buffer, extent, offset), n, datatype, parent,
+                               COLLSIM_TAG_BCAST, comm, MPI_STATUS_IGNORE));
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (v + mask >= size)
+            continue;
+        const int end = v + 2 * mask < size ? v + 2 * mask : size;
+        n = chunk_span(count, c, v + mask, end, &offset);
+        COLLSIM_CHECK(MPI_Send(collsim_elem(buffer, extent, offset), n, datatype,
+                               (v + mask + root) % size, COLLSIM_TAG_BCAST, comm));
+    }
+
+    /* allgather by recursive doubling over aligned groups of chunks */
+    for (int m = 1; m < size; m <<= 1) {
+        const int partner = v ^ m;
+        const int mine = v & ~(m - 1), theirs = partner & ~(m - 1);
+        int out_offset, in_offset;
+        const int out_n = chunk_span(count, c, mine, mine + m, &out_offset);
+        const int in_n = chunk_span(count, c, theirs, theirs + m, &in_offset);
+        COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(buffer, extent, out_offset), out_n, datatype,
+                                   (partner + root) % size, COLLSIM_TAG_BCAST,
+                                   collsim_elem(buffer, extent, in_offset), in_n, datatype,
+                                   (partner + root) % size, COLLSIM_TAG_BCAST, comm,
+                                   MPI_STATUS_IGNORE));
+    }
+
+cleanup:
+    return rc;
+}

@@ -1,0 +1,87 @@
+/*
+ * generic_tree.c: Open MPI's generic tree broadcast and reduce, one segment
+ * (generic_tree.h).  Parents and children are relative ranks.
+ */
+#include "generic_tree.h"
+
+#include "internal.h"
+
+int collsim_generic_tree_bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                               MPI_Comm comm, int parent, const int *children, int nchildren)
+{
+    int rc = MPI_SUCCESS, rank, size, nreq = 0;
+    MPI_Request requests[COLLSIM_GENERIC_TREE_MAX_CHILDREN];
+
+    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
+    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
+    if (count == 0 || size == 1)
+        return MPI_SUCCESS;
+    if (rank != root)
+        COLLSIM_CHECK(MPI_Recv(buffer, count, datatype, (parent + root) % size, COLLSIM_TAG_BCAST,
+                               comm, MPI_STATUS_IGNORE));
+    for (int i = 0; i < nchildren; i++) {
+        COLLSIM_CHECK(MPI_Isend(buffer, count, datatype, (children[i] + root) % size,
+                                COLLSIM_TAG_BCAST, comm, &requests[nreq]));
+        nreq++;
+    }
+    COLLSIM_CHECK(MPI_Waitall(nreq, requests, MPI_STATUSES_IGNORE));
+
+cleanup:
+    return rc;
+}
+
+int collsim_generic_tree_reduce(const void *sendbuf, void *recvbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                                int parent, const int *children, int nchildren,
+                                const collsim_params *params)
+{
+    int rc = MPI_SUCCESS, rank, size;
+    MPI_Aint lb, extent;
+    MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    void *acc = NULL, *inbuf[2] = {NULL, NULL};
+
+    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
+    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
+    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    if (count == 0)
+        return MPI_SUCCESS;
+    if (nchildren == 0) {
+        if (rank == root) /* p == 1 */
+            collsim_copy(recvbuf, sendbuf, count, extent);
+        else
+            rc = MPI_Send(sendbuf, count, datatype, (parent + root) % size, COLLSIM_TAG_REDUCE,
+                          comm);
+        return rc;
+    }
+
+    const size_t nbytes = (size_t)count * (size_t)extent;
+    acc = rank == root ? recvbuf : malloc(nbytes);
+    inbuf[0] = malloc(nbytes);
+    inbuf[1] = malloc(nbytes);
+    if (acc == NULL || inbuf[0] == NULL || inbuf[1] == NULL) {
+        rc = MPI_ERR_NO_MEM;
+        goto cleanup;
+    }
+    COLLSIM_CHECK(MPI_Irecv(acc, count, datatype, (children[0] + root) % size, COLLSIM_TAG_REDUCE,
+                            comm, &requests[0]));
+    for (int i = 1; i <= nchildren; i++) {
+        if (i < nchildren)
+            COLLSIM_CHECK(MPI_Irecv(inbuf[i % 2], count, datatype, (children[i] + root) % size,
+                                    COLLSIM_TAG_REDUCE, comm, &requests[i % 2]));
+        COLLSIM_CHECK(MPI_Wait(&requests[(i - 1) % 2], MPI_STATUS_IGNORE));
+        /* child 0 arrived in the accumulator: combine my own vector into it;
+         * later children arrive in an input buffer, combined into it */
+        COLLSIM_CHECK(collsim_reduce_local(i == 1 ? sendbuf : inbuf[(i - 1) % 2], acc, count,
+                                           datatype, op, params));
+    }
+    if (rank != root)
+        COLLSIM_CHECK(MPI_Send(acc, count, datatype, (parent + root) % size, COLLSIM_TAG_REDUCE,
+                               comm));
+
+cleanup:
+    if (acc != recvbuf)
+        free(acc);
+    free(inbuf[0]);
+    free(inbuf[1]);
+    return rc;
+}

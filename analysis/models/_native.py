@@ -1,0 +1,54 @@
+"""The models of the selectors (``openmpi_default``, ``mpich_default``).
+
+A selector runs the algorithm its library picks; collbench decides once, in C
+(``algorithms/common/native.c``), and records the choice in the row's
+``selected``.  The model of a selector is the model of that recorded choice:
+there is no second copy of the decision tables in Python.
+"""
+
+from __future__ import annotations
+
+from ._base import AlgorithmParams, NetworkParams, Prediction
+
+
+def selected_model(collective: str, selector: str, p: int, n_bytes: int, net: NetworkParams, *,
+                   elem_bytes: int, root: int, commutative: bool,
+                   params: AlgorithmParams) -> Prediction:
+    """The prediction of the algorithm a selector ran (``params.selected``).
+
+    ``reduce:A+bcast:B`` (Open MPI's allreduce "nonoverlapping") is the reduce A
+    to rank 0 followed by the bcast B from rank 0: the sum of their models (the
+    bcast starts when rank 0 has the result; the others wait for it).
+
+    Nothing to do (p = 1 or no bytes) costs nothing whatever the choice.
+
+    Raises
+    ------
+    ValueError
+        If ``params.selected`` is not set (the model needs a collbench row), or
+        names the selector itself.
+    """
+    from . import model_for
+    from ._base import check_arguments, exact
+
+    if check_arguments(p, n_bytes, elem_bytes) == 0 or p == 1:
+        return exact(0.0)
+    if params.selected is None:
+        raise ValueError(f"{collective}/{selector}: the model needs the algorithm the selector "
+                         "chose (the 'selected' field of the collbench row)")
+    if collective == "allreduce" and params.selected.startswith("reduce:"):
+        # Open MPI's nonoverlapping: its reduce to rank 0, then its bcast from rank 0
+        from ._base import total
+
+        parts = dict(part.split(":", 1) for part in params.selected.split("+"))
+        inner = AlgorithmParams(alpha_over_beta_bytes=params.alpha_over_beta_bytes)
+        return total(
+            model_for("reduce", parts["reduce"])(p, n_bytes, net, elem_bytes=elem_bytes, root=0,
+                                                 commutative=commutative, params=inner),
+            model_for("bcast", parts["bcast"])(p, n_bytes, net, elem_bytes=elem_bytes, root=0,
+                                               commutative=True, params=inner))
+    if params.selected in ("openmpi_default", "mpich_default"):
+        raise ValueError(f"{collective}/{selector}: selected {params.selected!r} is a selector")
+    inner = AlgorithmParams(alpha_over_beta_bytes=params.alpha_over_beta_bytes)
+    return model_for(collective, params.selected)(
+        p, n_bytes, net, elem_bytes=elem_bytes, root=root, commutative=commutative, params=inner)
