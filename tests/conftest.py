@@ -33,7 +33,7 @@ def crossbar64():
 def _build_with_fault(tmp_path, relative_path, old, new):
     """Build collbench from a copy of the sources with `old` replaced by `new` once."""
     source = tmp_path / "src"
-    for part in ("algorithms", "sim/collbench"):
+    for part in ("algorithms", "sim/collbench", "sim/interpose"):
         shutil.copytree(REPO_ROOT / part, source / part)
     shutil.copy(REPO_ROOT / "CMakeLists.txt", source / "CMakeLists.txt")
     target = source / relative_path

@@ -451,7 +451,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return main_cc(argv[1:])
         args = build_parser().parse_args(argv)
-        if hasattr(args, "profile") and args.profile is None:
+        # the catalog machine's own profile unless one is given; not for a real machine
+        if (hasattr(args, "profile") and args.profile is None
+                and not getattr(args, "real_mpi", False)):
             args.profile = default_profile(getattr(args, "platform", None))
         if getattr(args, "reps", 1) < 1:
             raise CollsimError(f"--reps must be >= 1, got {args.reps}")
