@@ -32,9 +32,13 @@
  * Empty blocks: as in seed 003 sec. 1.3, a rank exchanges with each tree
  * neighbour in every round the two share, also when one direction's block
  * (or both) is empty (k >= B, or k - d outside [0, B)): a zero-element message
- * still costs a start-up and keeps the rounds in step, which is why the
- * first block needs 6 H + 1 steps (seed 003 sec. 1.2).  A rank of depth d and
- * its parent share rounds 0 .. B + d - 1; the roots share 0 .. B - 1.  The
+ * still costs a start-up and the overheads, and it ties every round of a
+ * rank to its neighbours' (seed 003 sec. 1.2 counts 6 H + 1 steps for the
+ * first block in lock-step rounds; on a uniform network the longest path is
+ * 4 H + 1 exchanges either way, but where links differ the empty exchanges
+ * make the fast subtrees wait for the slow ones: docs/seeds/seed003.md).  A
+ * rank of depth d and its parent share rounds 0 .. B + d - 1; the roots
+ * share 0 .. B - 1.  The
  * seed reads a received block's size with MPI_Get_elements; here both
  * partners compute it from the same plan.
  *
