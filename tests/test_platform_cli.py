@@ -6,6 +6,7 @@ import pytest
 
 from collsim.cli import main
 from collsim.platforms import fat_tree, platform_xml
+from collsim.platforms.catalog import CATALOG
 
 RUN = ["run", "--coll", "bcast", "--alg", "binomial", "--bytes", "8,1MiB"]
 
@@ -34,7 +35,9 @@ def test_describe_lists_the_classes(capsys):
     d = json.loads(out)
     assert status == 0 and d["hosts"] == 72 and d["cores"] == 1152 and d["switches"] == 2
     assert [c["hops"] for c in d["classes"]] == [0, 2, 2, 4]
-    assert d["bisection_Bps"] == pytest.approx(18 * 2 * 12.5e9)
+    # 18 nodes' NICs on each of the two rails
+    nic_Bps = CATALOG["seed003_hydra"]["params"]["nic_bandwidth_Bps"]
+    assert d["bisection_Bps"] == pytest.approx(18 * 2 * nic_Bps)
     assert d["diameter_hops"] == 4
 
 

@@ -114,3 +114,21 @@ def test_one_way_messages_take_the_unidirectional_factors():
     assert extra("dual_root_pipelined", half) == pytest.approx(extra("dual_root_pipelined", full))
     assert predict("reduce", "chain", 5, 1024, half).time_s == pytest.approx(
         predict("reduce", "chain", 5, 1024, full).time_s / 2)
+
+
+def test_dual_root_sends_the_seeds_empty_blocks():
+    # p = 14: two post-order trees of 7; rank 0 is a leaf at depth 2 (0 -> 2 -> 6).
+    # With one block of n bytes it shares rounds 0 .. B + d - 1 = 0 .. 2 with its
+    # parent (seed 003 sec. 1.3): partial block 0 up in round 0, nothing either
+    # way in round 1 (still exchanged: an empty message each way), result down in
+    # round 2.
+    from collsim.analysis.models._pipelined import dual_root_program
+    from collsim.analysis.trees import tree
+
+    nodes = tree("dual_postorder", size=14)
+    assert (nodes[0].depth, nodes[0].parent, nodes[2].parent) == (2, 2, 6)
+    n = 4096
+    program = dual_root_program(0, 14, nodes[0], [n])
+    assert [step.ops for step in program] == [(send(2, n), recv(2, 0)),
+                                              (send(2, 0), recv(2, 0)),
+                                              (send(2, 0), recv(2, n))]

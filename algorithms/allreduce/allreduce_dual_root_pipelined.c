@@ -29,10 +29,18 @@
  *         / \   / \                 / \      |
  *        0   1 3   4               7   8     10
  *
- * Block sizes: seed 003 sends empty blocks and reads their size with
- * MPI_Get_elements, which SMPI lacks; here both partners compute every block's
- * size from the same plan and skip a direction whose block is empty (k >= B
- * or k - d outside [0, B)), and skip the exchange when both are.
+ * Empty blocks: as in seed 003 sec. 1.3, a rank exchanges with each tree
+ * neighbour in every round the two share, also when one direction's block
+ * (or both) is empty (k >= B, or k - d outside [0, B)): a zero-element message
+ * still costs a start-up and the overheads, and it ties every round of a
+ * rank to its neighbours' (seed 003 sec. 1.2 counts 6 H + 1 steps for the
+ * first block in lock-step rounds; on a uniform network the longest path is
+ * 4 H + 1 exchanges either way, but where links differ the empty exchanges
+ * make the fast subtrees wait for the slow ones: docs/seeds/seed003.md).  A
+ * rank of depth d and its parent share rounds 0 .. B + d - 1; the roots
+ * share 0 .. B - 1.  The
+ * seed reads a received block's size with MPI_Get_elements; here both
+ * partners compute it from the same plan.
  *
  * B: --blocks, or --segment-bytes, else the pipelining lemma with fill 6H + 1
  * and 3 steps per block (H = the trees' height).
@@ -47,20 +55,14 @@
 #include "common/segment.h"
 #include "common/tree.h"
 
-/* One exchange with peer: sends send_n elements at send_at (if any) while
- * receiving recv_n at recv_at (if any). */
+/* One bidirectional exchange with peer: send_n elements at send_at while
+ * receiving recv_n at recv_at; either count may be 0 (an empty block). */
 static int exchange(const void *send_at, int send_n, void *recv_at, int recv_n,
                     MPI_Datatype datatype, int peer, MPI_Comm comm)
 {
     const int tag = COLLSIM_TAG_ALLREDUCE;
-    if (send_n > 0 && recv_n > 0)
-        return MPI_Sendrecv(send_at, send_n, datatype, peer, tag, recv_at, recv_n, datatype, peer,
-                            tag, comm, MPI_STATUS_IGNORE);
-    if (send_n > 0)
-        return MPI_Send(send_at, send_n, datatype, peer, tag, comm);
-    if (recv_n > 0)
-        return MPI_Recv(recv_at, recv_n, datatype, peer, tag, comm, MPI_STATUS_IGNORE);
-    return MPI_SUCCESS;
+    return MPI_Sendrecv(send_at, send_n, datatype, peer, tag, recv_at, recv_n, datatype, peer, tag,
+                        comm, MPI_STATUS_IGNORE);
 }
 
 int collsim_allreduce_dual_root_pipelined(const void *sendbuf, void *recvbuf, int count,
@@ -99,18 +101,18 @@ int collsim_allreduce_dual_root_pipelined(const void *sendbuf, void *recvbuf, in
     const int last_round = nblocks - 1 + depth + (node.nchildren > 0 ? 1 : 0);
     for (int k = 0; k <= last_round; k++) {
         const int partial_n = collsim_segment_elems(&plan, k); /* 0 when k >= B */
-        for (int j = 0; j < node.nchildren; j++) {
+        for (int j = 0; j < node.nchildren; j++) { /* rounds 0 .. B + depth: all of ours */
             const int down = k - depth - 1;
-            COLLSIM_CHECK(exchange(down >= 0 && down < nblocks ? BLOCK(down) : NULL,
+            COLLSIM_CHECK(exchange(down >= 0 && down < nblocks ? BLOCK(down) : recvbuf,
                                    collsim_segment_elems(&plan, down), tmp, partial_n, datatype,
                                    node.children[j], comm));
             if (partial_n > 0) /* children precede this rank: theirs is the left operand */
                 COLLSIM_CHECK(collsim_reduce_local(tmp, BLOCK(k), partial_n, datatype, op, params));
         }
-        if (!is_root) {
+        if (!is_root && k < nblocks + depth) { /* the rounds the parent shares */
             const int up = k - depth;
-            COLLSIM_CHECK(exchange(partial_n > 0 ? BLOCK(k) : NULL, partial_n,
-                                   up >= 0 && up < nblocks ? BLOCK(up) : NULL,
+            COLLSIM_CHECK(exchange(partial_n > 0 ? BLOCK(k) : recvbuf, partial_n,
+                                   up >= 0 && up < nblocks ? BLOCK(up) : tmp,
                                    collsim_segment_elems(&plan, up), datatype, parent, comm));
         } else if (partial_n > 0) {
             COLLSIM_CHECK(exchange(BLOCK(k), partial_n, tmp, partial_n, datatype, parent, comm));

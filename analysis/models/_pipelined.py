@@ -132,12 +132,8 @@ def dual_root_program(rank: int, p: int, node: TreeNode, blocks: list[int]) -> l
         return blocks[i] if 0 <= i < nblocks else 0
 
     def exchange(peer: int, out_bytes: int, in_bytes: int, compute: int) -> list[Step]:
-        ops = []
-        if out_bytes:
-            ops.append(send(peer, out_bytes))
-        if in_bytes:
-            ops.append(recv(peer, in_bytes))
-        return [Step(tuple(ops), compute_bytes=compute)] if ops else []
+        # both directions, empty or not: a zero-byte message still costs a start-up
+        return [Step((send(peer, out_bytes), recv(peer, in_bytes)), compute_bytes=compute)]
 
     steps: list[Step] = []
     last_round = nblocks - 1 + depth + (1 if node.children else 0)
@@ -145,9 +141,9 @@ def dual_root_program(rank: int, p: int, node: TreeNode, blocks: list[int]) -> l
         partial = size(k)
         for child in node.children:
             steps += exchange(child, size(k - depth - 1), partial, partial)
-        if not is_root:
+        if not is_root and k < nblocks + depth:
             steps += exchange(parent, partial, size(k - depth), 0)
-        elif partial:
+        elif is_root and partial:
             steps += exchange(parent, partial, partial, partial)
     return steps
 

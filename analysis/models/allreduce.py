@@ -517,8 +517,10 @@ def dual_root_pipelined(
 
     Seed 003 sec. 1.2: three bidirectional steps per round, the first block
     done after at most ``6 H + 1`` steps (H the trees' height: 3 per level up,
-    1 between the roots, 3 per level down; fewer here, as exchanges whose both
-    blocks are empty are skipped instead of sent as empty messages), so
+    1 between the roots, 3 per level down; as in the seed's implementation,
+    sec. 1.3, the exchanges of the fill and drain rounds are sent even when a
+    block is empty, a zero-byte message costing a start-up; without rounds in
+    lock step the longest path on a uniform network is 4 H + 1 exchanges), so
     ``T(B) ~ (6 H + 1 + 3 (B - 1)) (alpha + n/B beta)`` and with the best B
     ``3 n beta + O(sqrt(H n alpha beta))``: the factor 4 of ``pipelined_tree``
     becomes 3 on a network with bidirectional links (f_beta = 1 on the
