@@ -16,6 +16,25 @@ simulated times (equal when the routes and the work are: collsim runs with
 
     .venv/bin/python tests/benchmarks/vs_smpi.py [CASE ...]    # default: all cases
     .venv/bin/python tests/benchmarks/vs_smpi.py --list
+
+Figures of 2026-11-23 (2 cores, SimGrid 3.32; other work running, load 6-13,
+so wall times are pessimistic; peak memory then still from the RSS):
+
+    case                     run                      wall     peak
+    fat_tree_256_ring_1MiB   smpirun lr               6.5 s    305 MB
+                             collsim ring (checked)  17.1 s    563 MB
+                             collsim --timing-only    7.5 s    (shared pages)
+    dragonfly_256_ring_1MiB  smpirun lr               8.4 s    304 MB
+                             collsim ring (checked)  12.8 s    563 MB
+                             collsim --timing-only    9.1 s    (shared pages)
+    crossbar_16384_rdb_8B    smpirun rdb             76.4 s    351 MB
+                             collbench (checked)     14.8 s    498 MB
+    crossbar_65536_rdb_8B    collbench (checked)      127 s    2.2 GB
+
+(The 16384- and 65536-rank figures: smpirun of the two programs directly,
+the case's cfg; wall times include Python start-up, the registry listing and
+the XML for collsim run, about 2 s.  The checked run pays for the inputs and
+the O(p n) exact-sum reference.)
 """
 
 from __future__ import annotations
