@@ -23,22 +23,10 @@
  */
 #include "common/internal.h"
 
-/* Elements of chunks [first, last) of count elements cut into chunks of c. */
-static int chunk_span(int count, int c, int first, int last, int *offset)
-{
-    long long lo = (long long)first * c, hi = (long long)last * c;
-    if (lo > count)
-        lo = count;
-    if (hi > count)
-        hi = count;
-    *offset = (int)lo;
-    return (int)(hi - lo);
-}
-
 int collsim_bcast_scatter_allgather(void *buffer, int count, MPI_Datatype datatype, int root,
                                     MPI_Comm comm, const collsim_params *params)
 {
-    int rc = MPI_SUCCESS, rank, size, offset, n;
+    int rc = MPI_SUCCESS, rank, size;
     MPI_Aint lb, extent;
     (void)params;
 
@@ -51,33 +39,16 @@ int collsim_bcast_scatter_allgather(void *buffer, int count, MPI_Datatype dataty
     const int c = (count + size - 1) / size;
     const int v = (rank - root + size) % size;
 
-    /* scatter: receive my subtree's chunks from the parent, then hand on */
-    int mask = 1;
-    while (mask < size && !(v & mask))
-        mask <<= 1;
-    if (v != 0) {
-        const int parent = (v - mask + root) % size;
-        const int end = v + mask < size ? v + mask : size;
-        n = chunk_span(count, c, v, end, &offset);
-        COLLSIM_CHECK(MPI_Recv(collsim_elem(buffer, extent, offset), n, datatype, parent,
-                               COLLSIM_TAG_BCAST, comm, MPI_STATUS_IGNORE));
-    }
-    for (mask >>= 1; mask > 0; mask >>= 1) {
-        if (v + mask >= size)
-            continue;
-        const int end = v + 2 * mask < size ? v + 2 * mask : size;
-        n = chunk_span(count, c, v + mask, end, &offset);
-        COLLSIM_CHECK(MPI_Send(collsim_elem(buffer, extent, offset), n, datatype,
-                               (v + mask + root) % size, COLLSIM_TAG_BCAST, comm));
-    }
+    COLLSIM_CHECK(collsim_binomial_scatter(buffer, count, datatype, extent, root, rank, size,
+                                           comm));
 
     /* allgather around the ring */
     const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
     for (int step = 1; step < size; step++) {
         const int out = (v - step + 1 + size) % size, in = (v - step + size) % size;
         int out_offset, in_offset;
-        const int out_n = chunk_span(count, c, out, out + 1, &out_offset);
-        const int in_n = chunk_span(count, c, in, in + 1, &in_offset);
+        const int out_n = collsim_chunk_span(count, c, out, out + 1, &out_offset);
+        const int in_n = collsim_chunk_span(count, c, in, in + 1, &in_offset);
         COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(buffer, extent, out_offset), out_n, datatype,
                                    right, COLLSIM_TAG_BCAST, collsim_elem(buffer, extent, in_offset),
                                    in_n, datatype, left, COLLSIM_TAG_BCAST, comm,

@@ -26,24 +26,12 @@
  */
 #include "common/internal.h"
 
-/* Elements of chunks [first, last) of count elements cut into chunks of c. */
-static int chunk_span(int count, int c, int first, int last, int *offset)
-{
-    long long lo = (long long)first * c, hi = (long long)last * c;
-    if (lo > count)
-        lo = count;
-    if (hi > count)
-        hi = count;
-    *offset = (int)lo;
-    return (int)(hi - lo);
-}
-
 int collsim_bcast_scatter_recursive_doubling_allgather(void *buffer, int count,
                                                        MPI_Datatype datatype, int root,
                                                        MPI_Comm comm,
                                                        const collsim_params *params)
 {
-    int rc = MPI_SUCCESS, rank, size, offset, n;
+    int rc = MPI_SUCCESS, rank, size;
     MPI_Aint lb, extent;
     (void)params;
 
@@ -56,33 +44,16 @@ int collsim_bcast_scatter_recursive_doubling_allgather(void *buffer, int count,
     const int c = (count + size - 1) / size;
     const int v = (rank - root + size) % size;
 
-    /* scatter: receive my subtree's chunks from the parent, then hand on */
-    int mask = 1;
-    while (mask < size && !(v & mask))
-        mask <<= 1;
-    if (v != 0) {
-        const int parent = (v - mask + root) % size;
-        const int end = v + mask < size ? v + mask : size;
-        n = chunk_span(count, c, v, end, &offset);
-        COLLSIM_CHECK(MPI_Recv(collsim_elem(buffer, extent, offset), n, datatype, parent,
-                               COLLSIM_TAG_BCAST, comm, MPI_STATUS_IGNORE));
-    }
-    for (mask >>= 1; mask > 0; mask >>= 1) {
-        if (v + mask >= size)
-            continue;
-        const int end = v + 2 * mask < size ? v + 2 * mask : size;
-        n = chunk_span(count, c, v + mask, end, &offset);
-        COLLSIM_CHECK(MPI_Send(collsim_elem(buffer, extent, offset), n, datatype,
-                               (v + mask + root) % size, COLLSIM_TAG_BCAST, comm));
-    }
+    COLLSIM_CHECK(collsim_binomial_scatter(buffer, count, datatype, extent, root, rank, size,
+                                           comm));
 
     /* allgather by recursive doubling over aligned groups of chunks */
     for (int m = 1; m < size; m <<= 1) {
         const int partner = v ^ m;
         const int mine = v & ~(m - 1), theirs = partner & ~(m - 1);
         int out_offset, in_offset;
-        const int out_n = chunk_span(count, c, mine, mine + m, &out_offset);
-        const int in_n = chunk_span(count, c, theirs, theirs + m, &in_offset);
+        const int out_n = collsim_chunk_span(count, c, mine, mine + m, &out_offset);
+        const int in_n = collsim_chunk_span(count, c, theirs, theirs + m, &in_offset);
         COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(buffer, extent, out_offset), out_n, datatype,
                                    (partner + root) % size, COLLSIM_TAG_BCAST,
                                    collsim_elem(buffer, extent, in_offset), in_n, datatype,

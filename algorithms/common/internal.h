@@ -9,6 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The scatter + allgather broadcasts (common/scatter.c): the elements of
+ * chunks [first, last) of count elements cut into chunks of c (offset of the
+ * first in *offset), and the binomial scatter that leaves chunk
+ * (rank - root) mod size on each rank. */
+int collsim_chunk_span(int count, int c, int first, int last, int *offset);
+int collsim_binomial_scatter(void *buffer, int count, MPI_Datatype datatype, MPI_Aint extent,
+                             int root, int rank, int size, MPI_Comm comm);
+
 /* Tags: the harness runs every algorithm on a communicator of its own, so one
  * tag per collective is enough to keep phases apart. */
 #define COLLSIM_TAG_ALLREDUCE 7101

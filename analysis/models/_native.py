@@ -8,7 +8,25 @@ there is no second copy of the decision tables in Python.
 
 from __future__ import annotations
 
-from ._base import AlgorithmParams, NetworkParams, Prediction
+from ._base import DEFAULT_PARAMS, AlgorithmParams, NetworkParams, Prediction
+
+_LIBRARIES = {"openmpi_default": "Open MPI 4.1", "mpich_default": "MPICH 4.0"}
+
+
+def selector(collective: str, name: str):
+    """The model function of the selector ``name`` of ``collective`` (one per registry entry)."""
+
+    def model(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+              commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
+        return selected_model(collective, name, p, n_bytes, net, elem_bytes=elem_bytes,
+                              root=root, commutative=commutative, params=params)
+
+    model.__name__ = model.__qualname__ = name
+    model.__doc__ = (f"{_LIBRARIES[name]}'s default choice: the model of the algorithm "
+                     "collbench recorded.\n\n    ``params.selected`` names it "
+                     "(``collsim.analysis.models._native``).\n\n"
+                     "    Accuracy: that of the algorithm chosen.\n    ")
+    return model
 
 
 def selected_model(collective: str, selector: str, p: int, n_bytes: int, net: NetworkParams, *,

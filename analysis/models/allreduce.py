@@ -27,7 +27,7 @@ from ._base import (
     total,
 )
 from . import _blocks, _pipelined
-from ._native import selected_model
+from ._native import selector
 from ._replay import Clocks
 from . import bcast as _bcast
 from . import reduce as _reduce
@@ -556,41 +556,5 @@ def linear(
     return total(reduce_part, bcast_part)
 
 
-def openmpi_default(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
-    """Open MPI 4.1's default choice: the model of the algorithm collbench recorded.
-
-    ``params.selected`` names it (``collsim.analysis.models._native``).
-
-    Accuracy: that of the algorithm chosen.
-    """
-    return selected_model("allreduce", "openmpi_default", p, n_bytes, net, elem_bytes=elem_bytes, root=root,
-                          commutative=commutative, params=params)
-
-
-def mpich_default(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
-    """MPICH 4.0's default choice: the model of the algorithm collbench recorded.
-
-    ``params.selected`` names it (``collsim.analysis.models._native``).
-
-    Accuracy: that of the algorithm chosen.
-    """
-    return selected_model("allreduce", "mpich_default", p, n_bytes, net, elem_bytes=elem_bytes, root=root,
-                          commutative=commutative, params=params)
+openmpi_default = selector("allreduce", "openmpi_default")
+mpich_default = selector("allreduce", "mpich_default")

@@ -7,7 +7,7 @@ classes hold on the crossbar (one rank per node) under the ``hockney`` profile.
 from __future__ import annotations
 
 from . import _pipelined
-from ._native import selected_model
+from ._native import selector
 from ._base import (
     DEFAULT_PARAMS,
     AlgorithmParams,
@@ -261,44 +261,8 @@ def scatter_recursive_doubling_allgather(
     return exact(clocks.finish())
 
 
-def openmpi_default(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
-    """Open MPI 4.1's default choice: the model of the algorithm collbench recorded.
-
-    ``params.selected`` names it (``collsim.analysis.models._native``).
-
-    Accuracy: that of the algorithm chosen.
-    """
-    return selected_model("bcast", "openmpi_default", p, n_bytes, net, elem_bytes=elem_bytes, root=root,
-                          commutative=commutative, params=params)
-
-
-def mpich_default(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
-    """MPICH 4.0's default choice: the model of the algorithm collbench recorded.
-
-    ``params.selected`` names it (``collsim.analysis.models._native``).
-
-    Accuracy: that of the algorithm chosen.
-    """
-    return selected_model("bcast", "mpich_default", p, n_bytes, net, elem_bytes=elem_bytes, root=root,
-                          commutative=commutative, params=params)
+openmpi_default = selector("bcast", "openmpi_default")
+mpich_default = selector("bcast", "mpich_default")
 
 
 def _concurrent_tree_s(p: int, n_bytes: int, net: NetworkParams, children) -> float:

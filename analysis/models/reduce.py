@@ -22,7 +22,7 @@ from ._base import (
     reduce_s,
     total,
 )
-from ._native import selected_model
+from ._native import selector
 from ._replay import Clocks
 
 __all__ = ["binomial", "linear", "rabenseifner", "binary_blocks", "hierarchical", "node_aware", "ring",
@@ -707,44 +707,8 @@ def in_order_binary(
                                    params=params, segmented=True))
 
 
-def openmpi_default(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
-    """Open MPI 4.1's default choice: the model of the algorithm collbench recorded.
-
-    ``params.selected`` names it (``collsim.analysis.models._native``).
-
-    Accuracy: that of the algorithm chosen.
-    """
-    return selected_model("reduce", "openmpi_default", p, n_bytes, net, elem_bytes=elem_bytes, root=root,
-                          commutative=commutative, params=params)
-
-
-def mpich_default(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
-    """MPICH 4.0's default choice: the model of the algorithm collbench recorded.
-
-    ``params.selected`` names it (``collsim.analysis.models._native``).
-
-    Accuracy: that of the algorithm chosen.
-    """
-    return selected_model("reduce", "mpich_default", p, n_bytes, net, elem_bytes=elem_bytes, root=root,
-                          commutative=commutative, params=params)
+openmpi_default = selector("reduce", "openmpi_default")
+mpich_default = selector("reduce", "mpich_default")
 
 
 def _two_in_flight_s(ready_s: list[float], latency_s: float, work_s: float,

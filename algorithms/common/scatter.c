@@ -1,0 +1,54 @@
+/*
+ * scatter.c: the binomial scatter shared by the scatter + allgather
+ * broadcasts (bcast_scatter_allgather.c, bcast_scatter_recursive_doubling_allgather.c).
+ *
+ * The vector is cut into p chunks of c = ceil(count / p) elements (the last
+ * ones shorter or empty); ranks are numbered relative to the root,
+ * v = (rank - root) mod p, and v ends up owning chunk v.  A binomial tree
+ * from the root, largest distance first: a rank holding chunks [v, v + 2m)
+ * sends [v + m, v + 2m) to v + m.
+ *
+ * Cost: ceil(lg p) alpha + (p-1)/p n beta.
+ */
+#include "common/internal.h"
+
+int collsim_chunk_span(int count, int c, int first, int last, int *offset)
+{
+    long long lo = (long long)first * c, hi = (long long)last * c;
+    if (lo > count)
+        lo = count;
+    if (hi > count)
+        hi = count;
+    *offset = (int)lo;
+    return (int)(hi - lo);
+}
+
+int collsim_binomial_scatter(void *buffer, int count, MPI_Datatype datatype, MPI_Aint extent,
+                             int root, int rank, int size, MPI_Comm comm)
+{
+    int rc = MPI_SUCCESS, offset, n;
+    const int c = (count + size - 1) / size;
+    const int v = (rank - root + size) % size;
+
+    /* receive my subtree's chunks from the parent, then hand on */
+    int mask = 1;
+    while (mask < size && !(v & mask))
+        mask <<= 1;
+    if (v != 0) {
+        const int parent = (v - mask + root) % size;
+        const int end = v + mask < size ? v + mask : size;
+        n = collsim_chunk_span(count, c, v, end, &offset);
+        COLLSIM_CHECK(MPI_Recv(collsim_elem(buffer, extent, offset), n, datatype, parent,
+                               COLLSIM_TAG_BCAST, comm, MPI_STATUS_IGNORE));
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (v + mask >= size)
+            continue;
+        const int end = v + 2 * mask < size ? v + 2 * mask : size;
+        n = collsim_chunk_span(count, c, v + mask, end, &offset);
+        COLLSIM_CHECK(MPI_Send(collsim_elem(buffer, extent, offset), n, datatype,
+                               (v + mask + root) % size, COLLSIM_TAG_BCAST, comm));
+    }
+cleanup:
+    return rc;
+}
