@@ -23,7 +23,7 @@ from pathlib import Path
 import networkx as nx
 
 from collsim.errors import CollsimError
-from collsim.inputs import check_output_path
+from collsim.files import check_output_path
 from collsim.platforms import (
     GENERATORS,
     RAIL_POLICIES,

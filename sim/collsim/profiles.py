@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from collsim.analysis.models._base import NetworkParams, parse_factors
-from collsim.inputs import read_toml
+from collsim.files import read_toml
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -46,7 +46,7 @@ from collsim.analysis.models import AlgorithmParams
 from collsim.native import is_selector
 from collsim.check import _fail, _positive_ints
 from collsim.errors import CollsimError
-from collsim.inputs import read_toml
+from collsim.files import read_toml
 from collsim.platforms import GENERATORS, MAPPINGS
 from collsim.profiles import load_profile
 from collsim.runner import DTYPE_BYTES, OPS, RunSpec, find_algorithm, registry, validate_spec
