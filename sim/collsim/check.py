@@ -32,9 +32,9 @@ from collsim.analysis.models import AlgorithmParams
 from collsim.native import is_selector
 from collsim.errors import CollsimError
 from collsim.grid import Grid, Job
-from collsim.inputs import check_output_path, read_toml
+from collsim.files import check_output_path, read_toml
 from collsim.platforms import platform_from_spec
-from collsim.platforms.simgrid import write_atomically
+from collsim.files import write_atomically
 from collsim.profiles import load_profile
 from collsim.runner import NONCOMMUTATIVE_OPS, RunSpec, find_algorithm, registry, validate_spec
 from collsim.units import format_bytes, format_seconds, parse_bytes

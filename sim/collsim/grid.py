@@ -24,6 +24,7 @@ import concurrent.futures.process
 import dataclasses
 import functools
 import hashlib
+import importlib.metadata
 import math
 import os
 import sqlite3
@@ -36,7 +37,6 @@ from typing import Callable, Iterator, Sequence
 import networkx as nx
 from tqdm import tqdm
 
-from collsim import __version__
 from collsim.errors import CollsimError
 from collsim.lifetime import guarded, pool_options
 from collsim.platforms import platform_from_spec
@@ -136,12 +136,15 @@ def describe(job: Job) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _versions() -> dict:
-    """What determines every result beside the inputs: collsim, SimGrid, the collbench program."""
+    """What determines every result beside the inputs: collsim, SimGrid, the collbench program.
+
+    collsim's version is the installed distribution's (not ``collsim.__version__``: the
+    package imports its API, which imports this module)."""
     completed = subprocess.run([find_smpirun(), "-version"], capture_output=True, text=True,
                                check=False)
     simgrid = (completed.stdout + completed.stderr).strip().splitlines()
     program = hashlib.sha256(find_collbench().read_bytes()).hexdigest()
-    return {"collsim": __version__, "simgrid": simgrid[0] if simgrid else "",
+    return {"collsim": importlib.metadata.version("collsim"), "simgrid": simgrid[0] if simgrid else "",
             "collbench_sha256": program}
 
 

@@ -22,8 +22,8 @@ import os
 import networkx as nx
 
 from collsim.errors import CollsimError
-from collsim.inputs import check_output_path
-from collsim.platforms.simgrid import write_atomically
+from collsim.files import check_output_path
+from collsim.files import write_atomically
 from collsim.store import open_store, read_rows, read_study
 from collsim.units import format_bytes, format_seconds
 

@@ -44,10 +44,10 @@ from collsim.analysis.trees import in_order_root, tree
 from collsim.errors import CollsimError
 from collsim.platform_cli import _refuse_options, add_platform_arguments
 from collsim.platforms import map_ranks, platform_hash
-from collsim.platforms.simgrid import write_atomically
+from collsim.files import write_atomically
 from collsim.profiles import Profile
 from collsim.grid import Grid, GridStore, Job, add_grid_arguments, measurement_keys
-from collsim.inputs import check_output_path, read_toml
+from collsim.files import check_output_path, read_toml
 from collsim.runner import RunSpec, find_algorithm, validate_run
 from collsim.store import open_store
 from collsim.units import format_bytes, format_seconds
