@@ -222,7 +222,8 @@ class GridStore:
 
     def write(self, job: Job, rows: list[dict]) -> list[dict]:
         """Store the rows of a job simulated now, in one transaction; return those written
-        (a job whose sizes grew since the last run has some rows already).
+        (a job whose sizes grew since the last run has some rows already; another run
+        sharing the database may have stored them meanwhile).
 
         Raises
         ------
@@ -240,9 +241,8 @@ class GridStore:
         if {r["key"] for r in filed} != set(by_point.values()):
             raise CollsimError(f"{describe(job)} returned {len(filed)} of its "
                                f"{len(by_point)} measurements")
-        new = [r for r in filed if r["key"] not in self.present]
-        insert_rows(self.connection, new, skip_stored=True)
-        return new
+        return insert_rows(self.connection, [r for r in filed if r["key"] not in self.present],
+                           skip_stored=True)
 
 
 class Progress:

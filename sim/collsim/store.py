@@ -242,7 +242,7 @@ def _cell(name: str, value):
 
 
 def insert_rows(connection: sqlite3.Connection, rows: list[dict], *,
-                skip_stored: bool = False) -> int:
+                skip_stored: bool = False) -> list[dict]:
     """Insert the rows of one simulation in one transaction (all or nothing).
 
     Each row holds every column of ``MEASUREMENT_COLUMNS``.  A key already
@@ -253,23 +253,23 @@ def insert_rows(connection: sqlite3.Connection, rows: list[dict], *,
 
     Returns
     -------
-    int
-        The number of rows written.
+    list of dict
+        The rows written.
     """
     marks = ",".join("?" * len(_NAMES))
     columns = ",".join(f'"{name}"' for name in _NAMES)
-    values = []
-    for row in rows:
-        extra = {k: v for k, v in row.items() if k not in _COLUMN_SET}
-        values.append([_cell(name, row.get(name)) for name in _NAMES[:-1]]
-                      + [_cell("extra", extra)])
     with connection:
         connection.execute("BEGIN IMMEDIATE")
         if skip_stored:
-            present = stored_keys(connection, [row[0] for row in values])
-            values = [row for row in values if row[0] not in present]
+            present = stored_keys(connection, [row["key"] for row in rows])
+            rows = [row for row in rows if row["key"] not in present]
+        values = []
+        for row in rows:
+            extra = {k: v for k, v in row.items() if k not in _COLUMN_SET}
+            values.append([_cell(name, row.get(name)) for name in _NAMES[:-1]]
+                          + [_cell("extra", extra)])
         connection.executemany(f"INSERT INTO measurement ({columns}) VALUES ({marks})", values)
-    return len(values)
+    return rows
 
 
 def record_study(connection: sqlite3.Connection, *, name: str, scenario: str, profile: str,
