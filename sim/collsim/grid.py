@@ -272,8 +272,11 @@ class Progress:
         self.log()
 
     def _set_postfix(self) -> None:
-        parts = [f"{self.skipped} already stored"] * bool(self.skipped)
-        parts += [f"{self.failed} failed"] * bool(self.failed)
+        parts = []
+        if self.skipped:
+            parts.append(f"{self.skipped} already stored")
+        if self.failed:
+            parts.append(f"{self.failed} failed")
         self.bar.set_postfix_str(", ".join(parts), refresh=False)
 
     def advance(self, *, failed: bool = False) -> None:
@@ -289,12 +292,12 @@ class Progress:
         if self.tty:
             return
         done, elapsed_s = self.bar.n, self.bar.format_dict["elapsed"]
-        step = max(1, (self.bar.total or 0) // 10)
-        if self.logged is not None and (
-                done == self.logged[0] or (done < (self.bar.total or 0)
-                                           and done - self.logged[0] < step
-                                           and elapsed_s - self.logged[1] < self.log_interval_s)):
-            return
+        if self.logged is not None:
+            logged_done, logged_s = self.logged
+            due = (done == self.bar.total or done - logged_done >= max(1, self.bar.total // 10)
+                   or elapsed_s - logged_s >= self.log_interval_s)
+            if done == logged_done or not due:
+                return
         self.stream.write(f"{self.bar}\n")
         self.stream.flush()
         self.logged = (done, elapsed_s)
