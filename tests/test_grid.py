@@ -63,9 +63,10 @@ def test_every_grid_command_takes_jobs_and_scheduler(command):
 
 @pytest.mark.parametrize("command", GRID_COMMANDS)
 @pytest.mark.parametrize("option, value, message", [
-    ("--jobs", "-1", "--jobs must be an integer >= 0, got '-1'"),
-    ("--jobs", "two", "--jobs must be an integer >= 0, got 'two'"),
-    ("--scheduler", "127.0.0.1:8786", "--scheduler must be an address such as tcp://HOST:PORT"),
+    ("--jobs", "-1", "argument --jobs: must be >= 0 (0: one per core), got -1"),
+    ("--jobs", "two", "argument --jobs: invalid int value: 'two'"),
+    ("--scheduler", "127.0.0.1:8786",
+     "argument --scheduler: must be an address such as tcp://HOST:PORT, got '127.0.0.1:8786'"),
 ])
 def test_a_bad_jobs_or_scheduler_is_one_line(command, option, value, message, capsys):
     assert main(GRID_COMMANDS[command] + [option, value]) == 2

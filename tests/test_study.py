@@ -173,7 +173,7 @@ def test_export_and_study_errors_are_one_line(tmp_path, capsys):
     assert main(["export", str(tmp_path / "junk.db"), "--csv", str(tmp_path / "x.csv")]) == 2
     assert "not a usable SQLite database" in capsys.readouterr().err
     assert main(["study", str(write_scenario(tmp_path)), "--scheduler", "127.0.0.1:1"]) == 2
-    assert "--scheduler must be an address such as tcp://HOST:PORT" in capsys.readouterr().err
+    assert "--scheduler: must be an address such as tcp://HOST:PORT" in capsys.readouterr().err
 
 
 def _free_port():

@@ -55,16 +55,16 @@ def _jobs(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        value = -1
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
     if value < 0:
-        raise CollsimError(f"--jobs must be an integer >= 0, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be >= 0 (0: one per core), got {value}")
     return value
 
 
 def _scheduler(text: str) -> str:
     if not text.startswith(_SCHEDULER_SCHEMES):
-        raise CollsimError(f"--scheduler must be an address such as tcp://HOST:PORT, "
-                           f"got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be an address such as tcp://HOST:PORT, "
+                                         f"got {text!r}")
     return text
 
 
