@@ -1,7 +1,7 @@
 """Seed 001 (Rabenseifner 2004), Fig. 3: the fastest allreduce protocol over (processes, size) on a Cray T3E 900.
 
 Regenerates ``docs/seeds/seed001.tsv`` and ``docs/seeds/seed001.png`` (about
-8 minutes on 2 busy cores)::
+7 minutes on 2 busy cores)::
 
     .venv/bin/python docs/seeds/seed001.py
     .venv/bin/python docs/seeds/seed001.py --quick --out DIR   # a tiny grid (the test's)
@@ -121,6 +121,42 @@ def paper_prefers_binary_blocks(p, n):
     return p > 32 and n >= 16 * KiB and delta_expo_max(p) < math.log2(n) / 2 - 2.5
 
 
+def paper_formula_s(algorithm, p, n):
+    """Seed 001 sec. 2.3-2.7's time on the T3E's alpha, beta, gamma, full duplex
+    (f_alpha = f_beta = 1); no formula for binary blocks in the seed."""
+    params = CATALOG[MACHINE]["params"]
+    alpha, beta, gamma = 2 * params["latency_s"], 1 / params["bandwidth_Bps"], \
+        params["gamma_s_per_byte"]
+    lg = p.bit_length() - 1          # floor(lg p): p' = 2^lg
+    pow2 = p == 1 << lg
+    if algorithm == VENDOR:          # sec. 2.3, lg p rounded up for p != 2^k
+        return math.ceil(math.log2(p)) * (2 * alpha + 2 * n * beta + n * gamma)
+    if algorithm == "recursive_doubling":   # sec. 2.4
+        return lg * (alpha + n * beta + n * gamma) + (0 if pow2 else alpha + n * beta)
+    if algorithm == "rabenseifner":          # sec. 2.5
+        if pow2:
+            return 2 * lg * alpha + 2 * n * beta + n * gamma - (2 * n * beta + n * gamma) / p
+        return ((2 * lg + 3) * alpha + 4 * n * beta + 1.5 * n * gamma
+                - (2 * n * beta + n * gamma) / (1 << lg))
+    if algorithm == "ring":                  # sec. 2.7
+        return 2 * (p - 1) * alpha + (2 * n * beta + n * gamma) * (1 - 1 / p)
+    return None
+
+
+def formula_check(cells):
+    """collsim's time over the seed's formula, per algorithm: (min, max) over p > 2, n >= 8 KiB."""
+    out = {}
+    for (p, n), cell in cells.items():
+        if p <= 2 or n < 8 * KiB:
+            continue
+        for algorithm, (t, _, _) in cell.items():
+            formula = paper_formula_s(algorithm, p, n)
+            if formula:
+                lo, hi = out.get(algorithm, (math.inf, 0.0))
+                out[algorithm] = (min(lo, t / formula), max(hi, t / formula))
+    return out
+
+
 def write_tsv(path, experiments):
     with open(path, "w") as out:
         out.write("experiment\tnp\tbytes\talgorithm\ttime_s\tsource\tmodel_agrees\n")
@@ -209,7 +245,10 @@ def plot(path, experiments):
              "halving_doubling=binary_blocks"]
     colours = ["tab:red", "tab:gray", "tab:green", "tab:orange", "tab:blue", "tab:cyan"]
     panels = [(name, cells) for name, cells in experiments.items()]
-    fig, axes = plt.subplots(1, len(panels) + 1, figsize=(6.2 * (len(panels) + 1), 5.6))
+    fig, grid_axes = plt.subplots(2, 2, figsize=(13, 11))
+    axes = list(grid_axes.flat)[:len(panels)] + [grid_axes.flat[-1]]
+    for unused in list(grid_axes.flat)[len(panels):-1]:
+        unused.axis("off")
     titles = {"t3e": "fastest on seed001_t3e900 (collsim)",
               "gamma_tenth": "cause: gamma / 10",
               "exchange_costs_more": "cause: exchange costs 2x a one-way alpha"}
@@ -233,10 +272,9 @@ def plot(path, experiments):
             y = max(i for i, p in enumerate(nps) if p <= 32) + 0.5
             ax.axhline(y, color="black", lw=1, ls="--")
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colours]
-    axes[0].legend(handles, [LABEL[a] for a in order], loc="upper left", fontsize=7,
-                   bbox_to_anchor=(0, -0.18), ncol=2,
-                   title="fastest (dashed: the paper's boundaries 32 B, 1 KB, 16 KB, p = 32)",
-                   title_fontsize=7)
+    fig.legend(handles, [LABEL[a] for a in order], loc="lower center", fontsize=8, ncol=3,
+               title="fastest (dashed: the paper's boundaries 32 B, 1 KB, 16 KB, p = 32)",
+               title_fontsize=8)
     ax = axes[-1]
     cells = experiments["t3e"]
     nps = sorted({p for p, _ in cells if p > 2})
@@ -252,8 +290,8 @@ def plot(path, experiments):
     ax.set_ylabel("number of MPI processes")
     ax.set_title("vendor time / best new protocol without RD (cf. Fig. 4)", fontsize=10)
     fig.colorbar(image, ax=ax, label="gain over reduce_bcast (x)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.savefig(path, dpi=80)
     plt.close(fig)
 
 
@@ -285,6 +323,9 @@ def main(argv=None) -> int:
     not_exact = [(name, k, a) for name, cells in experiments.items() if name == "t3e"
                  for k, cell in cells.items() for a, (_, _, ok) in cell.items() if not ok]
     print(f"\nt3e: simulated rows off their model: {len(not_exact)}")
+    print("t3e: collsim / seed 001's formula (sec. 2.3-2.7, f = 1), p > 2, n >= 8 KiB:")
+    for algorithm, (lo, hi) in sorted(formula_check(experiments["t3e"]).items()):
+        print(f"  {algorithm}: {lo:.4f}-{hi:.4f}")
     for name in experiments:
         print(f"\n{name}: claim | collsim")
         for claim, value in claims(experiments[name]):
