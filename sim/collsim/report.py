@@ -160,17 +160,18 @@ def beyond_class(row: dict) -> bool:
     """True when a measurement lies outside what its model's class promises.
 
     An ``exact`` or ``bound`` model promises the simulated time within its
-    interval (``model_agrees``); an ``approx`` model promises nothing, so its
-    rows are never beyond their class.
+    interval (``model_agrees``, 0 or 1 as the database stores it); an
+    ``approx`` model promises nothing, so its rows are never beyond their class.
 
     Examples
     --------
-    >>> beyond_class({"model_class": "exact", "model_agrees": False})
+    >>> beyond_class({"model_class": "exact", "model_agrees": 0})
     True
     >>> beyond_class({"model_class": "approx", "model_agrees": None})
     False
     """
-    return row["model_class"] in ("exact", "bound") and row["model_agrees"] is False
+    return (row["model_class"] in ("exact", "bound") and row["model_agrees"] is not None
+            and not row["model_agrees"])
 
 
 def _rankings(study: dict, rows: list[dict]) -> list[dict]:
@@ -593,7 +594,7 @@ def build_report(db_path: str) -> tuple[str, int]:
                     for study in studies]
     finally:
         connection.close()
-    page = _TEMPLATES.get_template("report.html.j2").render(csp=_CSP, studies=contexts)
+    page = _TEMPLATES.get_template("report.html.j2").render(csp=Markup(_CSP), studies=contexts)
     return page, page.count('<figure class="plot"')
 
 
