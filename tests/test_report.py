@@ -131,7 +131,8 @@ def test_the_page_opens_with_the_ranking_and_its_margin(report):
 def test_platform_parameters_and_prices_are_tables(report):
     _, page = report
     text = page.read_text()
-    assert text.count('<table class="parameters">') == 2 and text.count('<table class="price">') == 2
+    assert text.count('<table class="parameters">') == 2
+    assert text.count('<table class="price">') == 2
     parameters = re.search(r'<table class="parameters">(.*?)</table>', text, re.S).group(1)
     assert "<td class=name>bandwidth_Bps</td><td>5 GB/s</td>" in parameters
     assert "<td class=name>latency_s</td><td>1 us</td>" in parameters
@@ -303,3 +304,12 @@ def test_a_512_node_machine_is_drawn_as_its_switches(spec, groups, switches, row
     hosts = sum(1 for _, kind in G.nodes(data="kind") if kind == "host")  # 2 per dual-rail node
     assert f"512 nodes in {groups} groups" in svg and f"{hosts} hosts" in svg
     assert svg.count("<use ") < len(S) + 10  # one marker per switch and group, not per host
+
+
+@pytest.mark.parametrize("name", ["collsim.report", "collsim.platforms.draw"])
+def test_docstring_examples(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.attempted > 0 and result.failed == 0

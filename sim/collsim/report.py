@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import re
 from pathlib import Path
 
 import jinja2
@@ -87,8 +88,8 @@ def line_styles(names: list[str]) -> dict[str, dict]:
     >>> styles = line_styles([f"a{i}" for i in range(14)])
     >>> len({s["color"] for s in styles.values()})
     14
-    >>> styles["a0"]["marker"], styles["a12"]["marker"], styles["a12"]["linestyle"]
-    ('o', 'o', '-')
+    >>> [(styles[n]["marker"], styles[n]["linestyle"]) for n in ("a0", "a12")]
+    [('o', '-'), ('o', '--')]
     """
     import matplotlib.colors
 
@@ -214,8 +215,8 @@ def summary(study: dict, rows: list[dict]) -> list[str]:
     ...                         "size_weights": [1.0]}]}
     >>> rows = [dict(machine=m, collective="c", np=4, mapping="block", bytes=8,
     ...              algorithm="x", time_s=t) for m, t in (("a", 3e-6), ("b", 1e-6))]
-    >>> summary(study, rows)
-    ['At 4 ranks (block mapping), b runs the weighted workload fastest, 3.00x ahead of a (b 1 us, a 3 us).']
+    >>> print(*summary(study, rows))
+    At 4 ranks (block mapping), b runs the weighted workload fastest, 3.00x ahead of a (b 1 us, a 3 us).
     """
     sentences = []
     for ranking in _rankings(study, rows):
@@ -288,11 +289,16 @@ def _ranking_figure(ranking: dict) -> dict:
                    + (" and by time x cost." if ranking["priced"] else "."))
 
 
-def _series(axis, xs, ys, style: dict, label: str, gid: str, **options) -> None:
-    """One line of a plot, its SVG group named ``gid`` (the page counts its colours)."""
+def _key(*parts) -> str:
+    """An SVG id prefix from names (a machine name may hold any character)."""
+    return re.sub(r"[^A-Za-z0-9_.]+", "_", "-".join(str(part) for part in parts))
+
+
+def _series(axis, xs, ys, style: dict, label: str, gid: str) -> None:
+    """One line of a plot; its SVG group is named ``gid``, which holds ``-series-``
+    (the page's script counts the lines of each plot and their colours)."""
     (line,) = axis.plot(xs, ys, color=style["color"], marker=style["marker"],
-                        linestyle=options.pop("linestyle", style["linestyle"]),
-                        markersize=4, label=label, **options)
+                        linestyle=style["linestyle"], markersize=4, label=label)
     line.set_gid(gid)
 
 
@@ -412,7 +418,7 @@ def _topology(machine: dict) -> dict:
     layout = switch_level_layout(S)
     groups = [n for n, k in S.nodes(data="kind") if k == "nodes"]
     switches = [n for n in S if n not in set(groups)]
-    figure, axis = plt.subplots(figsize=(6.5, 4.2))
+    figure, axis = plt.subplots(figsize=(9.0, 4.2))
     bandwidths = [d["bandwidth_Bps"] for _, _, d in S.edges(data=True)]
     top = max(bandwidths, default=1.0) or 1.0
     many = S.number_of_nodes() > 120
@@ -424,23 +430,28 @@ def _topology(machine: dict) -> dict:
                            if many else [60 + 10 * math.sqrt(c) for c in counts],
                            label=f"{sum(counts)} nodes in {len(groups)} groups "
                                  f"({_span(counts)} per group)")
-    if len(groups) <= 40:  # readable labels: how many nodes each group holds
+    labelled = not many and len(groups) <= 40  # only where the labels can be read
+    if labelled:  # how many nodes each group holds
         nx.draw_networkx_labels(S, {g: (x, y) for g, (x, y) in layout.items() if g in groups},
                                 labels={g: str(S.nodes[g]["count"]) for g in groups},
                                 font_size=6, font_color="white", ax=axis)
-    kinds = sorted({S.nodes[n]["kind"] for n in switches})
+    kinds = "/".join(k + ("es" if k == "switch" else "s")
+                     for k in sorted({S.nodes[n]["kind"] for n in switches}))
     nx.draw_networkx_nodes(S, layout, nodelist=switches, ax=axis, node_shape="s",
                            node_color="#dd8452", node_size=12 if many else 50,
-                           label=f"{len(switches)} {'/'.join(k + 'es' if k == 'switch' else k + 's' for k in kinds)}")
+                           label=f"{len(switches)} {kinds}")
     hosts = sum(1 for _, k in G.nodes(data="kind") if k == "host")
     axis.set_title(f"Topology of {machine['name']} ({G.graph.get('name', '?')}): "
                    f"{hosts} hosts")
-    axis.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, borderaxespad=0)
+    axis.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=2, fontsize=8)
     axis.set_axis_off()
+    if min(x for x, _ in layout.values()) < 0:  # a flat network's circle: keep it round
+        axis.set_aspect("equal")
     return _figure("topology", figure,
                    f"{machine['name']}: its {len(switches)} switches and routers and its compute "
-                   "nodes, gathered into groups attached to the same switches (the number in a "
-                   f"circle: nodes in the group); line width proportional to link bandwidth, "
+                   "nodes, gathered into groups attached to the same switches"
+                   + (" (the number in a circle: nodes in the group)" if labelled else "")
+                   + "; line width proportional to link bandwidth, "
                    f"{G.number_of_edges()} links in all.")
 
 
@@ -547,7 +558,7 @@ def _study_context(study: dict, rows: list[dict]) -> dict:
             selected = [r for r in rows if (r["collective"], r["np"], r["mapping"])
                         == (collective, np, mapping)]
             if selected:
-                key = f"{study['name']}-{collective}-{np}-{mapping}"
+                key = _key(study["name"], collective, np, mapping)
                 context["comparisons"].append(
                     _comparison_figure(collective, np, mapping, selected, names, key))
     for machine in study["machines"]:
@@ -564,8 +575,8 @@ def _study_context(study: dict, rows: list[dict]) -> dict:
             figures = [
                 _algorithm_figure(machine["name"], workload["collective"], np, mapping,
                                   [r for r in selected if (r["np"], r["mapping"]) == (np, mapping)],
-                                  styles, f"{study['name']}-{machine['name']}-"
-                                          f"{workload['collective']}-{np}-{mapping}")
+                                  styles, _key(study["name"], machine["name"],
+                                               workload["collective"], np, mapping))
                 for np, mapping in sorted({(r["np"], r["mapping"]) for r in selected})]
             figures.append(_fastest_map(machine["name"], workload["collective"], selected,
                                         styles))
