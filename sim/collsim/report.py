@@ -193,7 +193,8 @@ def _rankings(study: dict, rows: list[dict]) -> list[dict]:
             "done": done, "by_product": by_product if priced else [],
             "incomplete": [name for name, t in ranked if t is None],
             "rows": [{"rank": i + 1 if t is not None else None, "machine": name, "time_s": t,
-                      "cost": costs[name], "product": t * costs[name] if priced and t else None,
+                      "cost": costs[name],
+                      "product": t * costs[name] if priced and t is not None else None,
                       "product_rank": product_rank.get(name) if priced else None}
                      for i, (name, t) in enumerate(ranked)]})
     return rankings
