@@ -10,14 +10,8 @@ from .network import network_parameters, pair_classes, pair_parameters
 from .routing import route
 from .simgrid import platform_hash, platform_xml, write_hostfile, write_platform
 
-GENERATORS = {
-    "crossbar": crossbar,
-    "fat_tree": fat_tree,
-    "dragonfly": dragonfly,
-    "dual_rail": dual_rail,
-}
-
-from .spec import platform_from_spec  # noqa: E402  (uses GENERATORS)
+from .families import GENERATORS
+from .spec import platform_from_spec
 
 __all__ = [
     "GENERATORS",

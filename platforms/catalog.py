@@ -22,10 +22,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from .crossbar import crossbar
-from .dragonfly import dragonfly
-from .dual_rail import dual_rail
-from .fat_tree import fat_tree
+from .families import GENERATORS
 from .multicore import multicore
 
 __all__ = ["CATALOG", "catalog_platform", "catalog_profile", "catalog_xml_path"]
@@ -191,10 +188,6 @@ CATALOG = {
     ),
 }
 
-_BUILDERS = {"crossbar": crossbar, "fat_tree": fat_tree, "dragonfly": dragonfly,
-             "dual_rail": dual_rail}
-
-
 def catalog_platform(name: str) -> nx.Graph:
     """Return the platform graph of a catalog entry.
 
@@ -214,9 +207,9 @@ def catalog_platform(name: str) -> nx.Graph:
         raise ValueError(f"unknown catalog platform {name!r} (known: {', '.join(CATALOG)})")
     if entry["family"] == "multicore":
         network_family, network_params = entry["network"]
-        G = multicore(_BUILDERS[network_family](**network_params), **entry["params"])
+        G = multicore(GENERATORS[network_family](**network_params), **entry["params"])
     else:
-        G = _BUILDERS[entry["family"]](**entry["params"])
+        G = GENERATORS[entry["family"]](**entry["params"])
     G.graph["catalog"] = name
     return G
 

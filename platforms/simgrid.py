@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import weakref
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import networkx as nx
 
+from collsim.files import write_atomically
 from collsim.units import simgrid_bandwidth, simgrid_time
 
 __all__ = [
@@ -239,26 +239,6 @@ def _fingerprint(G: nx.Graph) -> tuple:
 def platform_hash(G: nx.Graph) -> str:
     """Return a short hash of the platform's XML: equal hashes, equal machines."""
     return hashlib.sha256(platform_xml(G)).hexdigest()[:16]
-
-
-def write_atomically(path: str | os.PathLike, data: bytes) -> Path:
-    """Write data to path through a temporary file and a rename."""
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        # mkstemp creates 0600; give the file the permissions of an ordinary one
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
 
 
 def write_platform(G: nx.Graph, path: str | os.PathLike) -> Path:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import networkx as nx
 
 from .catalog import CATALOG, catalog_platform
+from .families import GENERATORS
 from .multicore import multicore
 from .size import check_platform_size
 
@@ -37,8 +38,6 @@ def platform_from_spec(spec: dict) -> tuple[nx.Graph, str]:
     >>> label, G.number_of_nodes()
     ('crossbar', 5)
     """
-    from . import GENERATORS
-
     if not isinstance(spec, dict):
         raise ValueError("a platform must be a table")
     params = dict(spec)

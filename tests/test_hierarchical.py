@@ -9,7 +9,7 @@ import pytest
 
 from collsim.analysis.models import AlgorithmParams
 from collsim.analysis.models._base import message_s, reduce_s
-from collsim.analysis.models.reduce import subcomm_creation_s
+from collsim.analysis.models._composite import subcomm_creation_s
 from collsim.runner import RunSpec, model_parameters, run
 from collsim.platforms import map_ranks
 

@@ -27,6 +27,23 @@ def test_every_model_belongs_to_a_registry_entry(entries):
             assert (collective, name) in names
 
 
+def test_the_composites_are_the_registry_entries_that_run_others(entries):
+    """The models refuse as a part of a composite what collbench refuses (hier.c, level_algorithm)."""
+    from collsim.analysis.models._lookup import COMPOSITES
+
+    composite_parameters = {"groups", "inner_outer", "node_size"}
+    registry = {entry["algorithm"] for entry in entries if composite_parameters & set(entry["parameters"])}
+    assert registry == COMPOSITES
+
+
+def test_a_composite_is_refused_as_a_part():
+    with pytest.raises(ValueError, match="inner algorithm must be a plain reduce algorithm, got 'prerounded'"):
+        predict("reduce", "prerounded", 8, 1024, NET, params=models.AlgorithmParams(inner_algorithm="prerounded"))
+    with pytest.raises(ValueError, match="outer algorithm must be a plain allreduce algorithm, got 'nope'"):
+        predict("allreduce", "hierarchical", 8, 1024, NET,
+                params=models.AlgorithmParams(inner_algorithm="ring", outer_algorithm="nope"))
+
+
 def test_unknown_model():
     with pytest.raises(KeyError, match="no model for allreduce/nonexistent"):
         model_for("allreduce", "nonexistent")

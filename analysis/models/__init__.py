@@ -16,27 +16,11 @@ from typing import Callable
 
 from . import allreduce, bcast, reduce
 from ._base import AlgorithmParams, NetworkParams, Prediction, message_s, reduce_s
+from ._lookup import model_for
 
 __all__ = ["AlgorithmParams", "NetworkParams", "Prediction", "model_for", "predict", "message_s", "reduce_s"]
 
-_MODULES = {"allreduce": allreduce, "reduce": reduce, "bcast": bcast}
-
 Model = Callable[..., Prediction]
-
-
-def model_for(collective: str, algorithm: str) -> Model:
-    """Return the model function of a registry entry.
-
-    Raises
-    ------
-    KeyError
-        If there is no model for that entry.
-    """
-    module = _MODULES.get(collective)
-    function = getattr(module, algorithm, None) if module else None
-    if function is None or algorithm not in module.__all__:
-        raise KeyError(f"no model for {collective}/{algorithm}")
-    return function
 
 
 def predict(

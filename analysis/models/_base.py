@@ -302,8 +302,8 @@ def total(*parts: Prediction, extra_s: float = 0.0) -> Prediction:
     )
 
 
-def check_arguments(p: int, n_bytes: int, elem_bytes: int) -> int:
-    """Validate the common arguments; return the element count."""
+def check_arguments(p: int, n_bytes: int, elem_bytes: int, *, root: int | None = None) -> int:
+    """Validate the common arguments (``root`` too when given); return the element count."""
     if isinstance(p, bool) or not isinstance(p, int) or p < 1:
         raise ValueError(f"p must be an integer >= 1, got {p!r}")
     if isinstance(n_bytes, bool) or not isinstance(n_bytes, int) or n_bytes < 0:
@@ -312,6 +312,8 @@ def check_arguments(p: int, n_bytes: int, elem_bytes: int) -> int:
         raise ValueError(f"elem_bytes must be 1, 2, 4, 8 or 16, got {elem_bytes!r}")
     if n_bytes % elem_bytes:
         raise ValueError(f"n_bytes={n_bytes} is not a whole number of {elem_bytes}-byte elements")
+    if root is not None and not 0 <= root < p:
+        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
     return n_bytes // elem_bytes
 
 

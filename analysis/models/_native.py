@@ -8,7 +8,8 @@ there is no second copy of the decision tables in Python.
 
 from __future__ import annotations
 
-from ._base import DEFAULT_PARAMS, AlgorithmParams, NetworkParams, Prediction
+from ._base import DEFAULT_PARAMS, AlgorithmParams, NetworkParams, Prediction, check_arguments, exact, total
+from ._lookup import model_for
 
 _LIBRARIES = {"openmpi_default": "Open MPI 4.1", "mpich_default": "MPICH 4.0"}
 
@@ -46,9 +47,6 @@ def selected_model(collective: str, selector: str, p: int, n_bytes: int, net: Ne
         If ``params.selected`` is not set (the model needs a collbench row), or
         names the selector itself.
     """
-    from . import model_for
-    from ._base import check_arguments, exact
-
     if check_arguments(p, n_bytes, elem_bytes) == 0 or p == 1:
         return exact(0.0)
     if params.selected is None:
@@ -56,8 +54,6 @@ def selected_model(collective: str, selector: str, p: int, n_bytes: int, net: Ne
                          "chose (the 'selected' field of the collbench row)")
     if collective == "allreduce" and params.selected.startswith("reduce:"):
         # Open MPI's nonoverlapping: its reduce to rank 0, then its bcast from rank 0
-        from ._base import total
-
         parts = dict(part.split(":", 1) for part in params.selected.split("+"))
         inner = AlgorithmParams(alpha_over_beta_bytes=params.alpha_over_beta_bytes)
         return total(

@@ -79,16 +79,24 @@ def engine_bcast(node: TreeNode, blocks: list[int]) -> list[Step]:
     return steps
 
 
+def _tree_and_blocks(kind: str, p: int, count: int, *, elem_bytes: int, root: int,
+                     params: AlgorithmParams, segmented: bool) -> tuple[list[TreeNode], list[int]]:
+    """The tree's nodes and the block sizes the engine moves along it (pipeline.c's plan)."""
+    nodes = tree(kind, size=p, root=root)
+    steady = steady_steps(kind)
+    blocks = plan_bytes(count, elem_bytes, params, segmented=segmented,
+                        fill_steps=steady * nodes[0].height, steady=steady)
+    return nodes, blocks
+
+
 def reduce_tree_s(kind: str, p: int, count: int, net: NetworkParams, *, elem_bytes: int,
                   root: int, params: AlgorithmParams, segmented: bool) -> float:
     """collsim_reduce_along_tree: reduce to root along a chain, binary or
     in-order binary tree (whose root p // 2 then sends the result to root)."""
     if p == 1 or count == 0:
         return 0.0
-    nodes = tree(kind, size=p, root=root)
-    steady = steady_steps(kind)
-    blocks = plan_bytes(count, elem_bytes, params, segmented=segmented,
-                        fill_steps=steady * nodes[0].height, steady=steady)
+    nodes, blocks = _tree_and_blocks(kind, p, count, elem_bytes=elem_bytes, root=root, params=params,
+                                     segmented=segmented)
     programs = [engine_reduce(node, blocks) for node in nodes]
     tree_root = in_order_root(p) if kind == "in_order_binary" else root
     if tree_root != root:
@@ -102,10 +110,8 @@ def bcast_tree_s(kind: str, p: int, count: int, net: NetworkParams, *, elem_byte
     """collsim_bcast_along_tree: bcast from root along a chain or binary tree."""
     if p == 1 or count == 0:
         return 0.0
-    nodes = tree(kind, size=p, root=root)
-    steady = steady_steps(kind)
-    blocks = plan_bytes(count, elem_bytes, params, segmented=segmented,
-                        fill_steps=steady * nodes[0].height, steady=steady)
+    nodes, blocks = _tree_and_blocks(kind, p, count, elem_bytes=elem_bytes, root=root, params=params,
+                                     segmented=segmented)
     return schedule_time([engine_bcast(node, blocks) for node in nodes], net)
 
 

@@ -12,41 +12,23 @@ classes hold on the crossbar (one rank per node) under the ``hockney`` profile.
 from __future__ import annotations
 
 import math
-import sys
 
-from ._base import (
-    DEFAULT_PARAMS,
-    AlgorithmParams,
-    NetworkParams,
-    Prediction,
-    check_arguments,
-    exact,
-    floor_log2,
-    message_s,
-    reduce_s,
-    total,
-)
-from . import _blocks, _pipelined
+from ._base import (DEFAULT_PARAMS, AlgorithmParams, NetworkParams, Prediction, check_arguments,
+                    exact, floor_log2, message_s, reduce_s, total)
+from . import _blocks, _pipelined, bcast, reduce
+from ._composite import (PREROUND_LEVELS, comm_split_s, preround_bound_s, sub_params, subcomm_creation_s,
+                         two_level_names)
+from ._lookup import model_for, part_model
 from ._native import selector
 from ._replay import Clocks
-from . import bcast as _bcast
-from . import reduce as _reduce
 
 __all__ = ["recursive_doubling", "ring", "rabenseifner", "binary_blocks", "reduce_bcast", "hierarchical", "node_aware",
            "prerounded", "fixed_order", "binary_tree", "pipelined_tree", "dual_root_pipelined",
            "linear", "openmpi_default", "mpich_default"]
 
 
-def recursive_doubling(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def recursive_doubling(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                       commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Recursive-doubling allreduce.
 
     ``T = lg p' (alpha + n beta + n gamma) + [p != p'] (2 (alpha + n beta) + n gamma)``,
@@ -73,16 +55,8 @@ def recursive_doubling(
     return exact(time)
 
 
-def ring(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def ring(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+         commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Ring allreduce: ring reduce-scatter and ring allgather.
 
     ``T = 2 (p - 1) (alpha + b beta) + (p - 1) b gamma``, with ``b`` the
@@ -104,16 +78,8 @@ def ring(
     return exact((p - 1) * (2 * message_s(net, block) + reduce_s(net, block)))
 
 
-def rabenseifner(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def rabenseifner(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                 commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Rabenseifner's allreduce (recursive halving, then recursive doubling).
 
     Seed 001 sec. 2.5, with ``p' = 2^floor(lg p)`` and ``f_alpha = f_beta = 1``:
@@ -154,16 +120,8 @@ def rabenseifner(
     return exact(extra + halving_and_doubling())
 
 
-def binary_blocks(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def binary_blocks(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                  commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Rabenseifner's binary blocks allreduce (seed 001 sec. 2.6).
 
     For a power of two it is the halving and doubling of :func:`rabenseifner`:
@@ -200,16 +158,8 @@ def binary_blocks(
     return exact(clocks.finish())
 
 
-def reduce_bcast(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def reduce_bcast(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                 commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Binomial reduce to rank 0, then binomial broadcast from rank 0.
 
     ``T = ceil(lg p) (alpha + n beta + n gamma) + ceil(lg p) (alpha + n beta)``
@@ -219,8 +169,8 @@ def reduce_bcast(
     Accuracy: exact (sum of the two exact parts: the broadcast starts when
     the root has the result, and every other rank is waiting by then).
     """
-    reduce_part = _reduce.binomial(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
-    bcast_part = _bcast.binomial(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
+    reduce_part = reduce.binomial(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
+    bcast_part = bcast.binomial(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
     return exact(reduce_part.time_s + bcast_part.time_s)
 
 
@@ -230,16 +180,8 @@ def default_group_count(p: int) -> int:
     return min((g for g in range(1, p + 1) if p % g == 0), key=lambda g: (abs(g - root), g))
 
 
-def hierarchical(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def hierarchical(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                 commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Two-level (hierarchical) allreduce on a G x q grid, q = p / G.
 
     Seed 004's transform applied to allreduce: the inner algorithm inside each
@@ -256,17 +198,14 @@ def hierarchical(
     and run the same schedule, so all columns start together; bounds of the
     levels carry over.
     """
-    from . import reduce as _red
-
     count = check_arguments(p, n_bytes, elem_bytes)
-    this = sys.modules[__name__]
     groups = params.group_count or default_group_count(p)
     if groups > p or p % groups:
         raise ValueError(f"group_count must divide p={p}, got {groups}")
-    inner_name, outer_name = _red.two_level_names(params, "recursive_doubling")
-    inner = _red.level_model(this, "inner", inner_name)
-    outer = _red.level_model(this, "outer", outer_name)
-    common = dict(elem_bytes=elem_bytes, commutative=commutative, params=_red.sub_params(params))
+    inner_name, outer_name = two_level_names(params, "recursive_doubling")
+    inner = part_model("allreduce", inner_name, "inner")
+    outer = part_model("allreduce", outer_name, "outer")
+    common = dict(elem_bytes=elem_bytes, commutative=commutative, params=sub_params(params))
     if groups == 1:
         return inner(p, n_bytes, net, **common)
     if groups == p:
@@ -276,7 +215,7 @@ def hierarchical(
     q = p // groups
     first = inner(q, n_bytes, net, **common)
     second = outer(groups, n_bytes, net, **common)
-    creation = _red.subcomm_creation_s(net, q) + _red.subcomm_creation_s(net, groups)
+    creation = subcomm_creation_s(net, q) + subcomm_creation_s(net, groups)
     low = creation + first.low_s + second.low_s
     high = creation + first.high_s + second.high_s
     return Prediction(high, low, high) if low < high else exact(high)
@@ -290,16 +229,8 @@ def mpich_allreduce_choice(p: int, n_bytes: int, elem_bytes: int) -> str:
     return "recursive_doubling" if n_bytes < 2048 or n_bytes // elem_bytes < pof2 else "rabenseifner"
 
 
-def node_aware(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def node_aware(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+               commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """MPICH's topology-aware allreduce: reduce in each node, allreduce across leaders, bcast.
 
     Seed 000 sec. III-B.  With N nodes of k ranks (``node_size`` k; the last
@@ -314,8 +245,6 @@ def node_aware(
     the smallest and the largest node (first and last level).  With several
     ranks per host the runner reports ``approx``.
     """
-    from . import reduce as _red
-
     count = check_arguments(p, n_bytes, elem_bytes)
     if not commutative:
         raise ValueError("node_aware needs a commutative op (commutative=True)")
@@ -325,47 +254,36 @@ def node_aware(
     def t_allreduce(q: int) -> Prediction:
         if q < 2:
             return exact(0.0)
-        return globals()[mpich_allreduce_choice(q, n_bytes, elem_bytes)](
+        return model_for("allreduce", mpich_allreduce_choice(q, n_bytes, elem_bytes))(
             q, n_bytes, net, elem_bytes=elem_bytes)
 
     def t_reduce(q: int) -> Prediction:
         if q < 2:
             return exact(0.0)
-        return getattr(_red, _red.mpich_reduce_choice(q, n_bytes))(q, n_bytes, net,
+        return model_for("reduce", reduce.mpich_reduce_choice(q, n_bytes))(q, n_bytes, net,
                                                                   elem_bytes=elem_bytes)
 
     k = params.node_size
     if k == 0:
         across = t_allreduce(p)
-        split = _red.comm_split_s(net, p, p)
+        split = comm_split_s(net, p, p)
         return Prediction(split + across.time_s, split + across.low_s, split + across.high_s)
     nodes = -(-p // k)
     sizes = sorted({min(k, p - i * k) for i in range(nodes)})
-    firsts = [(_red.subcomm_creation_s(net, q) + t_reduce(q).low_s,
-               _red.subcomm_creation_s(net, q) + t_reduce(q).high_s) for q in sizes]
-    lasts = [_bcast.binomial(q, n_bytes, net, elem_bytes=elem_bytes) if q > 1 else exact(0.0)
+    firsts = [(subcomm_creation_s(net, q) + t_reduce(q).low_s,
+               subcomm_creation_s(net, q) + t_reduce(q).high_s) for q in sizes]
+    lasts = [bcast.binomial(q, n_bytes, net, elem_bytes=elem_bytes) if q > 1 else exact(0.0)
              for q in sizes]
     across = t_allreduce(nodes)
-    middle_low = _red.subcomm_creation_s(net, nodes) + across.low_s
-    middle_high = _red.subcomm_creation_s(net, nodes) + across.high_s
+    middle_low = subcomm_creation_s(net, nodes) + across.low_s
+    middle_high = subcomm_creation_s(net, nodes) + across.high_s
     low = min(f[0] for f in firsts) + middle_low + min(b.low_s for b in lasts)
     high = max(f[1] for f in firsts) + middle_high + max(b.high_s for b in lasts)
     return Prediction(high, low, high) if low < high else exact(high)
 
 
-PREROUND_LEVELS = 2  # algorithms/common/prerounding.h
-
-
-def prerounded(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def prerounded(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+               commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Reproducible allreduce by pre-rounding (Demmel and Nguyen, IEEE TC 2015).
 
     ``T = T_outer(8 count, max) + T_inner(2 * 8 count, sum) + 2 * 8 count gamma``:
@@ -389,51 +307,15 @@ def prerounded(
         return exact(0.0)
     inner_name = params.inner_algorithm or "recursive_doubling"
     bound, skew_s = preround_bound_s(p, count, net, params.outer_algorithm or inner_name)
-    levels = _inner_model(inner_name)(p, 8 * count * PREROUND_LEVELS, net, elem_bytes=8)
+    levels = part_model("allreduce", inner_name, "inner")(p, 8 * count * PREROUND_LEVELS, net, elem_bytes=8)
     sequential = total(bound, levels, extra_s=reduce_s(net, 8 * count * PREROUND_LEVELS))
     if skew_s:
         return Prediction(sequential.time_s, sequential.low_s - skew_s, sequential.high_s)
     return sequential
 
 
-def preround_bound_s(p: int, count: int, net: NetworkParams,
-                     algorithm: str) -> tuple[Prediction, float]:
-    """The first step of both prerounded algorithms: an allreduce (MPI_MAX) of
-    count doubles with ``algorithm``.
-
-    Parameters
-    ----------
-    p : int
-        Process count.
-    count : int
-        Elements per rank (one double of bound each).
-    net : NetworkParams
-        The network.
-    algorithm : str
-        The allreduce algorithm (the prerounded algorithm's ``outer``).
-
-    Returns
-    -------
-    (Prediction, float)
-        Its time, and how far apart (s) the ranks may leave it: (p - 1)(2 beta +
-        gamma) for ``ring`` when p does not divide count, else 0.
-    """
-    bound = _inner_model(algorithm)(p, 8 * count, net, elem_bytes=8)
-    skew_s = ((p - 1) * (2 * 8 * net.beta_s_per_byte + reduce_s(net, 8))
-              if algorithm == "ring" and count % p else 0.0)
-    return bound, skew_s
-
-
-def fixed_order(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def fixed_order(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Reproducible topology-aware allreduce: reduce fixed_order to rank 0, binomial bcast.
 
     ``T = T_reduce_fixed_order(root 0) + ceil(lg p) (alpha + n beta)``.
@@ -442,52 +324,28 @@ def fixed_order(
     (the sum of two exact parts; the broadcast starts when rank 0 has the
     result, the last to finish the reduce, and the others wait for it).
     """
-    reduce_part = _reduce.fixed_order(p, n_bytes, net, elem_bytes=elem_bytes, root=0,
+    reduce_part = reduce.fixed_order(p, n_bytes, net, elem_bytes=elem_bytes, root=0,
                                       params=params)
-    bcast_part = _bcast.binomial(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
+    bcast_part = bcast.binomial(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
     return total(reduce_part, bcast_part)
 
 
-def _inner_model(name: str):
-    """The model of the allreduce algorithm `name` used inside a two-phase algorithm."""
-    if name not in __all__ or name == "prerounded":
-        raise ValueError(f"no allreduce algorithm {name!r} to use as the inner algorithm")
-    return globals()[name]
-
-
-def binary_tree(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def binary_tree(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Binary-tree reduce followed by binary-tree bcast (seed 001 sec. 2.2),
     both on the in-order tree rooted at p // 2, unsegmented.
 
     About ``2 h (alpha + n beta + n gamma) + 2 h (alpha + n beta)``, h = floor(lg p)
     (seed 004 formula (5) with one block, twice)
-    Accuracy: exact: the longest path through the steps the C code posts,
-    each timed as on the crossbar (see :mod:`collsim.analysis.models._pipelined`).
+    Accuracy: exact (the replayed schedule, :mod:`collsim.analysis.models._pipelined`).
     """
     count = check_arguments(p, n_bytes, elem_bytes)
     return exact(_pipelined.allreduce_in_order_tree_s(p, count, net, elem_bytes=elem_bytes,
                                                       params=params, segmented=False))
 
 
-def pipelined_tree(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def pipelined_tree(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                   commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Pipelined binary-tree reduce followed by pipelined bcast with the same
     B blocks (seed 003's "UserAllreduce1").
 
@@ -495,24 +353,15 @@ def pipelined_tree(
     down at every level, ``T(B) ~ (4 h + 4 (B - 1)) (alpha + n/B beta)``, and with
     the best B (pipelining lemma) ``4 n beta + O(sqrt(h n alpha beta))``; plus
     ``2 (h + B - 1) n/B gamma`` of reductions on the path
-    Accuracy: exact: the longest path through the steps the C code posts,
-    each timed as on the crossbar (see :mod:`collsim.analysis.models._pipelined`).
+    Accuracy: exact (the replayed schedule, :mod:`collsim.analysis.models._pipelined`).
     """
     count = check_arguments(p, n_bytes, elem_bytes)
     return exact(_pipelined.allreduce_in_order_tree_s(p, count, net, elem_bytes=elem_bytes,
                                                       params=params, segmented=True))
 
 
-def dual_root_pipelined(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def dual_root_pipelined(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                        commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Traff's doubly pipelined dual-root allreduce (seed 003, Algorithm 1).
 
     Seed 003 sec. 1.2: three bidirectional steps per round, the first block
@@ -526,23 +375,14 @@ def dual_root_pipelined(
     becomes 3 on a network with bidirectional links (f_beta = 1 on the
     crossbar; a bidirectional step costs ``alpha + n/B beta`` there).  Plus at
     most ``3 n/B gamma`` per round at a root
-    Accuracy: exact: the longest path through the steps the C code posts,
-    each timed as on the crossbar (see :mod:`collsim.analysis.models._pipelined`).
+    Accuracy: exact (the replayed schedule, :mod:`collsim.analysis.models._pipelined`).
     """
     count = check_arguments(p, n_bytes, elem_bytes)
     return exact(_pipelined.dual_root_s(p, count, net, elem_bytes=elem_bytes, params=params))
 
 
-def linear(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def linear(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+           commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Linear reduce to rank 0, then linear broadcast from rank 0 (Open MPI's
     allreduce ``basic_linear``).
 
@@ -551,8 +391,8 @@ def linear(
     Accuracy: exact (the sum of two exact parts: the broadcast starts when
     rank 0 has combined the last vector, and every other rank waits for it).
     """
-    reduce_part = _reduce.linear(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
-    bcast_part = _bcast.linear(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
+    reduce_part = reduce.linear(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
+    bcast_part = bcast.linear(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
     return total(reduce_part, bcast_part)
 
 

@@ -8,34 +8,17 @@ from __future__ import annotations
 
 from . import _pipelined
 from ._native import selector
-from ._base import (
-    DEFAULT_PARAMS,
-    AlgorithmParams,
-    NetworkParams,
-    Prediction,
-    ceil_log2,
-    check_arguments,
-    exact,
-    message_s,
-    shared_link_s,
-    staggered_shared_link_s,
-)
+from ._replay import Clocks
+from ._base import (DEFAULT_PARAMS, AlgorithmParams, NetworkParams, Prediction, ceil_log2,
+                    check_arguments, exact, message_s, shared_link_s, staggered_shared_link_s)
 
 __all__ = ["binomial", "linear", "chain", "pipeline", "binary", "scatter_allgather",
            "scatter_recursive_doubling_allgather", "concurrent_binomial", "concurrent_knomial", "concurrent_binary",
            "openmpi_default", "mpich_default"]
 
 
-def binomial(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def binomial(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+             commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Binomial-tree broadcast, farthest child first.
 
     ``T = ceil(lg p) (alpha + n beta)`` (the broadcast half of seed 001
@@ -45,22 +28,14 @@ def binomial(
     once; the root's last child and the chain of first children both end
     after ceil(lg p) messages.
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
     return exact(ceil_log2(p) * message_s(net, n_bytes))
 
 
-def linear(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def linear(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+           commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Linear broadcast: p - 1 concurrent sends from the root.
 
     ``T = alpha + (p - 1) (n + envelope) beta``.  Seeds 002 and 004 count
@@ -79,68 +54,42 @@ def linear(
     route latency, so the root's link is shared equally and they all end
     together.
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
     return exact(staggered_shared_link_s(net, n_bytes, p - 1))
 
 
-def chain(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def chain(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+          commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Unsegmented chain broadcast.
 
     ``T = (p - 1) (alpha + n beta)`` (seed 004 formula (3) without gamma;
     seed 002 "chain").
 
-    Accuracy: exact: the longest path through the steps the C code posts,
-    each timed as on the crossbar (see :mod:`collsim.analysis.models._pipelined`).
+    Accuracy: exact (the replayed schedule, :mod:`collsim.analysis.models._pipelined`).
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     return exact(_pipelined.bcast_tree_s("chain", p, count, net, elem_bytes=elem_bytes, root=root,
                                    params=params, segmented=False))
 
 
-def pipeline(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def pipeline(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+             commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Segmented chain broadcast with B blocks.
 
     ``T = (p + B - 2) (alpha + n/B beta)`` (seed 004 formula (4) without gamma;
     seed 002 "pipeline"), B from ``params`` or the pipelining lemma.
 
-    Accuracy: exact: the longest path through the steps the C code posts,
-    each timed as on the crossbar (see :mod:`collsim.analysis.models._pipelined`).
+    Accuracy: exact (the replayed schedule, :mod:`collsim.analysis.models._pipelined`).
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     return exact(_pipelined.bcast_tree_s("chain", p, count, net, elem_bytes=elem_bytes, root=root,
                                    params=params, segmented=True))
 
 
-def binary(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def binary(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+           commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Segmented binary-tree broadcast (heap order rooted at the root).
 
     Seed 004 formula (5) without gamma, read as a bcast (seed 002 "binary
@@ -151,24 +100,15 @@ def binary(
     second-child path takes three steps per level; the schedule below counts
     this exactly.
 
-    Accuracy: exact: the longest path through the steps the C code posts,
-    each timed as on the crossbar (see :mod:`collsim.analysis.models._pipelined`).
+    Accuracy: exact (the replayed schedule, :mod:`collsim.analysis.models._pipelined`).
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     return exact(_pipelined.bcast_tree_s("binary", p, count, net, elem_bytes=elem_bytes, root=root,
                                    params=params, segmented=True))
 
 
-def scatter_allgather(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def scatter_allgather(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                      commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Binomial scatter of p chunks, then ring allgather (van de Geijn).
 
     ``T = ceil(lg p) alpha + (p - 1)/p n beta + (p - 1)(alpha + n/p beta)`` when
@@ -182,11 +122,8 @@ def scatter_allgather(
     full-duplex links of the crossbar, so the replay is the simulation's
     schedule.
     """
-    from ._replay import Clocks
 
-    count = check_arguments(p, n_bytes, elem_bytes)
-    if not 0 <= root < p:
-        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
     c = -(-count // p)
@@ -208,15 +145,8 @@ def scatter_allgather(
 
 
 def scatter_recursive_doubling_allgather(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+        p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+        commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Binomial scatter of p chunks, then recursive-doubling allgather (MPICH's
     medium-message broadcast; p a power of two).
 
@@ -230,11 +160,8 @@ def scatter_recursive_doubling_allgather(
     exchanges are ``MPI_Sendrecv`` with one partner) on full-duplex links of
     the crossbar, so the replay is the simulation's schedule.
     """
-    from ._replay import Clocks
 
-    count = check_arguments(p, n_bytes, elem_bytes)
-    if not 0 <= root < p:
-        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
     if p & (p - 1):
@@ -280,16 +207,8 @@ def _concurrent_tree_s(p: int, n_bytes: int, net: NetworkParams, children) -> fl
     return max(done.values())
 
 
-def concurrent_binomial(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def concurrent_binomial(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                        commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Open MPI's binomial broadcast: each rank sends to all its children at once.
 
     Relative rank v's children are v + 2^j for 2^j > v (Open MPI's bmtree); a
@@ -300,9 +219,7 @@ def concurrent_binomial(
     (the children wait in MPI_Recv), have the same route latency and share only
     the parent's link, so they end together (as :func:`linear`'s).
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
-    if not 0 <= root < p:
-        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
 
@@ -319,16 +236,8 @@ def concurrent_binomial(
     return exact(_concurrent_tree_s(p, n_bytes, net, children))
 
 
-def concurrent_knomial(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def concurrent_knomial(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                       commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Open MPI's k-nomial broadcast, radix 4: each rank sends to all its children at once.
 
     Relative rank v's children are v + r 4^l (r = 1..3) for every 4^l below
@@ -339,9 +248,7 @@ def concurrent_knomial(
     Accuracy: exact on a full-duplex crossbar, for the reason given in
     :func:`concurrent_binomial`.
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
-    if not 0 <= root < p:
-        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
     radix = 4
@@ -369,16 +276,8 @@ def level_order_binary_children(v: int, p: int) -> list[int]:
     return [v + level_size * i for i in (1, 2) if v + level_size * i < p]
 
 
-def concurrent_binary(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def concurrent_binary(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                      commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Open MPI's binary-tree broadcast: each rank sends to both children at once.
 
     Level-order binary tree (:func:`level_order_binary_children`); a parent
@@ -388,9 +287,7 @@ def concurrent_binary(
     Accuracy: exact on a full-duplex crossbar, for the reason given in
     :func:`concurrent_binomial`.
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
-    if not 0 <= root < p:
-        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
     return exact(_concurrent_tree_s(p, n_bytes, net,

@@ -9,37 +9,22 @@ from __future__ import annotations
 import math
 
 from . import _blocks, _pipelined
-from ._base import (
-    DEFAULT_PARAMS,
-    AlgorithmParams,
-    NetworkParams,
-    Prediction,
-    ceil_log2,
-    check_arguments,
-    exact,
-    message_s,
-    shared_link_s,
-    reduce_s,
-    total,
-)
+from ._base import (DEFAULT_PARAMS, AlgorithmParams, NetworkParams, Prediction, ceil_log2,
+                    check_arguments, exact, message_s, shared_link_s, reduce_s, total)
+from ._composite import (PREROUND_LEVELS, comm_split_s, preround_bound_s, sub_params, subcomm_creation_s,
+                         two_level_names)
+from ._lookup import model_for, part_model
 from ._native import selector
 from ._replay import Clocks
+from .bcast import level_order_binary_children
 
 __all__ = ["binomial", "linear", "rabenseifner", "binary_blocks", "hierarchical", "node_aware", "ring",
            "prerounded", "fixed_order", "chain", "pipeline", "binary", "in_order_binary",
            "overlapped_binomial", "overlapped_binary", "openmpi_default", "mpich_default"]
 
 
-def binomial(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def binomial(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+             commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Binomial-tree reduce.
 
     ``T = ceil(lg p) (alpha + n beta + n gamma) + [not commutative and root != 0] (alpha + n beta)``
@@ -51,7 +36,7 @@ def binomial(
     other, and each child has finished its own subtree by the time the root
     asks for it.
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
     time = ceil_log2(p) * (message_s(net, n_bytes) + reduce_s(net, n_bytes))
@@ -60,16 +45,8 @@ def binomial(
     return exact(time)
 
 
-def linear(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def linear(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+           commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Linear (flat-tree) reduce with in-order blocking receives.
 
     ``T = (p - 1) (alpha + n beta + n gamma)`` (seed 004 formulas (1), (3)).
@@ -77,7 +54,7 @@ def linear(
     Accuracy: exact.  The root posts one receive at a time, so the p - 1
     transfers and reductions are serialized.
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
     return exact((p - 1) * (message_s(net, n_bytes) + reduce_s(net, n_bytes)))
@@ -119,16 +96,8 @@ def _rabenseifner_reduce_scatter(clocks: Clocks, p: int, count: int, rank_of, le
             clocks.reduce(rank_of(u), hi - mid)
 
 
-def rabenseifner(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def rabenseifner(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                 commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Rabenseifner's reduce: recursive-halving reduce-scatter + binomial gather.
 
     Seed 001 sec. 2.5 (reduce-scatter + gather), with ``p' = 2^floor(lg p)``
@@ -149,9 +118,7 @@ def rabenseifner(
     two ranks on separate full-duplex links, so the replay of the schedule is
     the simulation's critical path.
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
-    if not 0 <= root < p:
-        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
     pof2 = 1 << (p.bit_length() - 1)
@@ -188,16 +155,8 @@ def rabenseifner(
     return exact(clocks.finish())
 
 
-def binary_blocks(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def binary_blocks(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                  commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Rabenseifner's binary blocks reduce (seed 001 sec. 2.6).
 
     The binary blocks reduce-scatter (see the allreduce model) followed by a
@@ -213,9 +172,7 @@ def binary_blocks(
     Accuracy: exact, by the argument of :func:`rabenseifner` (blocking
     messages between pairs, no rank in two at once).
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
-    if not 0 <= root < p:
-        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
     blocks = _blocks.layout(p)
@@ -225,54 +182,13 @@ def binary_blocks(
     return exact(clocks.finish())
 
 
-#: Algorithms that transform others; never an inner or outer algorithm.
-TWO_LEVEL = ("hierarchical", "node_aware")
-
-
-def subcomm_creation_s(net: NetworkParams, q: int) -> float:
-    """Simulated cost of making a communicator of q ranks (MPI_Comm_create_group).
-
-    SMPI 3.32 broadcasts the new context id inside the group: ``ceil(lg q)``
-    messages of 4 bytes (measured on the crossbar for q = 2..32); 0 for q < 2,
-    where no communicator is made.
-    """
-    return ceil_log2(q) * message_s(net, 4) if q > 1 else 0.0
-
-
 def default_group_count(p: int) -> int:
     """round(sqrt(p)): the optimum of seed 004 (8) for the flat algorithm."""
     return max(1, math.floor(math.sqrt(p) + 0.5))
 
 
-def two_level_names(params: AlgorithmParams, default: str) -> tuple[str, str]:
-    """(inner, outer): the given names; one given = both; none = default."""
-    inner = params.inner_algorithm or params.outer_algorithm or default
-    return inner, params.outer_algorithm or inner
-
-
-def sub_params(params: AlgorithmParams) -> AlgorithmParams:
-    """The parameters a two-level algorithm passes on: segment size or block count."""
-    return AlgorithmParams(segment_bytes=params.segment_bytes, block_count=params.block_count)
-
-
-def level_model(module, role: str, name: str):
-    """The model of an inner or outer algorithm, or ValueError naming it."""
-    if name in TWO_LEVEL or name not in module.__all__:
-        raise ValueError(f"{role} algorithm must be a plain {module.__name__.rsplit('.', 1)[-1]} "
-                         f"algorithm, got {name!r}")
-    return getattr(module, name)
-
-
-def hierarchical(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def hierarchical(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                 commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Two-level (hierarchical) reduce: G groups, inner then outer algorithm.
 
     Seed 004 sec. 3: the groups reduce in parallel to their leaders with the
@@ -294,18 +210,13 @@ def hierarchical(
     leaders that finish early can only shorten the outer level).  Inner and
     outer bounds carry over.
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
-    if not 0 <= root < p:
-        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
-    import sys
-
-    this = sys.modules[__name__]
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     groups = params.group_count or default_group_count(p)
     if groups > p:
         raise ValueError(f"group_count must be in 1..p={p}, got {groups}")
     inner_name, outer_name = two_level_names(params, "linear")
-    inner = level_model(this, "inner", inner_name)
-    outer = level_model(this, "outer", outer_name)
+    inner = part_model("reduce", inner_name, "inner")
+    outer = part_model("reduce", outer_name, "outer")
     sub = sub_params(params)
     common = dict(elem_bytes=elem_bytes, commutative=commutative, params=sub)
     if groups == 1:
@@ -355,34 +266,8 @@ def mpich_reduce_choice(p: int, n_bytes: int) -> str:
     return "binomial" if n_bytes < 2048 or p & (p - 1) else "rabenseifner"
 
 
-def comm_split_s(net: NetworkParams, p: int, leaders: int) -> float:
-    """Simulated cost of SMPI 3.32's MPI_Comm_split of p ranks of which ``leaders`` get a color.
-
-    SMPI gathers (color, key) to rank 0 (p - 1 concurrent 8-byte messages
-    sharing rank 0's link), then rank 0 sends the new group to every other
-    member of each color (``leaders - 1`` concurrent messages), and the new
-    communicator's context id is broadcast in it (:func:`subcomm_creation_s`);
-    measured equal on the crossbar for p = 2..64, one color.
-    """
-    if p < 2:
-        return 0.0
-    gather = shared_link_s(net, 8, p - 1)
-    scatter = 0.0
-    if leaders > 1:
-        scatter = shared_link_s(net, 8, leaders - 1)
-    return gather + scatter + subcomm_creation_s(net, leaders)
-
-
-def node_aware(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def node_aware(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+               commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """MPICH's topology-aware reduce: in each node, across the leaders, in the root's node.
 
     Seed 000 sec. III-A.  With N nodes of k ranks (``node_size`` k; the last
@@ -402,20 +287,16 @@ def node_aware(
     With several ranks per host the flat parameters do not hold (loopback
     inside a host): the runner reports ``approx``.
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
-    if not 0 <= root < p:
-        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if not commutative:
         raise ValueError("node_aware needs a commutative op (commutative=True)")
     if p == 1 or count == 0:
         return exact(0.0)
-    this = globals()
-
     def t_reduce(q: int, at: int) -> Prediction:
         if q < 2:
             return exact(0.0)
-        return this[mpich_reduce_choice(q, n_bytes)](q, n_bytes, net, elem_bytes=elem_bytes,
-                                                    root=at)
+        return model_for("reduce", mpich_reduce_choice(q, n_bytes))(q, n_bytes, net,
+                                                                 elem_bytes=elem_bytes, root=at)
 
     k = params.node_size
     if k == 0:
@@ -443,16 +324,8 @@ def node_aware(
     return Prediction(high, low, high) if low < high else exact(high)
 
 
-def ring(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def ring(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+         commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Pairwise-exchange reduce-scatter, then every block sent straight to the root.
 
     Seed 001 sec. 2.7 with ``f_alpha = f_beta = 1``:
@@ -465,9 +338,7 @@ def ring(
     partners on full-duplex links, and the gather is a sequence of blocking
     messages into the root.
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
-    if not 0 <= root < p:
-        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if not commutative:
         raise ValueError("ring needs a commutative op (commutative=True)")
     if p == 1 or count == 0:
@@ -485,16 +356,8 @@ def ring(
     return exact(clocks.finish())
 
 
-def prerounded(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def prerounded(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+               commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Reproducible reduce by pre-rounding (Demmel and Nguyen, IEEE TC 2015).
 
     ``T = T_allreduce_outer(8 count, max) + T_inner(2 * 8 count)
@@ -507,32 +370,22 @@ def prerounded(
     ``ring`` outer and a count p does not divide, bounded below by the sum
     minus the skew of ``allreduce.preround_bound_s``.
     """
-    from . import allreduce as _allreduce
-
-    count = check_arguments(p, n_bytes, elem_bytes)
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
-    inner = _inner_model(params.inner_algorithm or "binomial")
-    bound, skew_s = _allreduce.preround_bound_s(p, count, net,
+    inner = part_model("reduce", params.inner_algorithm or "binomial", "inner")
+    bound, skew_s = preround_bound_s(p, count, net,
                                                 params.outer_algorithm or "recursive_doubling")
-    levels = inner(p, 8 * count * _allreduce.PREROUND_LEVELS, net, elem_bytes=8, root=root)
+    levels = inner(p, 8 * count * PREROUND_LEVELS, net, elem_bytes=8, root=root)
     sequential = total(bound, levels,
-                       extra_s=reduce_s(net, 8 * count * _allreduce.PREROUND_LEVELS))
+                       extra_s=reduce_s(net, 8 * count * PREROUND_LEVELS))
     if skew_s:
         return Prediction(sequential.time_s, sequential.low_s - skew_s, sequential.high_s)
     return sequential
 
 
-def fixed_order(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def fixed_order(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Reproducible topology-aware reduce (fixed summation tree, node-aware messages).
 
     The schedule of common/fixed_order.c replayed on per-rank clocks
@@ -555,7 +408,7 @@ def fixed_order(
     approximate (the real node is the host, and intra-host messages cost
     otherwise).
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
     clocks = Clocks(p, net, 1)  # sizes in bytes
@@ -605,68 +458,35 @@ def _fixed_order_add(held: set, level: int, index: int, leaves: int, top_level: 
     held.add((level, index))
 
 
-def _inner_model(name: str):
-    """The model of the reduce algorithm `name` used inside a two-phase algorithm."""
-    if name not in __all__ or name == "prerounded":
-        raise ValueError(f"no reduce algorithm {name!r} to use as the inner algorithm")
-    return globals()[name]
-
-
-def chain(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def chain(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+          commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Unsegmented chain reduce (seed 004 "linear tree").
 
     ``T = (p - 1) (alpha + n beta + n gamma)`` (seed 004 formula (3)).
 
-    Accuracy: exact: the longest path through the steps the C code posts,
-    each timed as on the crossbar (see :mod:`collsim.analysis.models._pipelined`).
+    Accuracy: exact (the replayed schedule, :mod:`collsim.analysis.models._pipelined`).
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     return exact(_pipelined.reduce_tree_s("chain", p, count, net, elem_bytes=elem_bytes, root=root,
                                    params=params, segmented=False))
 
 
-def pipeline(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def pipeline(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+             commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Segmented chain reduce with B blocks of about n/B bytes.
 
     ``T = (p + B - 2) (alpha + n/B beta + n/B gamma)`` (seed 004 formula (4)),
     B from ``params`` or the pipelining lemma (``collsim.analysis.segments``).
 
-    Accuracy: exact: the longest path through the steps the C code posts,
-    each timed as on the crossbar (see :mod:`collsim.analysis.models._pipelined`).
+    Accuracy: exact (the replayed schedule, :mod:`collsim.analysis.models._pipelined`).
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     return exact(_pipelined.reduce_tree_s("chain", p, count, net, elem_bytes=elem_bytes, root=root,
                                    params=params, segmented=True))
 
 
-def binary(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def binary(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+           commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Segmented binary-tree reduce (heap order rooted at the root).
 
     Seed 004 formula (5), ``2 (lg(p + 1) + B - 2) (alpha + n/B beta + n/B gamma)``
@@ -674,24 +494,15 @@ def binary(
     node takes one step per child per block, and sends upward while receiving
     from its first child.  B from ``params`` or the pipelining lemma.
 
-    Accuracy: exact: the longest path through the steps the C code posts,
-    each timed as on the crossbar (see :mod:`collsim.analysis.models._pipelined`).
+    Accuracy: exact (the replayed schedule, :mod:`collsim.analysis.models._pipelined`).
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     return exact(_pipelined.reduce_tree_s("binary", p, count, net, elem_bytes=elem_bytes, root=root,
                                    params=params, segmented=True))
 
 
-def in_order_binary(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def in_order_binary(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                    commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Segmented in-order binary-tree reduce (any op; rank order kept).
 
     As ``binary`` (seed 004 formula (5), same height floor(lg p)) plus
@@ -699,10 +510,9 @@ def in_order_binary(
     result to the root in one message (seed 004 describes the algorithm;
     the extra message is Open MPI's, derived here).
 
-    Accuracy: exact: the longest path through the steps the C code posts,
-    each timed as on the crossbar (see :mod:`collsim.analysis.models._pipelined`).
+    Accuracy: exact (the replayed schedule, :mod:`collsim.analysis.models._pipelined`).
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     return exact(_pipelined.reduce_tree_s("in_order_binary", p, count, net, elem_bytes=elem_bytes, root=root,
                                    params=params, segmented=True))
 
@@ -753,16 +563,8 @@ def _two_in_flight_s(ready_s: list[float], latency_s: float, work_s: float,
     return combined[-1]
 
 
-def overlapped_binomial(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def overlapped_binomial(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                        commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Open MPI's binomial reduce: in-order binomial tree, two receives in flight.
 
     On full subtrees the children's vectors arrive one after the other and the
@@ -776,9 +578,7 @@ def overlapped_binomial(
     children's messages, shared equally while they overlap, and its own send
     to its parent starts once it is done receiving.
     """
-    count = check_arguments(p, n_bytes, elem_bytes)
-    if not 0 <= root < p:
-        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
     def children(v: int) -> list[int]:
@@ -808,16 +608,8 @@ def _generic_tree_reduce_s(p: int, n_bytes: int, net: NetworkParams, children) -
     return ready[0]
 
 
-def overlapped_binary(
-    p: int,
-    n_bytes: int,
-    net: NetworkParams,
-    *,
-    elem_bytes: int = 8,
-    root: int = 0,
-    commutative: bool = True,
-    params: AlgorithmParams = DEFAULT_PARAMS,
-) -> Prediction:
+def overlapped_binary(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                      commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Open MPI's binary-tree reduce: level-order binary tree, both children's
     receives in flight at once.
 
@@ -830,11 +622,8 @@ def overlapped_binary(
     Accuracy: exact on a full-duplex crossbar, for the reason given in
     :func:`overlapped_binomial`.
     """
-    from .bcast import level_order_binary_children
 
-    count = check_arguments(p, n_bytes, elem_bytes)
-    if not 0 <= root < p:
-        raise ValueError(f"root must be in 0..{p - 1}, got {root!r}")
+    count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
     return exact(_generic_tree_reduce_s(p, n_bytes, net,

@@ -1,3 +1,26 @@
-"""collsim: discrete-event simulation of MPI collective algorithms in SimGrid's SMPI."""
+"""collsim: discrete-event simulation of MPI collective algorithms in SimGrid's SMPI.
+
+From Python (notebooks, scripts)::
+
+    import collsim
+    df = collsim.run("allreduce", "ring", 16, ["8", "1MiB"], platform="seed003_hydra")
+    df = collsim.study("scenarios/quickstart.toml", jobs=2)
+    df = collsim.load("quickstart.db")          # a study's measurements
+    df = collsim.check("scenarios/ci.toml")     # one verdict per measurement
+
+Each returns a pandas DataFrame whose ``attrs["units"]`` names the unit of
+every column that has one.  The functions live in :mod:`collsim.api` and are
+imported on first use, so that ``import collsim.platforms`` stays light.
+"""
 
 __version__ = "0.1.0"
+
+__all__ = ["check", "load", "run", "study", "to_frame"]
+
+
+def __getattr__(name: str):
+    if name in __all__:
+        from collsim import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'collsim' has no attribute {name!r}")

@@ -30,7 +30,7 @@ from typing import Callable, Sequence
 from collsim.analysis.models import model_for
 from collsim.errors import CollsimError
 from collsim.platforms import map_ranks
-from collsim.platforms.simgrid import write_atomically
+from collsim.files import write_atomically
 from collsim.realmpi import mpirun_command
 from collsim.rules import MPI_LIBRARY, Rule, format_rules, parse_rules, read_rules, rule_from_use
 from collsim.runner import (find_algorithm, model_parameters, run_program, smpirun_command,

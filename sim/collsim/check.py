@@ -32,10 +32,10 @@ from pathlib import Path
 from collsim.analysis.models import AlgorithmParams
 from collsim.native import is_selector
 from collsim.errors import CollsimError
-from collsim.inputs import check_output_path, read_toml
+from collsim.files import check_output_path, read_toml
 from collsim.lifetime import guarded, pool_options
 from collsim.platforms import platform_from_spec
-from collsim.platforms.simgrid import write_atomically
+from collsim.files import write_atomically
 from collsim.profiles import load_profile
 from collsim.runner import NONCOMMUTATIVE_OPS, RunSpec, find_algorithm, registry, run, validate_spec
 from collsim.units import format_bytes, format_seconds, parse_bytes

@@ -24,12 +24,12 @@ from typing import Sequence
 from collsim import __version__
 from collsim.native import is_selector
 from collsim.errors import CollsimError
-from collsim.inputs import check_output_path, check_timeout
+from collsim.files import check_output_path, check_timeout
 from collsim.lifetime import terminate_like_interrupt
 from collsim.resources import check_simulation_memory
 from collsim.platform_cli import add_platform_arguments, build_platform, register_platform_command
 from collsim.platforms import map_ranks, pair_parameters
-from collsim.platforms.simgrid import write_atomically
+from collsim.files import write_atomically
 from collsim.platforms.catalog import CATALOG, catalog_profile
 from collsim.profiles import builtin_profiles, load_profile
 from collsim.repro import add_repro_command

@@ -23,18 +23,18 @@ from pathlib import Path
 import networkx as nx
 
 from collsim.errors import CollsimError
-from collsim.inputs import check_output_path
+from collsim.files import check_output_path
 from collsim.platforms import (
     GENERATORS,
     RAIL_POLICIES,
     map_ranks,
     multicore,
-    pair_classes,
     platform_hash,
     write_hostfile,
     write_platform,
 )
 from collsim.platforms.catalog import CATALOG, catalog_platform
+from collsim.platforms.describe import describe_platform
 from collsim.platforms.mapping import hosts
 from collsim.platforms.size import check_platform_size
 from collsim.platforms.xml_file import xml_file_platform
@@ -274,60 +274,6 @@ def build_platform(args: argparse.Namespace, np: int | None = None, *,
 # -- collsim platform ---------------------------------------------------------
 
 
-def describe(G: nx.Graph, *, max_sources: int = 64) -> dict:
-    """Hosts, switches, links, diameter, bisection bandwidth and (alpha, beta) classes."""
-    all_hosts = hosts(G)
-    opaque = G.graph.get("routing") == "opaque"
-    out = {
-        "platform": G.graph.get("catalog", G.graph["name"]),
-        "hash": platform_hash(G),
-        "nodes": len({G.nodes[h]["node"] for h in all_hosts}),
-        "hosts": len(all_hosts),
-        "cores": sum(G.nodes[h]["cores"] for h in all_hosts),
-        "switches": sum(1 for _, k in G.nodes(data="kind") if k not in ("host", "node")),
-        "links": G.number_of_edges(),
-    }
-    if opaque:
-        out["note"] = "routes of an XML file are not known to collsim: no classes or diameter"
-        return out
-    step = max(1, len(all_hosts) // max_sources)
-    sources = all_hosts[::step]
-    classes = pair_classes(G, sources=sources)
-    out["diameter_hops"] = max(hops for _, _, hops in classes.values()) if classes else 0
-    out["classes_from"] = len(sources)
-    out["classes"] = [
-        {"alpha_s": alpha, "beta_s_per_byte": beta, "bandwidth_Bps": 1 / beta,
-         "hops": hops, "example": [source, target]}
-        for (alpha, beta), (source, target, hops) in sorted(classes.items())
-    ]
-    out["bisection_Bps"] = bisection_bandwidth(G)
-    return out
-
-
-def bisection_bandwidth(G: nx.Graph) -> float:
-    """Max flow between the first and the second half of the nodes (block order).
-
-    This is the bandwidth across the cut that separates the two halves of a
-    block mapping (an upper bound on the bisection bandwidth of the worst
-    halving); links are full duplex, so each direction counts once.
-    """
-    node_ids = sorted({G.nodes[h]["node"] for h in hosts(G)})
-    if len(node_ids) < 2:
-        return 0.0
-    half = set(node_ids[: len(node_ids) // 2])
-    F = nx.DiGraph()
-    for u, v, data in G.edges(data=True):
-        F.add_edge(u, v, capacity=data["bandwidth_Bps"])
-        F.add_edge(v, u, capacity=data["bandwidth_Bps"])
-    for h in hosts(G):
-        side = "_source" if G.nodes[h]["node"] in half else "_sink"
-        if side == "_source":
-            F.add_edge("_source", h)
-        else:
-            F.add_edge(h, "_sink")
-    return float(nx.maximum_flow_value(F, "_source", "_sink"))
-
-
 def _format_description(d: dict) -> str:
     lines = [f"platform   {d['platform']} ({d['hash']})",
              f"nodes      {d['nodes']}  hosts {d['hosts']}  cores {d['cores']}",
@@ -372,7 +318,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 
 def _cmd_describe(args: argparse.Namespace) -> int:
     G, _ = build_platform(args, None)
-    d = describe(G)
+    d = describe_platform(G)
     print(json.dumps(d, indent=1) if args.json else _format_description(d), end="" if not args.json else "\n")
     return 0
 

@@ -8,17 +8,12 @@ profile is a TOML file with the same keys (``description``, ``envelope_bytes``,
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from collsim.analysis.models._base import NetworkParams, parse_factors
-from collsim.inputs import read_toml
+from collsim.files import read_toml
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 __all__ = ["Profile", "HARNESS_CFG", "load_profile", "builtin_profiles"]
 
@@ -224,8 +219,7 @@ def _profile_from_table(name: str, table: dict, origin: str) -> Profile:
 
 def builtin_profiles() -> dict[str, Profile]:
     """Return the built-in profiles by name."""
-    with open(_BUILTIN, "rb") as handle:
-        data = tomllib.load(handle)
+    data, _ = read_toml(_BUILTIN, "built-in profiles")
     return {name: _profile_from_table(name, table, str(_BUILTIN)) for name, table in data.items()}
 
 

@@ -31,9 +31,8 @@ import networkx as nx
 from markupsafe import Markup
 
 from collsim.errors import CollsimError
-from collsim.inputs import check_output_path
+from collsim.files import check_output_path, write_atomically
 from collsim.platforms.draw import switch_level, switch_level_layout
-from collsim.platforms.simgrid import write_atomically
 from collsim.store import open_store, read_rows, read_study
 from collsim.units import format_bytes, format_seconds
 

@@ -47,10 +47,10 @@ from collsim.analysis.trees import in_order_root, tree
 from collsim.errors import CollsimError
 from collsim.platform_cli import _refuse_options, add_platform_arguments
 from collsim.platforms import map_ranks, platform_hash
-from collsim.platforms.simgrid import write_atomically
+from collsim.files import write_atomically
 from collsim.profiles import Profile
 from collsim import store
-from collsim.inputs import check_output_path, read_toml
+from collsim.files import check_output_path, read_toml
 from collsim.lifetime import guarded, pool_options
 from collsim.runner import RunSpec, find_algorithm, find_collbench, run, validate_run
 from collsim.units import format_bytes, format_seconds

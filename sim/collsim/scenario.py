@@ -25,7 +25,7 @@ one process count, one mapping, all the workload's sizes of one collective)::
     algorithms = "best"          # every registered algorithm, ranked by the fastest;
                                  # or "all", or a list of names
 
-A scenario is data: it is read with ``tomllib`` and every key is checked; it
+A scenario is data: it is read with ``collsim.files.read_toml`` and every key is checked; it
 can name generators, catalog machines, algorithms and profiles but never
 code.  Every problem is one line naming the file, the key and the reason.
 """
@@ -35,7 +35,6 @@ from __future__ import annotations
 import math
 import numbers
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,16 +45,11 @@ from collsim.analysis.models import AlgorithmParams
 from collsim.native import is_selector
 from collsim.check import _fail, _positive_ints
 from collsim.errors import CollsimError
-from collsim.inputs import read_toml
+from collsim.files import read_toml
 from collsim.platforms import GENERATORS, MAPPINGS
 from collsim.profiles import load_profile
 from collsim.runner import DTYPE_BYTES, OPS, RunSpec, find_algorithm, registry, validate_spec
 from collsim.units import parse_bytes
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 __all__ = ["Machine", "Workload", "Simulation", "Scenario", "load_scenario", "build_machine",
            "machine_cost"]

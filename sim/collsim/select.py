@@ -16,10 +16,10 @@ from typing import Callable
 import networkx as nx
 
 from collsim.errors import CollsimError
-from collsim.inputs import check_output_path
+from collsim.files import check_output_path
 from collsim.platforms import map_ranks
 from collsim.resources import check_simulation_memory
-from collsim.platforms.simgrid import write_atomically
+from collsim.files import write_atomically
 from collsim.profiles import Profile
 from collsim.analysis.models import allreduce as _allreduce_models
 from collsim.analysis.models import reduce as _reduce_models

@@ -27,8 +27,8 @@ import sqlite3
 from pathlib import Path
 
 from collsim.errors import CollsimError
-from collsim.inputs import check_output_path
-from collsim.platforms.simgrid import write_atomically
+from collsim.files import check_output_path
+from collsim.files import write_atomically
 
 __all__ = ["MEASUREMENT_COLUMNS", "open_store", "measurement_key", "stored_keys", "claim",
            "insert_rows", "record_study", "read_rows", "read_study", "export_csv",

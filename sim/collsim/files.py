@@ -1,10 +1,10 @@
-"""Checks of what a user hands collsim, done before any work starts.
+"""The user's files: what collsim reads and how it writes.
 
 Files read (TOML scenarios, suites, profiles, machine lists) go through
 :func:`read_toml`; files written through :func:`check_output_path` first (so
 that a path that cannot be written is one line before the simulations, not a
-traceback after them) and then ``write_atomically``.  Every problem is a
-:class:`BadInput`: one line, exit status 2.
+traceback after them) and then :func:`write_atomically` (a reader never sees a
+partial file).  Every problem is a :class:`BadInput`: one line, exit status 2.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["BadInput", "read_toml", "check_output_path", "check_timeout"]
+__all__ = ["BadInput", "read_toml", "check_output_path", "check_timeout", "write_atomically"]
 
 
 class BadInput(CollsimError, ValueError):
@@ -95,3 +95,23 @@ def check_timeout(value: float, option: str = "--timeout-s") -> float:
     if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
         raise BadInput(f"{option} must be a finite number of seconds > 0, got {value!r}")
     return float(value)
+
+
+def write_atomically(path: str | os.PathLike, data: bytes) -> Path:
+    """Write data to path through a temporary file and a rename."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        # mkstemp creates 0600; give the file the permissions of an ordinary one
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path

@@ -1,0 +1,83 @@
+"""What the composite algorithms' models share (algorithms/common/hier.c, prerounding.c).
+
+The cost of making sub-communicators under SMPI, the inner and outer
+algorithm names of the two-level algorithms, the parameters they pass on,
+and the first step of both pre-rounded algorithms (an allreduce of bounds).
+"""
+
+from __future__ import annotations
+
+from ._base import AlgorithmParams, NetworkParams, Prediction, ceil_log2, message_s, reduce_s, shared_link_s
+from ._lookup import part_model
+
+__all__ = ["PREROUND_LEVELS", "comm_split_s", "preround_bound_s", "sub_params", "subcomm_creation_s",
+           "two_level_names"]
+
+PREROUND_LEVELS = 2  # algorithms/common/prerounding.h
+
+
+def subcomm_creation_s(net: NetworkParams, q: int) -> float:
+    """Simulated cost of making a communicator of q ranks (MPI_Comm_create_group).
+
+    SMPI 3.32 broadcasts the new context id inside the group: ``ceil(lg q)``
+    messages of 4 bytes (measured on the crossbar for q = 2..32); 0 for q < 2,
+    where no communicator is made.
+    """
+    return ceil_log2(q) * message_s(net, 4) if q > 1 else 0.0
+
+
+def comm_split_s(net: NetworkParams, p: int, leaders: int) -> float:
+    """Simulated cost of SMPI 3.32's MPI_Comm_split of p ranks of which ``leaders`` get a color.
+
+    SMPI gathers (color, key) to rank 0 (p - 1 concurrent 8-byte messages
+    sharing rank 0's link), then rank 0 sends the new group to every other
+    member of each color (``leaders - 1`` concurrent messages), and the new
+    communicator's context id is broadcast in it (:func:`subcomm_creation_s`);
+    measured equal on the crossbar for p = 2..64, one color.
+    """
+    if p < 2:
+        return 0.0
+    gather = shared_link_s(net, 8, p - 1)
+    scatter = 0.0
+    if leaders > 1:
+        scatter = shared_link_s(net, 8, leaders - 1)
+    return gather + scatter + subcomm_creation_s(net, leaders)
+
+
+def two_level_names(params: AlgorithmParams, default: str) -> tuple[str, str]:
+    """(inner, outer): the given names; one given = both; none = default."""
+    inner = params.inner_algorithm or params.outer_algorithm or default
+    return inner, params.outer_algorithm or inner
+
+
+def sub_params(params: AlgorithmParams) -> AlgorithmParams:
+    """The parameters a two-level algorithm passes on: segment size or block count."""
+    return AlgorithmParams(segment_bytes=params.segment_bytes, block_count=params.block_count)
+
+
+def preround_bound_s(p: int, count: int, net: NetworkParams,
+                     algorithm: str) -> tuple[Prediction, float]:
+    """The first step of both prerounded algorithms: an allreduce (MPI_MAX) of
+    count doubles with ``algorithm``.
+
+    Parameters
+    ----------
+    p : int
+        Process count.
+    count : int
+        Elements per rank (one double of bound each).
+    net : NetworkParams
+        The network.
+    algorithm : str
+        The allreduce algorithm (the prerounded algorithm's ``outer``).
+
+    Returns
+    -------
+    (Prediction, float)
+        Its time, and how far apart (s) the ranks may leave it: (p - 1)(2 beta +
+        gamma) for ``ring`` when p does not divide count, else 0.
+    """
+    bound = part_model("allreduce", algorithm, "outer")(p, 8 * count, net, elem_bytes=8)
+    skew_s = ((p - 1) * (2 * 8 * net.beta_s_per_byte + reduce_s(net, 8))
+              if algorithm == "ring" and count % p else 0.0)
+    return bound, skew_s
