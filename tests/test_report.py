@@ -123,6 +123,7 @@ def test_the_page_opens_with_the_ranking_and_its_margin(report):
     assert (f"At 8 ranks (block mapping), xbar-fast runs the weighted workload fastest, "
             f"{slow / fast:.2f}x ahead of xbar-slow") in opening.group(1)
     assert "by time x cost, " in opening.group(1) and "At 4 ranks" in opening.group(1)
+    assert re.search(r"it is the fastest machine on \d of 5 questions", opening.group(1))
     # one row per question: collective x size x np
     assert text.count("<tr><td class=name>allreduce</td>") == 3 * 2
     assert text.count("<tr><td class=name>bcast</td>") == 2 * 2

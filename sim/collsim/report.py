@@ -206,7 +206,8 @@ def _margin(first: float, second: float) -> str:
 def summary(study: dict, rows: list[dict]) -> list[str]:
     """The report's opening sentences: per process count and mapping, the machine that
     runs the weighted workload fastest and its margin over the next one, the rest of
-    the ranking, and the leader by time x cost.
+    the ranking, on how many questions (collective and size) it is the fastest
+    machine, and the leader by time x cost.
 
     Examples
     --------
@@ -215,9 +216,11 @@ def summary(study: dict, rows: list[dict]) -> list[str]:
     ...                         "size_weights": [1.0]}]}
     >>> rows = [dict(machine=m, collective="c", np=4, mapping="block", bytes=8,
     ...              algorithm="x", time_s=t) for m, t in (("a", 3e-6), ("b", 1e-6))]
-    >>> print(*summary(study, rows))
-    At 4 ranks (block mapping), b runs the weighted workload fastest, 3.00x ahead of a (b 1 us, a 3 us).
+    >>> print(*summary(study, rows))  # doctest: +NORMALIZE_WHITESPACE
+    At 4 ranks (block mapping), b runs the weighted workload fastest, 3.00x ahead of a
+    (b 1 us, a 3 us); it is the fastest machine on 1 of 1 questions (collective and size).
     """
+    questions = _questions(study, rows)
     sentences = []
     for ranking in _rankings(study, rows):
         where = f"At {ranking['np']} ranks ({ranking['mapping']} mapping)"
@@ -232,6 +235,11 @@ def summary(study: dict, rows: list[dict]) -> list[str]:
             sentence = (f"{where}, {leader} runs the weighted workload fastest, "
                         f"{_margin(leader_s, done[1][1])} ahead of {done[1][0]}")
         sentence += " (" + ", ".join(f"{name} {format_seconds(t)}" for name, t in done) + ")"
+        asked = [q for q in questions if (q["np"], q["mapping"]) == (ranking["np"],
+                                                                       ranking["mapping"])]
+        won = sum(1 for q in asked if q["machine"] == leader)
+        sentence += (f"; it is the fastest machine on {won} of {len(asked)} questions "
+                     "(collective and size)")
         if ranking["by_product"] and len(done) > 1:
             (best, best_product), (second, second_product) = ranking["by_product"][:2]
             sentence += (f"; by time x cost, {best} leads, "
