@@ -226,6 +226,10 @@ def test_every_plot_renders_in_headless_chromium(report, tmp_path):
     # the ranking's bars are drawn in these two colors
     present = {color for _, color in colors}
     assert (0x4C, 0x72, 0xB0) in present and (0xDD, 0x84, 0x52) in present
+    # the summary's shaded box is on the first screen, with text in it
+    top = image.crop((0, 0, 1400, 400)).getcolors(maxcolors=1 << 20)
+    shaded = sum(count for count, color in top if color == (0xEE, 0xF4, 0xFB))
+    assert shaded > 50_000 and len(top) > 20
 
 
 def test_the_chromium_checks_catch_a_failed_load_and_a_broken_plot(report, tmp_path):
