@@ -11,9 +11,10 @@ entry is committed in ``platforms/catalog/<name>.xml`` (kept equal to the
 generator's output by ``tests/test_platform_catalog.py``), so ``smpirun`` can use it
 without Python.
 
-Cray T3E and IBM SP (seed 001) are not in the catalog: the seed gives only
-their processor counts and measured protocol maps, not link parameters or a
-topology from which a platform could be built.
+Seed 001's Cray T3E 900 is ``seed001_t3e900``: a crossbar standing for its
+3D torus, with the MPI latency and bandwidth measured by others (the seed gives
+no link parameters; docs/seeds/seed001.md says why a crossbar).  The IBM SP of
+its Fig. 4 is not in the catalog.
 """
 
 from __future__ import annotations
@@ -114,6 +115,34 @@ CATALOG = {
              "direction each"),
         )
     },
+    "seed001_t3e900": dict(
+        description="seed 001 (Rabenseifner 2004): Cray T3E 900, 540 PEs, one processor per "
+                    "node on a 3D torus (modelled as a crossbar), Cray MPI",
+        family="crossbar",
+        params=dict(nodes=540, cores_per_node=1, bandwidth_Bps=300e6, latency_s=2.5e-6,
+                    speed_flops=900e6, gamma_s_per_byte=5e-9),
+        sources=dict(
+            nodes="seed 001 sec. 3: a Cray T3E 900 with 540 PEs (one Alpha per PE)",
+            topology="seed 001 sec. 1 and Cray: a 3D torus, one processor per node.  Modelled "
+                     "as a crossbar (docs/seeds/seed001.md): the torus links carry 480 MB/s of "
+                     "payload per direction (Cray T3E: 6-way router, Wikipedia 'Cray T3E'), "
+                     "more than one PE's MPI rate, so a message's bottleneck is the PE's own "
+                     "injection, which the crossbar's private link is; the per-hop router "
+                     "delay is small against the MPI latency below; contention on torus links "
+                     "is left out",
+            bandwidth_Bps="Ames Laboratory, 'MP_Lite performance on the Cray T3E' "
+                          "(scl.ameslab.gov/Projects/MP_Lite/perf_t3e.html): SHMEM 340 MB/s, "
+                          "the current Cray MPI 85-90 % of it: 300 MB/s",
+            latency_s="same source: Cray MPI latency 5 us, split over the two links of a "
+                      "crossbar route (2 x 2.5 us)",
+            speed_flops="Alpha 21164 (EV56) at 450 MHz (T3E 900), 2 flop/cycle",
+            gamma_s_per_byte="assumed: no source found for the T3E's local reduction rate; "
+                             "a sum of two double vectors from memory moves 3 bytes per byte "
+                             "reduced (two loads, one store); 5 ns/B = 200 MB/s of vector is "
+                             "600 MB/s of memory traffic, a STREAM-class rate for one 21164 "
+                             "node (the page measures the map with gamma / 10 too)",
+        ),
+    ),
     "seed003_hydra": dict(
         description="seed 003 (Traff 2021): Hydra, 36 nodes x 2 sockets x 16 cores, dual-rail "
                     "OmniPath, one rail per socket",

@@ -36,6 +36,11 @@ def test_user_profile(tmp_path):
         ("exact_models = 1\n", "exact_models"),
         ('[cfg]\n"smpi/wtime" = "1"\n', "may not set 'smpi/wtime'"),
         ("[cfg\n", "not valid TOML"),
+        # the machine-model elements of issue 13
+        ("send_overhead_s = -1\neager_threshold_bytes = 10\n", "send_overhead_s"),
+        ("eager_threshold_bytes = 1.5\n", "eager_threshold_bytes"),
+        ("send_overhead_s = 1e-6\n", "no eager_threshold_bytes"),
+        ('eager_threshold_bytes = 10\n[cfg]\n"smpi/send-is-detached-thresh" = "5"\n', "both"),
     ],
 )
 def test_malformed_profiles(tmp_path, text, message):

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-import collsim.repro
+import collsim.grid
 from collsim.errors import CollsimError
 from collsim.cli import main
 from collsim.repro import summation_depth
@@ -108,15 +108,15 @@ def test_summation_depths():
 
 def _count_simulations(monkeypatch, failing_np=None):
     calls = []
-    simulate = collsim.repro._simulate
+    simulate = collsim.grid.simulate
 
     def counting(job):
-        calls.append(job[0].np)
-        if job[0].np == failing_np:  # a failure only the simulation finds (a crash, a timeout)
+        calls.append(job.spec.np)
+        if job.spec.np == failing_np:  # a failure only the simulation finds (a crash, a timeout)
             raise CollsimError(f"np={failing_np} crashed on purpose")
         return simulate(job)
 
-    monkeypatch.setattr(collsim.repro, "_simulate", counting)
+    monkeypatch.setattr(collsim.grid, "simulate", counting)
     return calls
 
 
@@ -130,7 +130,8 @@ def test_repro_keeps_finished_configurations_and_reports_failures(tmp_path, caps
     captured = capsys.readouterr()
     assert captured.out.count("np=8 crashed on purpose") == 2
     assert "failed configurations (2):" in captured.out
-    assert "2 configuration(s) failed" in captured.err and captured.err.count("\n") == 1
+    messages = [line for line in captured.err.splitlines() if not line.startswith("repro: ")]
+    assert len(messages) == 1 and "2 configuration(s) failed" in messages[0]
     assert "crossbar/block/node/np=2" in captured.out  # the others are still reported
     assert sorted(calls) == [2, 2, 8, 8]
     # the rerun simulates only what is missing

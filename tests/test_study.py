@@ -85,7 +85,7 @@ def test_progress_line_and_summary(reference):
     _, _, completed, _ = reference
     progress = completed.stderr.splitlines()
     assert progress[0].startswith("study: 0/36 simulations")
-    assert progress[-1].startswith("study: 36/36 simulations") and "ETA 0 s" in progress[-1]
+    assert progress[-1].startswith("study: 36/36 simulations") and "ETA 00:00" in progress[-1]
     assert "/s, ETA" in progress[1]
     assert "36 simulations run, 0 already stored, 96 rows written" in completed.stdout
 
@@ -173,7 +173,7 @@ def test_export_and_study_errors_are_one_line(tmp_path, capsys):
     assert main(["export", str(tmp_path / "junk.db"), "--csv", str(tmp_path / "x.csv")]) == 2
     assert "not a usable SQLite database" in capsys.readouterr().err
     assert main(["study", str(write_scenario(tmp_path)), "--scheduler", "127.0.0.1:1"]) == 2
-    assert "--scheduler must be an address such as tcp://HOST:PORT" in capsys.readouterr().err
+    assert "--scheduler: must be an address such as tcp://HOST:PORT" in capsys.readouterr().err
 
 
 def _free_port():
@@ -258,29 +258,3 @@ def test_the_store_keeps_fields_without_a_column_and_refuses_foreign_databases(t
     sqlite3.connect(empty).execute("CREATE TABLE t (x)").connection.commit()
     with pytest.raises(Exception, match="is not a collsim results database"):
         open_store(empty, create=False)
-
-
-def test_progress_into_a_log_is_written_now_and_then():
-    """Not a terminal (a CI log): a line at the start, every tenth of the work or every
-    30 s, and at the end; never one line per simulation of a long study."""
-    import io
-
-    from collsim.study import Progress
-
-    now = [0.0]
-    log = io.StringIO()
-    progress = Progress(1000, 0, stream=log, clock=lambda: now[0])
-    progress.show()
-    for _ in range(1000):
-        now[0] += 0.01
-        progress.advance()
-    lines = log.getvalue().splitlines()
-    assert len(lines) == 11
-    assert lines[0].startswith("study: 0/1000") and lines[-1].startswith("study: 1000/1000")
-
-    slow = io.StringIO()
-    progress = Progress(1000, 0, stream=slow, clock=lambda: now[0])
-    for _ in range(5):
-        now[0] += 31.0
-        progress.advance()
-    assert len(slow.getvalue().splitlines()) == 5

@@ -19,7 +19,6 @@ or missing), 2 bad input.
 
 from __future__ import annotations
 
-import concurrent.futures
 import json
 import math
 import os
@@ -32,12 +31,12 @@ from pathlib import Path
 from collsim.analysis.models import AlgorithmParams
 from collsim.native import is_selector
 from collsim.errors import CollsimError
+from collsim.grid import Grid, Job
 from collsim.files import check_output_path, read_toml
-from collsim.lifetime import guarded, pool_options
 from collsim.platforms import platform_from_spec
 from collsim.files import write_atomically
 from collsim.profiles import load_profile
-from collsim.runner import NONCOMMUTATIVE_OPS, RunSpec, find_algorithm, registry, run, validate_spec
+from collsim.runner import NONCOMMUTATIVE_OPS, RunSpec, find_algorithm, registry, validate_spec
 from collsim.units import format_bytes, format_seconds, parse_bytes
 
 __all__ = ["Suite", "Case", "Outcome", "load_suite", "run_suite", "main_check"]
@@ -269,14 +268,6 @@ def load_suite(path: str | os.PathLike, *, timing_only: bool = False) -> Suite:
     return Suite(path, name, path.parent / baseline, tuple(cases))
 
 
-def _simulate_case(case: Case) -> tuple[list[dict], float]:
-    """Run one case (in a worker process) and return its rows and wall time."""
-    started = time.perf_counter()
-    G, _ = platform_from_spec(case.platform)
-    rows, _ = run(case.spec, G, load_profile(case.profile), platform=case.platform_name)
-    return rows, time.perf_counter() - started
-
-
 def read_baseline(path: Path) -> dict[str, tuple[str, str, float]]:
     """Read a baseline file: id -> (simgrid, platform_hash, time_s).
 
@@ -380,7 +371,8 @@ def _judge(case: Case, checks: tuple[str, ...], row: dict, baseline: dict) -> Ou
     return outcome
 
 
-def run_suite(suite: Suite, *, jobs: int = 0, update_baseline: bool = False) -> list[Outcome]:
+def run_suite(suite: Suite, *, jobs: int = 0, scheduler: str | None = None,
+              timeout_s: float = 600.0, update_baseline: bool = False) -> list[Outcome]:
     """Simulate every case and judge every measurement.
 
     Parameters
@@ -389,23 +381,30 @@ def run_suite(suite: Suite, *, jobs: int = 0, update_baseline: bool = False) -> 
         A loaded suite.
     jobs : int
         Worker processes (0: one per core; 1: in this process).
+    scheduler : str, optional
+        Address of a Dask distributed scheduler (``tcp://HOST:PORT``) to run on.
+    timeout_s : float
+        Wall-clock limit of one simulation.
     update_baseline : bool
         If true, the baseline is rewritten from this run and baseline checks
         pass; model checks still apply.
+
+    Raises
+    ------
+    CollsimError
+        If a simulation fails (a crash, a deadlock, a timeout).
     """
     baseline = {} if update_baseline else read_baseline(suite.baseline_path)
-    jobs = jobs or os.cpu_count() or 1
-    if jobs == 1:
-        results = [_simulate_case(case) for case in suite.cases]
-    else:
-        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, **pool_options()) as pool:
-            results = list(pool.map(guarded, [_simulate_case] * len(suite.cases), suite.cases))
+    with Grid("check", jobs=jobs, scheduler=scheduler) as grid:
+        results = grid.run([Job(spec=case.spec, platform=case.platform, profile=case.profile,
+                                label=case.platform_name, timeout_s=timeout_s)
+                            for case in suite.cases], fail_fast=True)
     judged: list[tuple[Case, Outcome]] = []
-    for case, (rows, duration_s) in zip(suite.cases, results):
+    for case, result in zip(suite.cases, results):
         checks = tuple(c for c in case.checks if not (update_baseline and c == "baseline"))
-        for row in rows:
+        for row in result.rows:
             outcome = _judge(case, checks, row, baseline)
-            outcome.duration_s = duration_s / len(rows)
+            outcome.duration_s = result.duration_s / len(result.rows)
             judged.append((case, outcome))
     if update_baseline:
         write_baseline(suite.baseline_path, suite,
@@ -471,7 +470,8 @@ def summary(outcomes: list[Outcome]) -> str:
 
 
 def main_check(suite_path: str, *, junit: str | None, json_path: str | None,
-               update_baseline: bool, jobs: int, timing_only: bool = False) -> int:
+               update_baseline: bool, jobs: int, scheduler: str | None = None,
+               timeout_s: float = 600.0, timing_only: bool = False) -> int:
     """The ``collsim check`` command; returns its exit status."""
     suite = load_suite(suite_path, timing_only=timing_only)
     read_baseline(suite.baseline_path)  # a malformed baseline is bad input: fail before running
@@ -481,7 +481,8 @@ def main_check(suite_path: str, *, junit: str | None, json_path: str | None,
         if output:
             check_output_path(output, option)
     started = time.perf_counter()
-    outcomes = run_suite(suite, jobs=jobs, update_baseline=update_baseline)
+    outcomes = run_suite(suite, jobs=jobs, scheduler=scheduler, timeout_s=timeout_s,
+                         update_baseline=update_baseline)
     if junit:
         write_atomically(junit, junit_xml(suite, outcomes))
     if json_path:

@@ -24,6 +24,7 @@ from typing import Sequence
 from collsim import __version__
 from collsim.native import is_selector
 from collsim.errors import CollsimError
+from collsim.grid import add_grid_arguments
 from collsim.files import check_output_path, check_timeout
 from collsim.lifetime import terminate_like_interrupt
 from collsim.resources import check_simulation_memory
@@ -343,8 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
     check_parser.add_argument("--json", dest="json_path", help="write a JSON report to this file")
     check_parser.add_argument("--update-baseline", action="store_true",
                               help="rewrite the suite's baseline from this run")
-    check_parser.add_argument("--jobs", type=int, default=0,
-                              help="worker processes (default: one per core)")
+    add_grid_arguments(check_parser, timeout=True)
     check_parser.add_argument("--timing-only", action="store_true",
                               help="shared buffers and no result check in every case (as "
                                    "timing_only = true in a case); the times are the same")
@@ -368,10 +368,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _cmd_check(args: argparse.Namespace) -> int:
     from collsim.check import main_check
 
-    if args.jobs < 0:
-        raise CollsimError(f"--jobs must be >= 0, got {args.jobs}")
     return main_check(args.suite, junit=args.junit, json_path=args.json_path,
                       update_baseline=args.update_baseline, jobs=args.jobs,
+                      scheduler=args.scheduler, timeout_s=args.timeout_s,
                       timing_only=args.timing_only)
 
 
@@ -383,10 +382,7 @@ def _add_study_commands(commands) -> None:
     study_parser.add_argument("scenario", help="scenario file (TOML), e.g. scenarios/quickstart.toml")
     study_parser.add_argument("--db", help="results database (default: the scenario's name "
                               "with .db, beside it)")
-    study_parser.add_argument("--jobs", type=int, default=0,
-                              help="local worker processes (default: one per core)")
-    study_parser.add_argument("--scheduler", help="run on a Dask distributed cluster at this "
-                              "address (tcp://HOST:PORT) instead of locally")
+    add_grid_arguments(study_parser)
     study_parser.add_argument("--timing-only", action="store_true",
                               help="shared buffers and no result check in every simulation "
                                    "(as timing_only = true in [study]); rows say check skipped")

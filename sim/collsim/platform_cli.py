@@ -42,8 +42,8 @@ from collsim.units import format_seconds, parse_bandwidth, parse_time
 
 __all__ = ["add_platform_arguments", "build_platform", "register_platform_command"]
 
-FAMILIES = {"crossbar": "crossbar", "fat-tree": "fat_tree", "fat_tree": "fat_tree",
-            "dragonfly": "dragonfly", "dual-rail": "dual_rail", "dual_rail": "dual_rail"}
+# a family by its generator's name or with dashes (fat-tree, dual-rail)
+FAMILIES = {**{name: name for name in GENERATORS}, **{name.replace("_", "-"): name for name in GENERATORS}}
 
 # option dest -> (generator keyword, parser); parser None: an int
 _COMMON = {
@@ -100,9 +100,8 @@ _FAMILY_OPTIONS = {
                   "socket_latency": ("socket_latency_s", parse_time),
                   "plane_down_ports": ("plane_down_ports", _int_list),
                   "plane_up_ports": ("plane_up_ports", _int_list),
-                  "loopback_bandwidth": ("loopback_bandwidth_Bps", parse_bandwidth),
-                  "loopback_latency": ("loopback_latency_s", parse_time),
-                  "speed": ("speed_flops", float), "gamma": ("gamma_s_per_byte", float)},
+                  # its nodes' cores are sockets x cores per socket
+                  **{dest: option for dest, option in _COMMON.items() if dest != "cores_per_node"}},
 }
 _MULTICORE = {"sockets_per_node": ("sockets_per_node", int),
               "cores_per_socket": ("cores_per_socket", int),

@@ -19,26 +19,23 @@ different data, unless ``--inputs C`` spreads the inputs of C ranks over each
 process count np (C / np virtual contributors per rank, collbench
 ``--contributors``).
 
-Every finished configuration is stored in a SQLite file (``--db``; by default
-``PREFIX.db`` next to the outputs), keyed by everything that determines it
-(the run, the platform's XML, the profile and the collbench binary): a rerun
-simulates only what is missing, and a configuration that fails costs one line
-of the report, not the others.
+Every finished configuration is stored in a results database (``--db``; by
+default ``PREFIX.db`` next to the outputs; :mod:`collsim.store`), keyed by
+everything that determines it (the run, the platform, the profile, the
+versions and the collbench program: :func:`collsim.grid.measurement_keys`): a
+rerun simulates only what is missing, and a configuration that fails costs one
+line of the report, not the others.  The simulations run on the grid runner
+(:mod:`collsim.grid`): local workers or a Dask cluster.
 """
 
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
-import dataclasses
-import hashlib
 import json
 import math
 import os
-import sqlite3
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import networkx as nx
 
@@ -49,10 +46,10 @@ from collsim.platform_cli import _refuse_options, add_platform_arguments
 from collsim.platforms import map_ranks, platform_hash
 from collsim.files import write_atomically
 from collsim.profiles import Profile
-from collsim import store
+from collsim.grid import Grid, GridStore, Job, add_grid_arguments, measurement_keys
 from collsim.files import check_output_path, read_toml
-from collsim.lifetime import guarded, pool_options
-from collsim.runner import RunSpec, find_algorithm, find_collbench, run, validate_run
+from collsim.runner import RunSpec, find_algorithm, validate_run
+from collsim.store import open_store
 from collsim.units import format_bytes, format_seconds
 
 __all__ = ["Variant", "Configuration", "parse_variants", "summation_depth", "own_bound_ratio",
@@ -190,79 +187,6 @@ def _in_order_depth(np: int) -> int:
     return depth(in_order_root(np))
 
 
-def _collbench_digest() -> str:
-    with open(find_collbench(), "rb") as handle:
-        return hashlib.sha256(handle.read()).hexdigest()
-
-
-class _Cache:
-    """Finished configurations: rows by key, in a SQLite file (or nowhere)."""
-
-    def __init__(self, path: str | None):
-        self.connection = None
-        if path:
-            self.connection = self._open(Path(path))
-
-    @staticmethod
-    def _open(path: Path) -> sqlite3.Connection:
-        """Open the cache; a file that is not one (another SQLite database, anything
-        else) is refused before anything is written to it."""
-        if path.is_dir():
-            raise CollsimError(f"--db {path}: is a directory, not a database")
-        try:
-            if path.exists() and path.stat().st_size > 0:
-                with open(path, "rb") as handle:
-                    if not handle.read(16).startswith(b"SQLite format 3"):
-                        raise CollsimError(f"--db {path}: not an SQLite database; collsim "
-                                           "leaves it as it is")
-                probe = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True,
-                                        timeout=store.LOCK_TIMEOUT_S)
-                try:
-                    tables = {name for (name,) in probe.execute(
-                        "SELECT name FROM sqlite_master WHERE type = 'table'")}
-                finally:
-                    probe.close()
-                if "repro_configuration" not in tables:
-                    raise CollsimError(f"--db {path}: not a collsim repro database (no "
-                                       "repro_configuration table); collsim leaves it as it is")
-            else:
-                check_output_path(path, "--db")
-            connection = sqlite3.connect(path, timeout=store.LOCK_TIMEOUT_S, isolation_level=None)
-            connection.execute(
-                "CREATE TABLE IF NOT EXISTS repro_configuration "
-                "(key TEXT PRIMARY KEY, label TEXT NOT NULL, rows TEXT NOT NULL)")
-            return connection
-        except OSError as error:
-            raise CollsimError(f"--db {path}: {error.strerror}") from None
-        except sqlite3.Error as error:
-            if "locked" in str(error):
-                raise CollsimError(f"--db {path}: locked by another process (waited "
-                                   f"{store.LOCK_TIMEOUT_S:g} s)") from None
-            raise CollsimError(f"{path}: not a usable SQLite database ({error})") from None
-
-    def get(self, key: str) -> list[dict] | None:
-        if self.connection is None:
-            return None
-        found = self.connection.execute(
-            "SELECT rows FROM repro_configuration WHERE key = ?", (key,)).fetchone()
-        return json.loads(found[0]) if found else None
-
-    def put(self, key: str, label: str, rows: list[dict]) -> None:
-        if self.connection is not None:
-            self.connection.execute("INSERT OR REPLACE INTO repro_configuration VALUES (?, ?, ?)",
-                                    (key, label, json.dumps(rows, sort_keys=True)))
-
-    def close(self) -> None:
-        if self.connection is not None:
-            self.connection.close()
-
-
-def _simulate(job: tuple) -> list[dict]:
-    spec, G, profile, platform = job
-    rows, _ = run(spec, G, profile, platform=platform)
-    return rows
-
-
 def _node_size(G: nx.Graph, np: int, mapping: str, exposure: int) -> int:
     """Ranks per node as a node-aware algorithm sees it (the real node: the most
     ranks any host holds)."""
@@ -286,9 +210,15 @@ def repro_rows(
     seed: int = 1,
     inputs: int = 0,
     jobs: int = 0,
+    scheduler: str | None = None,
+    timeout_s: float = 600.0,
     db: str | None = None,
 ) -> tuple[list[tuple[Configuration, dict]], list[str]]:
     """Simulate every algorithm in every configuration.
+
+    ``jobs``, ``scheduler``: where the simulations run (:class:`collsim.grid.Grid`);
+    ``timeout_s``: the wall-clock limit of one; ``db``: the results database
+    that keeps finished configurations (a rerun simulates only what is missing).
 
     Returns
     -------
@@ -307,10 +237,8 @@ def repro_rows(
         bad = [np for np in process_counts if inputs % np]
         if bad:
             raise CollsimError(f"--inputs {inputs} is not a multiple of np={bad[0]}")
-    work: list[tuple[Configuration, Variant, tuple, str]] = []
-    digest = _collbench_digest()
+    work: list[tuple[Configuration, Variant, Job]] = []
     for name, G in platforms:
-        hash_of_platform = platform_hash(G)
         for mapping in mappings:
             for np in process_counts:
                 contributors = inputs // np if inputs else 1
@@ -326,67 +254,44 @@ def repro_rows(
                                                    outer_algorithm=variant.outer),
                             contributors=contributors,
                         )
-                        determinants = {
-                            "run": dataclasses.asdict(spec), "platform": hash_of_platform,
-                            "profile": [profile.name, profile.all_cfg, profile.envelope_bytes],
-                            "collbench": digest,
-                        }
-                        key = hashlib.sha256(json.dumps(determinants, sort_keys=True,
-                                                        default=str).encode()).hexdigest()
                         validate_run(spec, G)  # every run checked before the first starts
                         work.append((Configuration(name, mapping, exposure, np, contributors),
-                                     variant, (spec, G, profile, name), key))
+                                     variant, Job(spec, G, profile, name, timeout_s)))
 
-    cache = _Cache(db)
-    results: list[list[dict] | str | None] = [cache.get(key) for *_, key in work]
-    todo = [i for i, rows in enumerate(results) if rows is None]
-
-    def finish(index: int, outcome) -> None:
-        configuration, variant, _, key = work[index]
-        what = f"{variant.label} in {configuration.label}"
-        if isinstance(outcome, BaseException):
-            message = str(outcome) if isinstance(outcome, CollsimError) else repr(outcome)
-            results[index] = f"{what}: {message}"
-            return
-        wrong = [row for row in outcome if row.get("check") != "ok"]
-        if wrong:
-            results[index] = (f"{what}: wrong result at {format_bytes(wrong[0]['bytes'])} "
-                              f"(error/bound {wrong[0].get('max_error_ratio')})")
-            return
-        cache.put(key, configuration.label, outcome)
-        results[index] = outcome
-
-    try:
-        jobs = jobs or os.cpu_count() or 1
-        if jobs == 1 or len(todo) <= 1:
-            for index in todo:
-                try:
-                    finish(index, _simulate(work[index][2]))
-                except CollsimError as error:
-                    finish(index, error)
+    with Grid("repro", jobs=jobs, scheduler=scheduler) as grid:
+        simulations = [job for _, _, job in work]
+        if not db:
+            results = grid.run(simulations)
         else:
-            with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, **pool_options()) as pool:
-                futures = {pool.submit(guarded, _simulate, work[index][2]): index
-                           for index in todo}
-                for future in concurrent.futures.as_completed(futures):
-                    error = future.exception()
-                    finish(futures[future], error if error is not None else future.result())
-    finally:
-        cache.close()
+            connection = open_store(db)
+            try:
+                hashes = {name: platform_hash(G) for name, G in platforms}
+                keys = {job: measurement_keys(job, study="repro", platform_hash=hashes[job.label],
+                                              profile=profile) for job in simulations}
+                results = grid.run(simulations,
+                                   store=GridStore(connection, "repro", keys, read_back=True))
+            finally:
+                connection.close()
 
     pairs, failures = [], []
-    for (configuration, variant, job, _), outcome in zip(work, results):
-        if isinstance(outcome, str):
-            failures.append(outcome)
+    for (configuration, variant, job), result in zip(work, results):
+        what = f"{variant.label} in {configuration.label}"
+        if result.error is not None:
+            failures.append(f"{what}: {result.error}")
             continue
-        spec, G = job[0], job[1]
+        wrong = [row for row in result.rows if row.get("check") != "ok"]
+        if wrong:
+            failures.append(f"{what}: wrong result at {format_bytes(wrong[0]['bytes'])} "
+                            f"(error/bound {wrong[0].get('max_error_ratio')})")
+            continue
+        spec, G = job.spec, job.platform
         node_size = (_node_size(G, spec.np, spec.mapping, spec.params.node_size)
                      if variant.name == "node_aware" else 0)
         depth = summation_depth(
             spec.collective, variant.name, spec.np, contributors=spec.contributors,
             node_size=node_size,
             reads_contributors="contributors" in entries[variant.label].get("parameters", []))
-        for row in outcome:
+        for row in result.rows:
             pairs.append((configuration, {**row, "variant": variant.label, "depth": depth}))
     return pairs, failures
 
@@ -634,8 +539,6 @@ def main_repro(args: argparse.Namespace, platforms: list[tuple[str, nx.Graph]],
         raise CollsimError("--np: process counts must be >= 1")
     if args.inputs < 0:
         raise CollsimError("--inputs: must be >= 0")
-    if args.jobs < 0:
-        raise CollsimError(f"--jobs must be >= 0, got {args.jobs}")
     variants = parse_variants(args.alg)
     reproducible = args.reproducible.split(",") if args.reproducible else []
     for name in reproducible:
@@ -650,7 +553,8 @@ def main_repro(args: argparse.Namespace, platforms: list[tuple[str, nx.Graph]],
     db = args.db if args.db is not None else (f"{args.output}.db" if args.output else None)
     pairs, failures = repro_rows(args.coll, variants, platforms, mappings, exposures,
                                  process_counts, sizes, profile, dist=args.dist, seed=args.seed,
-                                 inputs=args.inputs, jobs=args.jobs, db=db or None)
+                                 inputs=args.inputs, jobs=args.jobs, scheduler=args.scheduler,
+                                 timeout_s=args.timeout_s, db=db or None)
     entries = matrix(pairs)
     prices = price(pairs, reproducible)
     text = format_matrix(entries, prices, failures)
@@ -699,10 +603,10 @@ def add_repro_command(commands, parser_class, build_platform, load_profile, pars
     parser.add_argument("--reproducible", default="fixed_order,prerounded",
                         help="the algorithms whose price is reported (default "
                         "fixed_order,prerounded, with their variants)")
-    parser.add_argument("--jobs", type=int, default=0, help="worker processes (0: all cores)")
+    add_grid_arguments(parser, timeout=True)
     parser.add_argument("--db", default=None,
-                        help="SQLite file of finished configurations (default PREFIX.db with "
-                        "-o; '' for none)")
+                        help="results database of finished configurations (default PREFIX.db "
+                        "with -o; '' for none)")
     parser.add_argument("-o", "--output", help="also write PREFIX.txt, PREFIX.json, PREFIX.png")
 
     def handler(args: argparse.Namespace) -> int:

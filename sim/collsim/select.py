@@ -16,6 +16,7 @@ from typing import Callable
 import networkx as nx
 
 from collsim.errors import CollsimError
+from collsim.grid import Grid, Job, add_grid_arguments
 from collsim.files import check_output_path
 from collsim.platforms import map_ranks
 from collsim.resources import check_simulation_memory
@@ -23,7 +24,7 @@ from collsim.files import write_atomically
 from collsim.profiles import Profile
 from collsim.analysis.models import allreduce as _allreduce_models
 from collsim.analysis.models import reduce as _reduce_models
-from collsim.runner import RunSpec, registry, run
+from collsim.runner import RunSpec, registry
 from collsim.units import format_bytes, format_seconds
 
 __all__ = ["select", "candidate_entries", "format_cells", "cells_csv", "heatmap_png",
@@ -82,7 +83,8 @@ def candidate_entries(collective: str, algorithms: list[str] | None = None) -> l
 
 def select(*, collective: str, process_counts: list[int], sizes_bytes: tuple[int, ...],
            G: nx.Graph, profile: Profile, platform: str, timeout_s: float = 600.0,
-           mapping: str = "block", algorithms: list[str] | None = None) -> list[dict]:
+           mapping: str = "block", algorithms: list[str] | None = None, jobs: int = 0,
+           scheduler: str | None = None) -> list[dict]:
     """Run every algorithm of a collective over the grid and rank them per cell.
 
     Parameters
@@ -106,6 +108,10 @@ def select(*, collective: str, process_counts: list[int], sizes_bytes: tuple[int
     algorithms : list of str, optional
         The candidates (default: every algorithm of the collective but the
         selectors; see :func:`candidate_entries`).
+    jobs : int
+        Local worker processes (0: one per core; 1: in this process).
+    scheduler : str, optional
+        Address of a Dask distributed scheduler (``tcp://HOST:PORT``) to run on.
 
     Returns
     -------
@@ -125,19 +131,19 @@ def select(*, collective: str, process_counts: list[int], sizes_bytes: tuple[int
     for n in sizes_bytes:
         if n < 0 or n % 8:
             raise ValueError(f"sizes_bytes must be multiples of 8 (double elements), got {n}")
+    simulations = [Job(RunSpec(collective, entry["algorithm"], p, tuple(sizes_bytes),
+                               mapping=mapping), G, profile, platform, timeout_s)
+                   for p in process_counts for entry in entries if _eligible(entry, p)]
+    with Grid("select", jobs=jobs, scheduler=scheduler) as grid:
+        results = grid.run(simulations, fail_fast=True)
     times: dict[tuple[int, int], dict[str, float]] = {}
-    for p in process_counts:
-        for entry in entries:
-            if not _eligible(entry, p):
-                continue
-            rows, status = run(RunSpec(collective, entry["algorithm"], p, tuple(sizes_bytes),
-                                       mapping=mapping),
-                               G, profile, platform=platform, timeout_s=timeout_s)
-            if status != 0:
-                raise CollsimError(f"{collective}/{entry['algorithm']} gave a wrong result "
-                                   f"on {p} ranks")
-            for row in rows:
-                times.setdefault((p, row["bytes"]), {})[entry["algorithm"]] = row["time_s"]
+    for result in results:
+        spec = result.job.spec
+        if any(row.get("check") == "wrong" for row in result.rows):
+            raise CollsimError(f"{collective}/{spec.algorithm} gave a wrong result "
+                               f"on {spec.np} ranks")
+        for row in result.rows:
+            times.setdefault((spec.np, row["bytes"]), {})[spec.algorithm] = row["time_s"]
     cells = []
     for p in process_counts:
         for n in sizes_bytes:
@@ -303,6 +309,7 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
                         help="also write the map as an MPICH collective selection JSON "
                         "(algorithms MPICH 4.0 has)")
     add_platform_arguments(parser)
+    add_grid_arguments(parser)
 
     def handler(args) -> int:
         if args.coll not in ("allreduce", "reduce", "bcast"):
@@ -346,7 +353,8 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
             cells = select(collective=args.coll, process_counts=nps, sizes_bytes=sizes, G=G,
                            profile=load_profile(args.profile), platform=platform_label,
                            timeout_s=args.timeout_s, mapping=args.mapping,
-                           algorithms=args.algorithms.split(",") if args.algorithms else None)
+                           algorithms=args.algorithms.split(",") if args.algorithms else None,
+                           jobs=args.jobs, scheduler=args.scheduler)
         except ValueError as error:
             raise CollsimError(str(error)) from None
         print(format_cells(cells), end="")

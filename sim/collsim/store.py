@@ -1,4 +1,5 @@
-"""The results database of studies (SQLite), and its export to CSV and Parquet.
+"""The results database of studies and of ``collsim repro`` (SQLite), and its export
+to CSV and Parquet.
 
 One row per measurement in ``measurement``, whose primary key is a hash of
 everything that determines the result (the machine's platform hash, the
@@ -31,8 +32,8 @@ from collsim.files import check_output_path
 from collsim.files import write_atomically
 
 __all__ = ["MEASUREMENT_COLUMNS", "open_store", "measurement_key", "stored_keys", "claim",
-           "insert_rows", "record_study", "read_rows", "read_study", "export_csv",
-           "export_parquet"]
+           "insert_rows", "record_study", "read_rows", "read_measurements", "read_study",
+           "export_csv", "export_parquet"]
 
 # (column, SQL type); "params" is JSON text, booleans are stored as 0/1 and read back as such.
 MEASUREMENT_COLUMNS = (
@@ -71,6 +72,10 @@ MEASUREMENT_COLUMNS = (
 )
 _NAMES = [name for name, _ in MEASUREMENT_COLUMNS]
 _COLUMN_SET = set(_NAMES)
+_BOOLEANS = {"model_agrees", "bitwise_rank_order", "ranks_agree"}
+# REAL columns that collbench prints (%.17g): an integral value below 1e17 has no decimal
+# point there, so a row fresh from a simulation holds it as an int
+_PRINTED_BY_COLLBENCH = ("time_s", "max_error_ratio")
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS measurement ("
     + ", ".join(f'"{name}" {kind}' for name, kind in MEASUREMENT_COLUMNS) + ")",
@@ -204,14 +209,20 @@ def measurement_key(determinants: dict) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+def _key_chunks(keys: list[str]):
+    """(``WHERE`` clause, its arguments) for a list of keys, 500 keys at a time (SQLite
+    limits the parameters of a statement)."""
+    for start in range(0, len(keys), 500):
+        chunk = tuple(keys[start:start + 500])
+        yield f"WHERE key IN ({','.join('?' * len(chunk))})", chunk
+
+
 def stored_keys(connection: sqlite3.Connection, keys: list[str]) -> set[str]:
     """The subset of ``keys`` already stored."""
     found: set[str] = set()
-    for start in range(0, len(keys), 500):
-        chunk = keys[start:start + 500]
-        marks = ",".join("?" * len(chunk))
+    for where, chunk in _key_chunks(keys):
         found.update(key for (key,) in connection.execute(
-            f"SELECT key FROM measurement WHERE key IN ({marks})", chunk))
+            f"SELECT key FROM measurement {where}", chunk))
     return found
 
 
@@ -231,7 +242,7 @@ def _cell(name: str, value):
 
 
 def insert_rows(connection: sqlite3.Connection, rows: list[dict], *,
-                skip_stored: bool = False) -> int:
+                skip_stored: bool = False) -> list[dict]:
     """Insert the rows of one simulation in one transaction (all or nothing).
 
     Each row holds every column of ``MEASUREMENT_COLUMNS``.  A key already
@@ -242,23 +253,23 @@ def insert_rows(connection: sqlite3.Connection, rows: list[dict], *,
 
     Returns
     -------
-    int
-        The number of rows written.
+    list of dict
+        The rows written.
     """
     marks = ",".join("?" * len(_NAMES))
     columns = ",".join(f'"{name}"' for name in _NAMES)
-    values = []
-    for row in rows:
-        extra = {k: v for k, v in row.items() if k not in _COLUMN_SET}
-        values.append([_cell(name, row.get(name)) for name in _NAMES[:-1]]
-                      + [_cell("extra", extra)])
     with connection:
         connection.execute("BEGIN IMMEDIATE")
         if skip_stored:
-            present = stored_keys(connection, [row[0] for row in values])
-            values = [row for row in values if row[0] not in present]
+            present = stored_keys(connection, [row["key"] for row in rows])
+            rows = [row for row in rows if row["key"] not in present]
+        values = []
+        for row in rows:
+            extra = {k: v for k, v in row.items() if k not in _COLUMN_SET}
+            values.append([_cell(name, row.get(name)) for name in _NAMES[:-1]]
+                          + [_cell("extra", extra)])
         connection.executemany(f"INSERT INTO measurement ({columns}) VALUES ({marks})", values)
-    return len(values)
+    return rows
 
 
 def record_study(connection: sqlite3.Connection, *, name: str, scenario: str, profile: str,
@@ -284,24 +295,49 @@ def record_study(connection: sqlite3.Connection, *, name: str, scenario: str, pr
                  json.dumps(workload["algorithms"]), workload["choice"]))
 
 
-def read_rows(connection: sqlite3.Connection, study: str | None = None) -> list[dict]:
-    """All measurement rows (of one study, or of every study), in key order."""
+def _decode(connection: sqlite3.Connection, values: tuple) -> dict:
+    """A stored row: its columns, params and extra parsed."""
+    row = dict(zip(_NAMES, values))
+    row["params"] = _json(connection, "measurement", "params", row["params"])
+    row["extra"] = _json(connection, "measurement", "extra", row["extra"])
+    return row
+
+
+def _select(connection: sqlite3.Connection, where: str, args: tuple) -> list[dict]:
     columns = ",".join(f'"{name}"' for name in _NAMES)
-    query = f"SELECT {columns} FROM measurement"
-    args: tuple = ()
-    if study is not None:
-        query += " WHERE study = ?"
-        args = (study,)
-    rows = []
     try:
-        for values in connection.execute(query + " ORDER BY key", args):
-            row = dict(zip(_NAMES, values))
-            row["params"] = _json(connection, "measurement", "params", row["params"])
-            row["extra"] = _json(connection, "measurement", "extra", row["extra"])
-            rows.append(row)
+        return [_decode(connection, values) for values in connection.execute(
+            f"SELECT {columns} FROM measurement {where} ORDER BY key", args)]
     except sqlite3.Error as error:
         raise _database_error(Path(_database_path(connection)), error) from None
-    return rows
+
+
+def read_rows(connection: sqlite3.Connection, study: str | None = None) -> list[dict]:
+    """All measurement rows (of one study, or of every study), in key order."""
+    if study is None:
+        return _select(connection, "", ())
+    return _select(connection, "WHERE study = ?", (study,))
+
+
+def read_measurements(connection: sqlite3.Connection, keys: list[str]) -> dict[str, dict]:
+    """The stored rows of these keys as the simulation gave them: key -> row
+    (booleans as booleans, integral numbers collbench printed as ints, the
+    extra fields beside the columns; without key, study and machine)."""
+    found = {}
+    for where, chunk in _key_chunks(keys):
+        for row in _select(connection, where, chunk):
+            key = row.pop("key")
+            del row["study"], row["machine"]
+            for name in _BOOLEANS:
+                if row[name] is not None:
+                    row[name] = bool(row[name])
+            for name in _PRINTED_BY_COLLBENCH:
+                value = row[name]
+                if isinstance(value, float) and value.is_integer() and abs(value) < 1e17:
+                    row[name] = int(value)
+            row.update(row.pop("extra"))
+            found[key] = row
+    return found
 
 
 def read_study(connection: sqlite3.Connection) -> list[dict]:
@@ -351,17 +387,16 @@ def export_parquet(rows: list[dict], path: str | os.PathLike) -> None:
     import pyarrow.parquet as pq
 
     types = {"INTEGER": pa.int64(), "REAL": pa.float64(), "TEXT": pa.string()}
-    booleans = {"model_agrees", "bitwise_rank_order", "ranks_agree"}
     fields = []
     for name, kind in MEASUREMENT_COLUMNS:
-        fields.append(pa.field(name, pa.bool_() if name in booleans else types[kind.split()[0]]))
+        fields.append(pa.field(name, pa.bool_() if name in _BOOLEANS else types[kind.split()[0]]))
     schema = pa.schema(fields)
     columns = {}
     for name in _NAMES:
         values = [row[name] for row in rows]
         if name in ("params", "extra"):
             values = [json.dumps(v, sort_keys=True) for v in values]
-        elif name in booleans:
+        elif name in _BOOLEANS:
             values = [None if v is None else bool(v) for v in values]
         columns[name] = values
     table = pa.table(columns, schema=schema)
