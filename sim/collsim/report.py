@@ -1,75 +1,56 @@
 """``collsim report``: one self-contained HTML page from a results database.
 
-For each study of the database: the ranking of the candidate machines by
-weighted workload time (and, with prices, by time x cost); then, per machine,
-a picture of its topology and, per collective, the time against size of each
-algorithm (log-log, simulated and model), the ratio simulated / model, the
-fastest-algorithm map over (np, size) and the reproducibility matrix (is the
-result bitwise equal to the rank-order sum?).
+Written for the people choosing a machine.  For each study of the database:
+first a summary (which machine runs the weighted workload fastest, by how
+much, and which leads by time x cost); then the ranking; then one plot per
+question (per collective and process count: each machine's fastest time
+against size); then, per machine, its platform parameters and price as
+tables, a picture of its switches, and per collective and process count the
+time of each algorithm against size beside the ratio simulated / model, the
+measurements outside their model's class flagged, the fastest-algorithm map
+and the reproducibility matrix (is the result bitwise equal to the
+rank-order sum?).
 
-Every plot is an inline SVG drawn by matplotlib (text kept as text), the
-style sheet is inline, and a Content-Security-Policy forbids loading anything
-from anywhere: the page needs no network and no other file.
+The page is a Jinja2 template (``templates/report.html.j2``).  Every plot is
+an inline SVG drawn by matplotlib (text kept as text), the style sheet is
+inline, and a Content-Security-Policy forbids loading anything from
+anywhere: the page needs no network and no other file.  The same database
+gives the same bytes.
 """
 
 from __future__ import annotations
 
-import html
 import io
 import math
 import os
+import re
+from pathlib import Path
 
+import jinja2
 import networkx as nx
+from markupsafe import Markup
 
 from collsim.errors import CollsimError
-from collsim.files import check_output_path
-from collsim.files import write_atomically
+from collsim.files import check_output_path, write_atomically
+from collsim.platforms.draw import switch_level, switch_level_layout
 from collsim.store import open_store, read_rows, read_study
 from collsim.units import format_bytes, format_seconds
 
-__all__ = ["workload_times", "fastest", "current_rows", "build_report", "main_report"]
-
-_CSS = """
-body { font-family: sans-serif; margin: 2em auto; max-width: 80em; color: #222; }
-h1, h2, h3 { font-weight: 600; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; }
-table { border-collapse: collapse; margin: 1em 0; }
-th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: right; }
-th { background: #f3f3f3; } td.name, th.name { text-align: left; }
-td.yes { background: #dff0d8; } td.no { background: #f8d7da; }
-figure.plot { display: inline-block; margin: .5em; vertical-align: top; }
-figure.plot svg { max-width: 100%; height: auto; }
-figcaption { font-size: .9em; color: #555; max-width: 60em; }
-.note { color: #555; font-size: .9em; }
-"""
-
-# In <head>: count what fails to load (a blocked or missing resource), and after load mark
-# each plot rendered when its SVG has a size and drawn content, so a browser (and the test
-# that opens the page headless) can tell that every plot rendered and nothing failed.
-_SCRIPT = """
-var collsimLoadFailures = 0;
-document.addEventListener('securitypolicyviolation', function () { collsimLoadFailures++; });
-window.addEventListener('error', function () { collsimLoadFailures++; }, true);
-window.addEventListener('load', function () {
-  var figures = document.querySelectorAll('figure.plot'), rendered = 0;
-  figures.forEach(function (figure) {
-    var svg = figure.querySelector('svg');
-    var box = svg ? svg.getBoundingClientRect() : null;
-    var ok = !!box && box.width > 50 && box.height > 50 &&
-             svg.querySelectorAll('path, use, text').length > 0;
-    figure.setAttribute('data-rendered', ok ? 'yes' : 'no');
-    rendered += ok ? 1 : 0;
-  });
-  document.querySelectorAll('img').forEach(function (img) {
-    if (!img.complete || img.naturalWidth === 0) { collsimLoadFailures++; }
-  });
-  document.body.setAttribute('data-plots', String(figures.length));
-  document.body.setAttribute('data-rendered', String(rendered));
-  document.body.setAttribute('data-load-failures', String(collsimLoadFailures));
-});
-"""
+__all__ = ["workload_times", "fastest", "current_rows", "line_styles", "beyond_class",
+           "summary", "build_report", "main_report"]
 
 _CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
         "img-src data:")
+FIGURE_HEIGHT_CAP_IN = 5.0  # no figure taller than this (480 px at 96 dpi)
+_BAR_COLORS = ("#4c72b0", "#dd8452")  # workload time, time x cost
+_MARKERS = "osD^vP*Xph<>"
+_DASHES = ("-", "--", "-.", ":")
+
+_TEMPLATES = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+    autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+    undefined=jinja2.StrictUndefined)
+_TEMPLATES.filters.update(seconds=format_seconds, size=format_bytes)
 
 
 def _pyplot():
@@ -83,18 +64,47 @@ def _pyplot():
     return plt
 
 
-def _svg(figure) -> str:
+def _figure(kind: str, figure, caption: str) -> dict:
+    """A figure for the template: its kind, its SVG (the figure is closed) and caption."""
     plt = _pyplot()
+    width_in, height_in = figure.get_size_inches()
+    figure.set_size_inches(width_in, min(height_in, FIGURE_HEIGHT_CAP_IN))
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(figure)
     text = buffer.getvalue()
-    return text[text.index("<svg"):]
+    return {"kind": kind, "svg": Markup(text[text.index("<svg"):]), "caption": caption}
 
 
-def _figure(kind: str, svg: str, caption: str) -> str:
-    return (f'<figure class="plot" data-kind="{kind}">{svg}'
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>\n")
+def line_styles(names: list[str]) -> dict[str, dict]:
+    """A distinct colour for every name, with a marker and a dash that cycle on their own.
+
+    Up to 10 names take tab10, up to 20 tab20 (the dark half first), more take
+    evenly spaced hues; a marker and a dash pattern tell neighbours apart as well.
+
+    Examples
+    --------
+    >>> styles = line_styles([f"a{i}" for i in range(14)])
+    >>> len({s["color"] for s in styles.values()})
+    14
+    >>> [(styles[n]["marker"], styles[n]["linestyle"]) for n in ("a0", "a12")]
+    [('o', '-'), ('o', '--')]
+    """
+    import matplotlib.colors
+
+    plt = _pyplot()
+    count = len(names)
+    if count <= 10:
+        colors = [plt.get_cmap("tab10")(i) for i in range(count)]
+    elif count <= 20:
+        tab20 = plt.get_cmap("tab20")
+        colors = [tab20(2 * i) for i in range(10)] + [tab20(2 * i + 1) for i in range(count - 10)]
+    else:
+        colors = [plt.get_cmap("hsv")(i / count) for i in range(count)]
+    return {name: {"color": matplotlib.colors.to_hex(color),
+                   "marker": _MARKERS[i % len(_MARKERS)],
+                   "linestyle": _DASHES[(i // len(_MARKERS)) % len(_DASHES)]}
+            for i, (name, color) in enumerate(zip(names, colors))}
 
 
 def fastest(rows: list[dict]) -> dict[tuple, dict]:
@@ -146,198 +156,242 @@ def workload_times(study: dict, rows: list[dict]) -> dict[tuple[str, int, str], 
     return times
 
 
-def _ranking(study: dict, rows: list[dict]) -> str:
-    plt = _pyplot()
+def beyond_class(row: dict) -> bool:
+    """True when a measurement lies outside what its model's class promises.
+
+    An ``exact`` or ``bound`` model promises the simulated time within its
+    interval (``model_agrees``, 0 or 1 as the database stores it); an
+    ``approx`` model promises nothing, so its rows are never beyond their class.
+
+    Examples
+    --------
+    >>> beyond_class({"model_class": "exact", "model_agrees": 0})
+    True
+    >>> beyond_class({"model_class": "approx", "model_agrees": None})
+    False
+    """
+    return (row["model_class"] in ("exact", "bound") and row["model_agrees"] is not None
+            and not row["model_agrees"])
+
+
+def _rankings(study: dict, rows: list[dict]) -> list[dict]:
+    """Per (np, mapping): the machines by weighted time, with their time x cost."""
     times = workload_times(study, rows)
     costs = {m["name"]: m["cost"] for m in study["machines"]}
     priced = all(cost is not None for cost in costs.values())
-    parts = ["<h2>Ranking of the machines</h2>",
-             '<p class="note">Weighted workload time: for each collective of the workload, '
-             "the size-weighted mean time of the fastest algorithm at each size, weighted by "
-             "the collective's share; lower is better."
-             + (" Time x cost: the weighted workload time multiplied by the machine's price "
-                "(nodes, switches, links and fixed costs of the scenario)." if priced else
-                " Give every machine a price to rank them by time x cost as well.")
-             + "</p>"]
-    groups = sorted({(np, mapping) for (_, np, mapping) in times})
-    for np, mapping in groups:
+    rankings = []
+    for np, mapping in sorted({(np, mapping) for (_, np, mapping) in times}):
         entries = [(name, times[(name, np, mapping)]) for name in costs
                    if (name, np, mapping) in times]
         ranked = sorted(entries, key=lambda e: (e[1] is None, e[1] or 0.0, e[0]))
-        header = ("<tr><th>rank</th><th class=name>machine</th><th>weighted time</th>"
-                  + ("<th>cost</th><th>time x cost (s x price)</th><th>rank by time x cost</th>"
-                     if priced else "") + "</tr>")
-        by_product = sorted((e for e in entries if e[1] is not None),
-                            key=lambda e: (e[1] * costs[e[0]] if priced else 0.0, e[0]))
-        product_rank = {name: i + 1 for i, (name, _) in enumerate(by_product)}
-        lines = []
-        for rank, (name, time_s) in enumerate(ranked, start=1):
-            cells = [str(rank) if time_s is not None else "-", html.escape(name),
-                     format_seconds(time_s) if time_s is not None else "incomplete"]
-            if priced:
-                cells += [f"{costs[name]:,.0f}",
-                          f"{time_s * costs[name]:.4g}" if time_s is not None else "-",
-                          str(product_rank.get(name, "-"))]
-            lines.append("<tr>" + "".join(
-                f"<td class=name>{c}</td>" if i == 1 else f"<td>{c}</td>"
-                for i, c in enumerate(cells)) + "</tr>")
-        parts.append(f"<h3>np = {np}, mapping {html.escape(mapping)}</h3>"
-                     f"<table>{header}{''.join(lines)}</table>")
         done = [(name, t) for name, t in ranked if t is not None]
-        if not done:
-            continue
-        columns = 2 if priced else 1
-        figure, axes = plt.subplots(1, columns, figsize=(5.5 * columns, 0.45 * len(done) + 1.4),
-                                    squeeze=False, sharey=True)
-        names = [name for name, _ in done][::-1]
-        axes[0][0].barh(names, [t * 1e6 for _, t in done][::-1], color="#4c72b0")
-        axes[0][0].set_xlabel("weighted workload time (us)")
-        axes[0][0].set_ylabel("machine")
-        axes[0][0].set_title(f"Workload time, np={np} (lower is better)")
-        if priced:
-            axes[0][1].barh(names, [t * costs[n] for n, t in done][::-1], color="#dd8452")
-            axes[0][1].set_xlabel("time x cost (s x price units)")
-            axes[0][1].tick_params(axis="y", labelleft=False)  # shares the left panel's names
-            axes[0][1].set_title(f"Time x cost, np={np} (lower is better)")
-        parts.append(_figure("ranking", _svg(figure),
-                             f"Machines ranked by weighted workload time at np={np}"
-                             + (" and by time x cost." if priced else ".")))
-    return "\n".join(parts)
+        by_product = sorted(done, key=lambda e: (e[1] * costs[e[0]] if priced else 0.0, e[0]))
+        product_rank = {name: i + 1 for i, (name, _) in enumerate(by_product)}
+        rankings.append({
+            "np": np, "mapping": mapping, "priced": priced,
+            "done": done, "by_product": by_product if priced else [],
+            "incomplete": [name for name, t in ranked if t is None],
+            "rows": [{"rank": i + 1 if t is not None else None, "machine": name, "time_s": t,
+                      "cost": costs[name],
+                      "product": t * costs[name] if priced and t is not None else None,
+                      "product_rank": product_rank.get(name) if priced else None}
+                     for i, (name, t) in enumerate(ranked)]})
+    return rankings
 
 
-def _layered_layout(G: nx.Graph, hosts: list) -> dict:
-    """Rows by hop distance from the hosts: hosts at the bottom, then the switches
-    one hop up, and so on (a fat-tree's levels; a dragonfly's routers in one row).
+def _margin(first: float, second: float) -> str:
+    return f"{second / first:.2f}x" if first > 0 else "-"
 
-    Deterministic and linear in the graph's size; networkx's spring layout needs
-    scipy above 500 nodes and gets slow long before.
+
+def summary(study: dict, rows: list[dict]) -> list[str]:
+    """The report's opening sentences: per process count and mapping, the machine that
+    runs the weighted workload fastest and its margin over the next one, the rest of
+    the ranking, on how many questions (collective and size) it is the fastest
+    machine, and the leader by time x cost.
+
+    Examples
+    --------
+    >>> study = {"machines": [{"name": "a", "cost": None}, {"name": "b", "cost": None}],
+    ...          "workloads": [{"collective": "c", "weight": 1.0, "sizes_bytes": [8],
+    ...                         "size_weights": [1.0]}]}
+    >>> rows = [dict(machine=m, collective="c", np=4, mapping="block", bytes=8,
+    ...              algorithm="x", time_s=t) for m, t in (("a", 3e-6), ("b", 1e-6))]
+    >>> print(*summary(study, rows))  # doctest: +NORMALIZE_WHITESPACE
+    At 4 ranks (block mapping), b runs the weighted workload fastest, 3.00x ahead of a
+    (b 1 us, a 3 us); it is the fastest machine on 1 of 1 questions (collective and size).
     """
-    layer = {n: 0 for n in hosts}
-    frontier = list(hosts)
-    while frontier:
-        following = []
-        for node in frontier:
-            for neighbour in G.neighbors(node):
-                if neighbour not in layer:
-                    layer[neighbour] = layer[node] + 1
-                    following.append(neighbour)
-        frontier = following
-    rows: dict[int, list] = {}
-    for node in G.nodes:  # unreachable nodes (none in a generated machine) on top
-        rows.setdefault(layer.get(node, max(layer.values(), default=0) + 1), []).append(node)
-    layout = {}
-    for depth, nodes in rows.items():
-        for i, node in enumerate(nodes):
-            layout[node] = ((i + 0.5) / len(nodes), float(depth))
-    return layout
+    questions = _questions(study, rows)
+    sentences = []
+    for ranking in _rankings(study, rows):
+        where = f"At {ranking['np']} ranks ({ranking['mapping']} mapping)"
+        done = ranking["done"]
+        if not done:
+            sentences.append(f"{where}, no machine has every measurement yet.")
+            continue
+        leader, leader_s = done[0]
+        if len(done) == 1:
+            sentence = f"{where}, {leader} is the only complete machine"
+        else:
+            sentence = (f"{where}, {leader} runs the weighted workload fastest, "
+                        f"{_margin(leader_s, done[1][1])} ahead of {done[1][0]}")
+        sentence += " (" + ", ".join(f"{name} {format_seconds(t)}" for name, t in done) + ")"
+        asked = [q for q in questions if (q["np"], q["mapping"]) == (ranking["np"],
+                                                                       ranking["mapping"])]
+        won = sum(1 for q in asked if q["machine"] == leader)
+        sentence += (f"; it is the fastest machine on {won} of {len(asked)} questions "
+                     "(collective and size)")
+        if ranking["by_product"] and len(done) > 1:
+            (best, best_product), (second, second_product) = ranking["by_product"][:2]
+            sentence += (f"; by time x cost, {best} leads, "
+                         f"{_margin(best_product, second_product)} ahead of {second}")
+        if ranking["incomplete"]:
+            sentence += f"; incomplete: {', '.join(ranking['incomplete'])}"
+        sentences.append(sentence + ".")
+    return sentences
 
 
-def _topology(machine: dict) -> str:
-    plt = _pyplot()
-    G = nx.node_link_graph(machine["graph"], edges="edges")
-    hosts = [n for n, k in G.nodes(data="kind") if k == "host"]
-    others = [n for n in G.nodes if n not in set(hosts)]
-    if len(others) == 1:  # one switch: a star
-        layout = nx.shell_layout(G, nlist=[others, hosts])
-    else:
-        layout = _layered_layout(G, hosts)
-    figure, axis = plt.subplots(figsize=(5, 5))
-    bandwidths = [d.get("bandwidth_Bps", 0.0) for _, _, d in G.edges(data=True)]
-    top = max(bandwidths) if bandwidths else 1.0
-    nx.draw_networkx_edges(G, layout, ax=axis, edge_color="#888",
-                           width=[0.5 + 2.0 * b / top for b in bandwidths])
-    size = max(8, 200 // max(1, int(math.sqrt(len(hosts)))))
-    nx.draw_networkx_nodes(G, layout, nodelist=hosts, node_size=size, node_color="#4c72b0",
-                           ax=axis, label=f"{len(hosts)} hosts")
-    if others:
-        nx.draw_networkx_nodes(G, layout, nodelist=others, node_size=size * 2,
-                               node_color="#dd8452", node_shape="s", ax=axis,
-                               label=f"{len(others)} switches/routers")
-    axis.set_title(f"Topology of {machine['name']} ({G.graph.get('name', '?')})")
-    axis.legend(loc="lower right", fontsize=8)
-    axis.set_axis_off()
-    params = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
-                       for k, v in G.graph.get("params", {}).items())
-    return _figure("topology", _svg(figure),
-                   f"{machine['name']}: {G.graph.get('name', '?')} ({params}); "
-                   f"line width proportional to link bandwidth, {G.number_of_edges()} links.")
-
-
-def _panels(plt, count: int, title: str):
-    columns = min(count, 3)
-    rows = math.ceil(count / columns)
-    figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.4 * rows),
-                                squeeze=False)
-    figure.suptitle(title)
-    flat = [axis for line in axes for axis in line]
-    for axis in flat[count:]:
-        axis.set_visible(False)
-    return figure, flat
-
-
-def _collective_plots(machine: str, collective: str, rows: list[dict]) -> str:
-    plt = _pyplot()
+def _questions(study: dict, rows: list[dict]) -> list[dict]:
+    """Per collective, size, np and mapping: the fastest machine and its margin."""
+    best = fastest(rows)
+    machines = [m["name"] for m in study["machines"]]
     groups = sorted({(r["np"], r["mapping"]) for r in rows})
-    algorithms = sorted({r["algorithm"] for r in rows})
-    colors = {a: plt.get_cmap("tab10")(i % 10) for i, a in enumerate(algorithms)}
-    parts = []
+    questions = []
+    for workload in study["workloads"]:
+        for np, mapping in groups:
+            for n_bytes in workload["sizes_bytes"]:
+                found = sorted((best[key]["time_s"], name, best[key]["algorithm"])
+                               for name in machines
+                               if (key := (name, workload["collective"], np, mapping, n_bytes))
+                               in best)
+                if not found:
+                    continue
+                questions.append({
+                    "collective": workload["collective"], "bytes": n_bytes, "np": np,
+                    "mapping": mapping, "machine": found[0][1], "algorithm": found[0][2],
+                    "time_s": found[0][0],
+                    "runner_up": found[1][1] if len(found) > 1 else None,
+                    "margin": _margin(found[0][0], found[1][0]) if len(found) > 1 else None})
+    return questions
 
-    figure, axes = _panels(plt, len(groups), f"{collective} on {machine}: time vs size")
-    for axis, (np, mapping) in zip(axes, groups):
-        for algorithm in algorithms:
-            points = sorted((r["bytes"], r["time_s"], r["model_s"]) for r in rows
-                            if r["algorithm"] == algorithm and r["np"] == np
-                            and r["mapping"] == mapping and r["bytes"] > 0)
-            if not points:
-                continue
-            xs = [p[0] for p in points]
-            axis.plot(xs, [p[1] for p in points], "o-", color=colors[algorithm],
-                      label=algorithm)
-            if all(p[2] for p in points):
-                axis.plot(xs, [p[2] for p in points], "--", color=colors[algorithm],
-                          alpha=0.6)
-        axis.set_xscale("log", base=2)
-        axis.set_yscale("log")
-        axis.set_xlabel("message size per rank (bytes)")
-        axis.set_ylabel("time (s)")
-        axis.set_title(f"np={np}, {mapping}")
-        axis.legend(fontsize=7)
-    parts.append(_figure("time-vs-size", _svg(figure),
-                         f"{collective} on {machine}: simulated time (markers) and model "
-                         "(dashed) of each algorithm against the message size, log-log."))
 
-    figure, axes = _panels(plt, len(groups), f"{collective} on {machine}: simulated / model")
-    for axis, (np, mapping) in zip(axes, groups):
-        for algorithm in algorithms:
-            points = sorted((r["bytes"], r["ratio"]) for r in rows
-                            if r["algorithm"] == algorithm and r["np"] == np
-                            and r["mapping"] == mapping and r["ratio"] is not None
-                            and r["bytes"] > 0)
-            if points:
-                axis.plot([p[0] for p in points], [p[1] for p in points], "o-",
-                          color=colors[algorithm], label=algorithm)
-        axis.axhline(1.0, color="black", linewidth=0.8)
-        ratios = [r["ratio"] for r in rows if r["ratio"] is not None and r["np"] == np
-                  and r["mapping"] == mapping]
-        # at least +-5% around 1, so that an exact model reads as a flat line at 1
-        axis.set_ylim(min(ratios + [0.95]) * 0.98, max(ratios + [1.05]) * 1.02)
-        axis.ticklabel_format(axis="y", useOffset=False, style="plain")
-        axis.set_xscale("log", base=2)
-        axis.set_xlabel("message size per rank (bytes)")
-        axis.set_ylabel("simulated / model (ratio, 1 = exact)")
-        axis.set_title(f"np={np}, {mapping}")
-        axis.legend(fontsize=7)
+def _ranking_figure(ranking: dict) -> dict:
+    plt = _pyplot()
+    done = ranking["done"]
+    columns = 2 if ranking["priced"] else 1
+    figure, axes = plt.subplots(1, columns, figsize=(5.5 * columns, 0.45 * len(done) + 1.4),
+                                squeeze=False, sharey=True)
+    names = [name for name, _ in done][::-1]
+    np = ranking["np"]
+    axes[0][0].barh(names, [t * 1e6 for _, t in done][::-1], color=_BAR_COLORS[0])
+    axes[0][0].set_xlabel("weighted workload time (us)")
+    axes[0][0].set_ylabel("machine")
+    axes[0][0].set_title(f"Workload time, np={np} (lower is better)")
+    if ranking["priced"]:
+        products = {row["machine"]: row["product"] for row in ranking["rows"]}
+        axes[0][1].barh(names, [products[n] for n in names], color=_BAR_COLORS[1])
+        axes[0][1].set_xlabel("time x cost (s x price units)")
+        axes[0][1].tick_params(axis="y", labelleft=False)  # shares the left panel's names
+        axes[0][1].set_title(f"Time x cost, np={np} (lower is better)")
+    return _figure("ranking", figure,
+                   f"Machines ranked by weighted workload time at np={np}"
+                   + (" and by time x cost." if ranking["priced"] else "."))
+
+
+def _key(*parts) -> str:
+    """An SVG id prefix from names (a machine name may hold any character)."""
+    return re.sub(r"[^A-Za-z0-9_.]+", "_", "-".join(str(part) for part in parts))
+
+
+def _series(axis, xs, ys, style: dict, label: str, gid: str) -> None:
+    """One line of a plot; its SVG group is named ``gid``, which holds ``-series-``
+    (the page's script counts the lines of each plot and their colours)."""
+    (line,) = axis.plot(xs, ys, color=style["color"], marker=style["marker"],
+                        linestyle=style["linestyle"], markersize=4, label=label)
+    line.set_gid(gid)
+
+
+def _legend(axis, count: int, entries: tuple = ()) -> None:
+    """The legend outside the axes, on their right, so that it hides no line."""
+    axis.legend(*entries, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                ncols=1 if count <= 16 else 2, borderaxespad=0)
+
+
+def _comparison_figure(collective: str, np: int, mapping: str, rows: list[dict],
+                       machines: list[str], key: str) -> dict:
+    """Each machine's fastest time at each size: which machine answers this question."""
+    plt = _pyplot()
+    styles = line_styles(machines)
+    best = fastest(rows)
+    figure, axis = plt.subplots(figsize=(6.5, 3.4))
+    for i, machine in enumerate(machines):
+        points = sorted((n, row["time_s"]) for (m, c, p, mp, n), row in best.items()
+                        if (m, c, p, mp) == (machine, collective, np, mapping) and n > 0)
+        if points:
+            _series(axis, [p[0] for p in points], [p[1] for p in points], styles[machine],
+                    machine, f"{key}-series-{i}")
+    axis.set_xscale("log", base=2)
+    axis.set_yscale("log")
+    axis.set_xlabel("message size per rank (bytes)")
+    axis.set_ylabel("time (s)")
+    axis.set_title(f"{collective}, np={np}, {mapping}: the fastest algorithm of each machine")
+    _legend(axis, len(machines))
+    return _figure("machines", figure,
+                   f"{collective} at np={np} ({mapping}): each machine's time with its fastest "
+                   "algorithm at each size (lower is better), log-log.")
+
+
+def _algorithm_figure(machine: str, collective: str, np: int, mapping: str,
+                      rows: list[dict], styles: dict, key: str) -> dict:
+    """Time against size of every algorithm, beside simulated / model; points beyond
+    their model's class are ringed in red."""
+    plt = _pyplot()
+    figure, (times, ratios) = plt.subplots(1, 2, figsize=(10.5, 3.6))
+    for i, algorithm in enumerate(styles):
+        points = sorted((r["bytes"], r["time_s"], r["model_s"], r["ratio"], beyond_class(r))
+                        for r in rows if r["algorithm"] == algorithm and r["bytes"] > 0)
+        if not points:
+            continue
+        xs = [p[0] for p in points]
+        _series(times, xs, [p[1] for p in points], styles[algorithm], algorithm,
+                f"{key}-series-{i}")
+        if all(p[2] for p in points):
+            times.plot(xs, [p[2] for p in points], color=styles[algorithm]["color"],
+                       linestyle=":", linewidth=1, alpha=0.7)
+        with_ratio = [p for p in points if p[3] is not None]
+        if with_ratio:
+            ratios.plot([p[0] for p in with_ratio], [p[3] for p in with_ratio],
+                        color=styles[algorithm]["color"], marker=styles[algorithm]["marker"],
+                        linestyle=styles[algorithm]["linestyle"], markersize=4)
+        flagged = [p for p in with_ratio if p[4]]
+        if flagged:
+            ratios.plot([p[0] for p in flagged], [p[3] for p in flagged], linestyle="none",
+                        marker="o", markersize=10, markerfacecolor="none",
+                        markeredgecolor="#d62728", markeredgewidth=1.5)
+    times.set_xscale("log", base=2)
+    times.set_yscale("log")
+    times.set_xlabel("message size per rank (bytes)")
+    times.set_ylabel("time (s)")
+    times.set_title(f"np={np}, {mapping}: time (dotted: model)")
+    values = [r["ratio"] for r in rows if r["ratio"] is not None]
+    # at least +-5% around 1, so that an exact model reads as a flat line at 1
+    ratios.axhline(1.0, color="black", linewidth=0.8)
+    ratios.set_ylim(min(values + [0.95]) * 0.98, max(values + [1.05]) * 1.02)
+    ratios.ticklabel_format(axis="y", useOffset=False, style="plain")
+    ratios.set_xscale("log", base=2)
+    ratios.set_xlabel("message size per rank (bytes)")
+    ratios.set_ylabel("simulated / model (ratio, 1 = exact)")
+    ratios.set_title("simulated / model (red ring: beyond its class)")
+    # the legend beside the right panel names the left panel's lines: both draw them alike
+    _legend(ratios, len(styles), times.get_legend_handles_labels())
     classes = sorted({r["model_class"] or "-" for r in rows})
-    parts.append(_figure("ratio", _svg(figure),
-                         f"{collective} on {machine}: simulated time divided by the model's "
-                         f"prediction (model classes here: {', '.join(classes)})."))
-
-    parts.append(_fastest_map(plt, machine, collective, rows, colors))
-    parts.append(_reproducibility(collective, rows))
-    return "\n".join(parts)
+    return _figure("algorithms", figure,
+                   f"{collective} on {machine} at np={np} ({mapping}): simulated time of each "
+                   "algorithm (markers) and its model (dotted) against the message size, "
+                   f"log-log; right, simulated / model (model classes: {', '.join(classes)}).")
 
 
-def _fastest_map(plt, machine, collective, rows, colors) -> str:
+def _fastest_map(machine: str, collective: str, rows: list[dict], styles: dict) -> dict:
+    plt = _pyplot()
     best = fastest(rows)
     sizes = sorted({r["bytes"] for r in rows})
     groups = sorted({(r["np"], r["mapping"]) for r in rows})
@@ -348,46 +402,126 @@ def _fastest_map(plt, machine, collective, rows, colors) -> str:
             if row is None:
                 continue
             axis.add_patch(plt.Rectangle((x - 0.5, y - 0.5), 1, 1,
-                                         color=colors[row["algorithm"]], alpha=0.75))
+                                         color=styles[row["algorithm"]]["color"], alpha=0.75))
             axis.text(x, y, row["algorithm"].replace("_", "\n"), ha="center", va="center",
                       fontsize=7)
     axis.set_xlim(-0.5, len(sizes) - 0.5)
     axis.set_ylim(-0.5, len(groups) - 0.5)
     axis.set_xticks(range(len(sizes)), [format_bytes(n) for n in sizes])
-    axis.set_yticks(range(len(groups)), [f"{np}" for np, _ in groups])
+    axis.set_yticks(range(len(groups)), [f"{np} {mapping}" for np, mapping in groups])
     axis.set_xlabel("message size per rank (bytes)")
     axis.set_ylabel("processes (np)")
     axis.set_title(f"Fastest {collective} algorithm on {machine}")
     axis.grid(False)
-    return _figure("fastest-map", _svg(figure),
+    return _figure("fastest-map", figure,
                    f"{collective} on {machine}: the fastest algorithm of the study at each "
                    "process count and size.")
 
 
-def _reproducibility(collective: str, rows: list[dict]) -> str:
+def _topology(machine: dict) -> dict:
+    """The machine's switches and routers, its compute nodes gathered per switch."""
+    plt = _pyplot()
+    G = nx.node_link_graph(machine["graph"], edges="edges")
+    S = switch_level(G)
+    layout = switch_level_layout(S)
+    groups = [n for n, k in S.nodes(data="kind") if k == "nodes"]
+    switches = [n for n in S if n not in set(groups)]
+    figure, axis = plt.subplots(figsize=(9.0, 4.2))
+    bandwidths = [d["bandwidth_Bps"] for _, _, d in S.edges(data=True)]
+    top = max(bandwidths, default=1.0) or 1.0
+    many = S.number_of_nodes() > 120
+    nx.draw_networkx_edges(S, layout, ax=axis, edge_color="#888", alpha=0.4 if many else 0.8,
+                           width=[(0.2 if many else 0.6) + 1.5 * b / top for b in bandwidths])
+    counts = [S.nodes[g]["count"] for g in groups]
+    nx.draw_networkx_nodes(S, layout, nodelist=groups, ax=axis, node_shape="o",
+                           node_color="#4c72b0", node_size=[12 + 4 * math.sqrt(c) for c in counts]
+                           if many else [60 + 10 * math.sqrt(c) for c in counts],
+                           label=f"{sum(counts)} nodes in {len(groups)} groups "
+                                 f"({_span(counts)} per group)")
+    labelled = not many and len(groups) <= 40  # only where the labels can be read
+    if labelled:  # how many nodes each group holds
+        nx.draw_networkx_labels(S, {g: (x, y) for g, (x, y) in layout.items() if g in groups},
+                                labels={g: str(S.nodes[g]["count"]) for g in groups},
+                                font_size=6, font_color="white", ax=axis)
+    kinds = "/".join(k + ("es" if k == "switch" else "s")
+                     for k in sorted({S.nodes[n]["kind"] for n in switches}))
+    nx.draw_networkx_nodes(S, layout, nodelist=switches, ax=axis, node_shape="s",
+                           node_color="#dd8452", node_size=12 if many else 50,
+                           label=f"{len(switches)} {kinds}")
+    hosts = sum(1 for _, k in G.nodes(data="kind") if k == "host")
+    axis.set_title(f"Topology of {machine['name']} ({G.graph.get('name', '?')}): "
+                   f"{hosts} hosts")
+    axis.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=2, fontsize=8)
+    axis.set_axis_off()
+    if min(x for x, _ in layout.values()) < 0:  # a flat network's circle: keep it round
+        axis.set_aspect("equal")
+    return _figure("topology", figure,
+                   f"{machine['name']}: its {len(switches)} switches and routers and its compute "
+                   "nodes, gathered into groups attached to the same switches"
+                   + (" (the number in a circle: nodes in the group)" if labelled else "")
+                   + "; line width proportional to link bandwidth, "
+                   f"{G.number_of_edges()} links in all.")
+
+
+def _span(values: list[int]) -> str:
+    return f"{min(values)}" if min(values) == max(values) else f"{min(values)}-{max(values)}"
+
+
+def _parameter(name: str, value) -> str:
+    """A platform parameter as a reader writes it: units spelled out, lists joined."""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_parameter(name, v) for v in value)
+    if isinstance(value, float) and name.endswith("_Bps"):
+        return f"{value / 1e9:g} GB/s"
+    if isinstance(value, float) and name.endswith("_s_per_byte"):
+        return f"{value:g} s/B"
+    if isinstance(value, float) and name.endswith("_s"):
+        return format_seconds(value)
+    if isinstance(value, float) and name.endswith("_flops"):
+        return f"{value / 1e9:g} Gflop/s"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return "-" if value is None else str(value)
+
+
+def _parameters(params: dict, prefix: str = "") -> list[tuple[str, str]]:
+    """(name, value) rows of a generator's parameters; nested tables flattened as a.b."""
+    table = []
+    for name, value in params.items():
+        if isinstance(value, dict):
+            table += _parameters(value, f"{prefix}{name}.")
+        else:
+            table.append((prefix + name, _parameter(name, value)))
+    return table
+
+
+def _agreement(rows: list[dict]) -> dict:
+    """How the measurements stand against their model's class."""
+    classes = {}
+    for row in rows:
+        entry = classes.setdefault(row["model_class"] or "-", {"count": 0, "beyond": 0,
+                                                               "ratios": []})
+        entry["count"] += 1
+        entry["beyond"] += beyond_class(row)
+        if row["ratio"] is not None:
+            entry["ratios"].append(row["ratio"])
+    flagged = sorted((r for r in rows if beyond_class(r)),
+                     key=lambda r: (r["algorithm"], r["np"], r["mapping"], r["bytes"]))
+    return {"classes": [{"name": name, "count": e["count"], "beyond": e["beyond"],
+                         "low": min(e["ratios"], default=None),
+                         "high": max(e["ratios"], default=None)}
+                        for name, e in sorted(classes.items())],
+            "flagged": flagged}
+
+
+def _reproducibility(collective: str, rows: list[dict]) -> dict | None:
     if collective == "bcast" or not any(r["bitwise_rank_order"] is not None for r in rows):
-        return ""
+        return None
     points = sorted({(r["np"], r["bytes"]) for r in rows})
-    algorithms = sorted({r["algorithm"] for r in rows})
-    cell = {(r["algorithm"], r["np"], r["bytes"]): r for r in rows}
-    header = "<tr><th class=name>algorithm</th>" + "".join(
-        f"<th>np={np}<br>{format_bytes(n)}</th>" for np, n in points) + "</tr>"
-    lines = []
-    for algorithm in algorithms:
-        cells = []
-        for np, n_bytes in points:
-            row = cell.get((algorithm, np, n_bytes))
-            if row is None or row["bitwise_rank_order"] is None:
-                cells.append("<td>-</td>")
-            elif row["bitwise_rank_order"]:
-                cells.append('<td class="yes">=</td>')
-            else:
-                cells.append('<td class="no">&ne;</td>')
-        lines.append(f"<tr><td class=name>{html.escape(algorithm)}</td>{''.join(cells)}</tr>")
-    return ("<h4>Reproducibility</h4><p class=note>= : the result is bitwise equal to the "
-            "rank-order sum of the same inputs; &ne; : it differs in the last bits "
-            "(a different association of the floating-point sum).</p>"
-            f"<table>{header}{''.join(lines)}</table>")
+    cell = {(r["algorithm"], r["np"], r["bytes"]): r["bitwise_rank_order"] for r in rows}
+    return {"points": points,
+            "rows": [(algorithm, [cell.get((algorithm, np, n)) for np, n in points])
+                     for algorithm in sorted({r["algorithm"] for r in rows})]}
 
 
 def current_rows(study: dict, rows: list[dict]) -> list[dict]:
@@ -406,6 +540,61 @@ def current_rows(study: dict, rows: list[dict]) -> list[dict]:
             and r["algorithm"] in algorithms.get(r["collective"], ())]
 
 
+def _study_context(study: dict, rows: list[dict]) -> dict:
+    """Everything the template shows of one study."""
+    context = {
+        "study": study, "rows": rows,
+        "libraries": sorted({r["library"] for r in rows}),
+        "versions": sorted({r["collsim_version"] for r in rows}),
+        "wrong": sum(1 for r in rows if r["check"] == "wrong"),
+        "claimed": sum(1 for r in rows if r["model_class"] in ("exact", "bound")),
+        "beyond": sum(1 for r in rows if beyond_class(r)),
+        "summary": summary(study, rows) if rows else [],
+        "rankings": [], "questions": [], "comparisons": [], "machines": []}
+    if not rows:
+        return context
+    for ranking in _rankings(study, rows):
+        if ranking["done"]:
+            ranking["figure"] = _ranking_figure(ranking)
+        context["rankings"].append(ranking)
+    context["questions"] = _questions(study, rows)
+    names = [m["name"] for m in study["machines"]]
+    groups = sorted({(r["np"], r["mapping"]) for r in rows})
+    for workload in study["workloads"]:
+        collective = workload["collective"]
+        for np, mapping in groups:
+            selected = [r for r in rows if (r["collective"], r["np"], r["mapping"])
+                        == (collective, np, mapping)]
+            if selected:
+                key = _key(study["name"], collective, np, mapping)
+                context["comparisons"].append(
+                    _comparison_figure(collective, np, mapping, selected, names, key))
+    for machine in study["machines"]:
+        G = machine["graph"]
+        entry = {"machine": machine, "topology": _topology(machine),
+                 "parameters": _parameters(G.get("graph", {}).get("params", {})),
+                 "collectives": []}
+        for workload in study["workloads"]:
+            selected = [r for r in rows if r["machine"] == machine["name"]
+                        and r["collective"] == workload["collective"]]
+            if not selected:
+                continue
+            styles = line_styles(sorted({r["algorithm"] for r in selected}))
+            figures = [
+                _algorithm_figure(machine["name"], workload["collective"], np, mapping,
+                                  [r for r in selected if (r["np"], r["mapping"]) == (np, mapping)],
+                                  styles, _key(study["name"], machine["name"],
+                                               workload["collective"], np, mapping))
+                for np, mapping in sorted({(r["np"], r["mapping"]) for r in selected})]
+            figures.append(_fastest_map(machine["name"], workload["collective"], selected,
+                                        styles))
+            entry["collectives"].append({
+                "workload": workload, "figures": figures, "agreement": _agreement(selected),
+                "reproducibility": _reproducibility(workload["collective"], selected)})
+        context["machines"].append(entry)
+    return context
+
+
 def build_report(db_path: str) -> tuple[str, int]:
     """The HTML page of a results database and the number of plots in it.
 
@@ -419,54 +608,13 @@ def build_report(db_path: str) -> tuple[str, int]:
         studies = read_study(connection)
         if not studies:
             raise CollsimError(f"{db_path} holds no study")
-        body = []
-        for study in studies:
-            rows = current_rows(study, read_rows(connection, study["name"]))
-            body.append(_study_section(study, rows))
+        contexts = [_study_context(study, current_rows(study,
+                                                       read_rows(connection, study["name"])))
+                    for study in studies]
     finally:
         connection.close()
-    page = ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
-            f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
-            f"<title>collsim report: {html.escape(', '.join(s['name'] for s in studies))}"
-            f"</title><style>{_CSS}</style><script>{_SCRIPT}</script></head>\n<body>\n"
-            + "\n".join(body) + "\n</body></html>\n")
+    page = _TEMPLATES.get_template("report.html.j2").render(csp=Markup(_CSP), studies=contexts)
     return page, page.count('<figure class="plot"')
-
-
-def _study_section(study: dict, rows: list[dict]) -> str:
-    libraries = sorted({r["library"] for r in rows})
-    versions = sorted({r["collsim_version"] for r in rows})
-    wrong = sum(1 for r in rows if r["check"] == "wrong")
-    exact = [r for r in rows if r["model_class"] in ("exact", "bound")]
-    agree = sum(1 for r in exact if r["model_agrees"])
-    parts = [f"<h1>Study {html.escape(study['name'])}</h1>",
-             f"<p>{len(rows)} measurements on {len(study['machines'])} machines, profile "
-             f"<code>{html.escape(study['profile'])}</code>; "
-             f"{html.escape(', '.join(libraries) or '-')}, collsim "
-             f"{html.escape(', '.join(versions) or '-')}. "
-             f"Results checked against the reference: {len(rows) - wrong} ok, {wrong} wrong. "
-             f"Models with an exactness claim: {agree} of {len(exact)} measurements agree.</p>"]
-    if not rows:
-        parts.append("<p>No measurement stored yet: run <code>collsim study</code>.</p>")
-        return "\n".join(parts)
-    parts.append(_ranking(study, rows))
-    for machine in study["machines"]:
-        parts.append(f"<h2>Machine {html.escape(machine['name'])}</h2>")
-        if machine["cost"] is not None:
-            parts.append(f"<p>Price: {machine['cost']:,.0f} "
-                         f"({html.escape(', '.join(f'{k} {v:g}' for k, v in sorted(machine['price'].items())))}).</p>")
-        parts.append(_topology(machine))
-        for workload in study["workloads"]:
-            selected = [r for r in rows if r["machine"] == machine["name"]
-                        and r["collective"] == workload["collective"]]
-            if selected:
-                parts.append(f"<h3>{html.escape(workload['collective'])} (weight "
-                             f"{workload['weight']:g}, algorithms: {workload['choice']})</h3>")
-                parts.append(_collective_plots(machine["name"], workload["collective"],
-                                               selected))
-    parts.append("<details><summary>Scenario</summary><pre>"
-                 f"{html.escape(study['scenario'])}</pre></details>")
-    return "\n".join(parts)
 
 
 def main_report(db_path: str, *, output: str) -> int:

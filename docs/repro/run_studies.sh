@@ -1,17 +1,18 @@
 #!/bin/sh
-# The studies of analysis/REPRODUCIBILITY.md, in order; each writes
-# analysis/repro/<name>.{txt,json,png}.  One simulation at a time unless JOBS=n
+# The studies of docs/REPRODUCIBILITY.md, in order; each writes
+# docs/repro/<name>.{txt,json,png}.  One simulation at a time unless JOBS=n
 # (the outputs do not depend on it); finished configurations are kept in
-# analysis/repro/cache.db (not committed), so an interrupted run resumes where it
+# docs/repro/cache.db (not committed), so an interrupted run resumes where it
 # stopped.
-# Usage: sh analysis/repro/run_studies.sh [name ...]   (default: all, in this order)
-#        DRY_RUN=1 sh analysis/repro/run_studies.sh      (print the commands only)
+# Usage: sh docs/repro/run_studies.sh [name ...]   (default: all, in this order)
+#        DRY_RUN=1 sh docs/repro/run_studies.sh      (print the commands only)
 set -e
 cd "$(dirname "$0")/../.."
-R=".venv/bin/collsim repro --jobs ${JOBS:-1} --db analysis/repro/cache.db"
-OUT=analysis/repro
+R=".venv/bin/collsim repro --jobs ${JOBS:-1} --db docs/repro/cache.db"
+OUT=docs/repro
+IN=scenarios/repro
 ALGS=recursive_doubling,rabenseifner,reduce_bcast,node_aware,fixed_order,prerounded,prerounded:inner=rabenseifner
-MC="--machines $OUT/machine_multicore_64x8.toml"
+MC="--machines $IN/machine_multicore_64x8.toml"
 
 study() {
     name=$1
@@ -54,10 +55,10 @@ study decompositions_64_1Mi --coll allreduce --alg recursive_doubling,node_aware
     --dist lognormal
 #    every platform family, same np and data
 study families_np512 --coll allreduce --alg recursive_doubling,node_aware,fixed_order,prerounded \
-    --machines $OUT/machines_64x8.toml --mappings block,cyclic --exposures 0,1,2,4,8 \
+    --machines $IN/machines_64x8.toml --mappings block,cyclic --exposures 0,1,2,4,8 \
     --np 512 --bytes 8,8KiB,256KiB --dist lognormal
 study families_np64_1Mi --coll allreduce --alg recursive_doubling,node_aware,fixed_order,prerounded \
-    --machines $OUT/machines_64x8.toml --mappings block,cyclic --exposures 0,8 \
+    --machines $IN/machines_64x8.toml --mappings block,cyclic --exposures 0,8 \
     --np 64 --bytes 8MiB --dist lognormal
 # 3. ill-conditioned data (exact sums near zero after heavy cancellation)
 study multicore_illcond --coll allreduce --alg $ALGS $MC --mappings block,cyclic --exposures 0,1,2,4,8 \
@@ -76,7 +77,7 @@ study price_hydra_np64 --coll allreduce --alg $PRICE,ring --platforms seed003_hy
 # 5. reduce: the same questions for MPI_Reduce (root 0), the collective of seed 000's Fig. 2.
 #    MPICH's topology-aware reduce combines the root node's other ranks after the other
 #    nodes' result, so its order changes with every exposure and mapping (the allreduce's
-#    does not on aligned power-of-two nodes; see analysis/REPRODUCIBILITY.md)
+#    does not on aligned power-of-two nodes; see docs/REPRODUCIBILITY.md)
 #    prerounded:inner=rabenseifner:outer=rabenseifner: the bound's allreduce is rabenseifner too
 #    (the reduce's default is recursive doubling, which moves the whole vector lg p times)
 RALGS=binomial,rabenseifner,in_order_binary,node_aware,fixed_order,prerounded
@@ -92,7 +93,7 @@ study reduce_decompositions_64_1Mi --coll reduce --alg binomial,node_aware,fixed
     $MC --mappings block,cyclic --exposures 0,8 --np 8,16,32,64 --inputs 64 --bytes 8MiB \
     --dist lognormal
 study reduce_families_np512 --coll reduce --alg binomial,node_aware,fixed_order,prerounded \
-    --machines $OUT/machines_64x8.toml --mappings block,cyclic --exposures 0,1,2,4,8 \
+    --machines $IN/machines_64x8.toml --mappings block,cyclic --exposures 0,1,2,4,8 \
     --np 512 --bytes 8,8KiB,256KiB --dist lognormal
 study reduce_multicore_illcond --coll reduce --alg $RALGS $MC --mappings block,cyclic \
     --exposures 0,1,2,4,8 --np 512,64 --bytes 8,8KiB,256KiB --dist illcond

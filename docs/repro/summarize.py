@@ -1,6 +1,6 @@
-"""Markdown tables from the ``collsim repro`` outputs of analysis/repro/ (the JSON files).
+"""Markdown tables from the ``collsim repro`` outputs of docs/repro/ (the JSON files).
 
-Usage: .venv/bin/python analysis/repro/summarize.py > analysis/repro/summary.md
+Usage: .venv/bin/python docs/repro/summarize.py > docs/repro/summary.md
 
 For every study: per algorithm and size, the configurations, the distinct
 results, the worst ulps from the correctly rounded sum, the error against
