@@ -14,7 +14,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from .simgrid import write_atomically
+from collsim.files import write_atomically
 
 __all__ = ["draw_platform", "switch_level", "switch_level_layout", "FORMATS"]
 
