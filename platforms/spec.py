@@ -23,8 +23,11 @@ from .size import check_platform_size
 __all__ = ["platform_from_spec"]
 
 
-def platform_from_spec(spec: dict) -> tuple[nx.Graph, str]:
-    """Build the platform a table describes; return the graph and its label.
+def platform_from_spec(spec: dict) -> nx.Graph:
+    """Build the platform a table describes.
+
+    The graph's ``graph["label"]`` names the machine: the table's ``name``,
+    else the catalog name, else the generator (``+multicore`` when wrapped).
 
     Raises
     ------
@@ -34,8 +37,8 @@ def platform_from_spec(spec: dict) -> tuple[nx.Graph, str]:
 
     Examples
     --------
-    >>> G, label = platform_from_spec({"generator": "crossbar", "nodes": 4})
-    >>> label, G.number_of_nodes()
+    >>> G = platform_from_spec({"generator": "crossbar", "nodes": 4})
+    >>> G.graph["label"], G.number_of_nodes()
     ('crossbar', 5)
     """
     if not isinstance(spec, dict):
@@ -52,7 +55,7 @@ def platform_from_spec(spec: dict) -> tuple[nx.Graph, str]:
             raise ValueError(f"{sorted(params)[0]}: not allowed with 'catalog'")
         if name not in CATALOG:
             raise ValueError(f"catalog: unknown machine {name!r} (known: {', '.join(CATALOG)})")
-        return catalog_platform(name), label or name
+        return _labelled(catalog_platform(name), label or name)
     generator = params.pop("generator")
     if generator not in GENERATORS:
         raise ValueError(f"generator: unknown generator {generator!r} "
@@ -68,4 +71,9 @@ def platform_from_spec(spec: dict) -> tuple[nx.Graph, str]:
             G = multicore(G, **node_shape)
     except TypeError as error:  # an unknown keyword
         raise ValueError(str(error).replace("() got", ": got")) from None
-    return G, label or (generator if node_shape is None else f"{generator}+multicore")
+    return _labelled(G, label or (generator if node_shape is None else f"{generator}+multicore"))
+
+
+def _labelled(G: nx.Graph, label: str) -> nx.Graph:
+    G.graph["label"] = label
+    return G

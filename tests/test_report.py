@@ -294,7 +294,7 @@ def test_a_512_node_machine_is_drawn_as_its_switches(spec, groups, switches, row
     from collsim.platforms.draw import switch_level, switch_level_layout
     from collsim.report import _topology
 
-    G, _ = platform_from_spec(spec)
+    G = platform_from_spec(spec)
     S = switch_level(G)
     kinds = [kind for _, kind in S.nodes(data="kind")]
     assert kinds.count("nodes") == groups and len(kinds) - groups == switches

@@ -83,14 +83,16 @@ def _platform(platform) -> tuple[nx.Graph, str]:
     from collsim.platforms.catalog import CATALOG
 
     if isinstance(platform, nx.Graph):
-        return platform, platform.graph.get("catalog", platform.graph.get("name", "graph"))
+        graph = platform.graph
+        return platform, graph.get("label", graph.get("catalog", graph.get("name", "graph")))
+    if isinstance(platform, (str, os.PathLike)) and str(platform) in CATALOG:
+        platform = {"catalog": str(platform)}
     if isinstance(platform, dict):
         try:
-            return platform_from_spec(platform)
+            G = platform_from_spec(platform)
         except ValueError as error:
             raise CollsimError(f"platform: {error}") from None
-    if isinstance(platform, (str, os.PathLike)) and str(platform) in CATALOG:
-        return platform_from_spec({"catalog": str(platform)})
+        return G, G.graph["label"]
     if isinstance(platform, (str, os.PathLike)) and str(platform).endswith(".xml"):
         from collsim.platforms.xml_file import xml_file_platform
 

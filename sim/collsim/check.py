@@ -131,7 +131,7 @@ def _sizes(path: Path, where: str, value: object) -> tuple[int, ...]:
 
 def _platform(path: Path, where: str, value: object) -> tuple[str, dict]:
     try:
-        _, label = platform_from_spec(value)
+        label = platform_from_spec(value).graph["label"]
     except ValueError as error:
         raise _fail(path, where, str(error)) from None
     return label, dict(value)
@@ -229,7 +229,7 @@ def load_suite(path: str | os.PathLike, *, timing_only: bool = False) -> Suite:
                 raise _fail(path, f"{where}.{key}", f"must be a {kind.__name__}")
         if raw.get("root", 0) < 0:
             raise _fail(path, f"{where}.root", f"must be >= 0, got {raw['root']}")
-        G, _ = platform_from_spec(platform)
+        G = platform_from_spec(platform)
         cores = sum(c for _, c in G.nodes(data="cores") if c)
         case_timing_only = raw.get("timing_only", False)
         if not isinstance(case_timing_only, bool):

@@ -119,7 +119,7 @@ def simulate(job: Job) -> tuple[list[dict], float]:
     started = time.perf_counter()
     try:
         G = (job.platform if isinstance(job.platform, nx.Graph)
-             else platform_from_spec(dict(job.platform))[0])
+             else platform_from_spec(dict(job.platform)))
         profile = job.profile if isinstance(job.profile, Profile) else load_profile(job.profile)
     except ValueError as error:
         raise CollsimError(str(error)) from None

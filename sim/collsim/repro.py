@@ -507,7 +507,8 @@ def load_machines(path: str) -> list[tuple[str, nx.Graph]]:
             raise CollsimError(f"--machines: {path}: machine[{index}].{unknown[0]}: unknown key "
                                "(a machine takes name and platform)")
         try:
-            G, label = platform_from_spec(table["platform"])
+            G = platform_from_spec(table["platform"])
+            label = G.graph["label"]
         except ValueError as error:
             raise CollsimError(f"--machines: {path}: machine[{index}].platform: {error}") from None
         name = table.get("name", label)

@@ -128,7 +128,7 @@ def build_machine(source: dict) -> nx.Graph:
         If the generator or catalog machine is unknown, or a parameter is
         rejected by the generator.
     """
-    return platforms.platform_from_spec(dict(source))[0]
+    return platforms.platform_from_spec(dict(source))
 
 
 def machine_cost(G: nx.Graph, price: dict) -> float | None:
