@@ -41,19 +41,18 @@
  */
 #include "common/blocks.h"
 #include "common/internal.h"
+#include "common/workspace.h"
 
 int collsim_allreduce_binary_blocks(const void *sendbuf, void *recvbuf, int count,
                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                     const collsim_params *params)
 {
     int rc = MPI_SUCCESS, rank, size, lo, hi;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     void *tmp = NULL;
     collsim_blocks blocks;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     if (count == 0)
         return MPI_SUCCESS;
 

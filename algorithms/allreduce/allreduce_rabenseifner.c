@@ -39,6 +39,7 @@
  */
 #include "common/blocks.h"
 #include "common/internal.h"
+#include "common/workspace.h"
 
 /* Real rank of the process with new number newrank. */
 static int real_rank(int newrank, int r)
@@ -51,14 +52,12 @@ int collsim_allreduce_rabenseifner(const void *sendbuf, void *recvbuf, int count
                                    const collsim_params *params)
 {
     int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     void *tmp = NULL;
     /* ranges [range_lo[l], range_hi[l]) held before reduce-scatter step l */
     int range_lo[32], range_hi[32];
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     if (count == 0)
         return MPI_SUCCESS;
 

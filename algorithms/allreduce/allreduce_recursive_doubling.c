@@ -25,6 +25,7 @@
  *            the pre-step and post-step each take one)
  */
 #include "common/internal.h"
+#include "common/workspace.h"
 
 /* Real rank of the process with new number newrank. */
 static int real_rank(int newrank, int r)
@@ -37,12 +38,10 @@ int collsim_allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, int
                                          const collsim_params *params)
 {
     int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     void *tmp = NULL;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     if (count == 0)
         return MPI_SUCCESS;
 

@@ -25,6 +25,7 @@
  *            + lg p alpha + (p-1)/p n beta  (allgather)
  */
 #include "common/internal.h"
+#include "common/workspace.h"
 
 int collsim_bcast_scatter_recursive_doubling_allgather(void *buffer, int count,
                                                        MPI_Datatype datatype, int root,
@@ -32,12 +33,10 @@ int collsim_bcast_scatter_recursive_doubling_allgather(void *buffer, int count,
                                                        const collsim_params *params)
 {
     int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     (void)params;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     if (count == 0 || size == 1)
         return MPI_SUCCESS;
 

@@ -17,29 +17,23 @@
  * Cost:      (p - 1) (alpha + n beta + n gamma)
  */
 #include "common/internal.h"
+#include "common/workspace.h"
 
 int collsim_reduce_linear(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                           MPI_Op op, int root, MPI_Comm comm, const collsim_params *params)
 {
     int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     void *acc = NULL, *tmp = NULL;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     if (count == 0)
         return MPI_SUCCESS;
 
     if (rank != root)
         return MPI_Send(sendbuf, count, datatype, root, COLLSIM_TAG_REDUCE, comm);
 
-    acc = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    if (acc == NULL || tmp == NULL) {
-        rc = MPI_ERR_NO_MEM;
-        goto cleanup;
-    }
+    COLLSIM_CHECK(collsim_buffer_pair(count, extent, params, &acc, &tmp));
     if (root == 0)
         collsim_copy(acc, sendbuf, count, extent);
     else

@@ -1,0 +1,24 @@
+/*
+ * workspace.c: the opening and the scratch buffers of the vector algorithms
+ * (see workspace.h).
+ */
+#include "workspace.h"
+
+int collsim_open(MPI_Comm comm, MPI_Datatype datatype, int *rank, int *size, MPI_Aint *extent)
+{
+    int rc;
+    MPI_Aint lb;
+    if ((rc = MPI_Comm_rank(comm, rank)) != MPI_SUCCESS)
+        return rc;
+    if ((rc = MPI_Comm_size(comm, size)) != MPI_SUCCESS)
+        return rc;
+    return MPI_Type_get_extent(datatype, &lb, extent);
+}
+
+int collsim_buffer_pair(int count, MPI_Aint extent, const collsim_params *params, void **first,
+                        void **second)
+{
+    *first = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
+    *second = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
+    return *first == NULL || *second == NULL ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+}
