@@ -82,16 +82,9 @@ int collsim_allreduce_binary_blocks(const void *sendbuf, void *recvbuf, int coun
         const int partner = blocks.first[b] + (j ^ (1 << s));
         int new_lo, new_hi;
         collsim_blocks_range(count, j, s, &new_lo, &new_hi);
-        /* the partner holds the other half of [new_lo, new_hi) */
-        const int kept_lower = (j & (1 << s)) == 0;
-        const int other_lo = kept_lower ? hi : new_lo;
-        const int other_hi = kept_lower ? new_hi : lo;
-        COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(recvbuf, extent, lo), hi - lo, datatype, partner,
-                                   COLLSIM_TAG_ALLREDUCE, collsim_elem(recvbuf, extent, other_lo),
-                                   other_hi - other_lo, datatype, partner,
-                                   COLLSIM_TAG_ALLREDUCE, comm, MPI_STATUS_IGNORE));
-        lo = new_lo;
-        hi = new_hi;
+        COLLSIM_CHECK(collsim_doubling_step(recvbuf, &lo, &hi, new_lo, new_hi,
+                                            (j & (1 << s)) == 0, 1, partner, datatype, comm,
+                                            COLLSIM_TAG_ALLREDUCE));
         if (s == join_step && joins) {
             const int to = blocks.first[b + 1] + (j & ((1 << s) - 1));
             COLLSIM_CHECK(MPI_Send(collsim_elem(recvbuf, extent, lo), hi - lo, datatype, to,

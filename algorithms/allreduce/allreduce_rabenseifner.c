@@ -109,27 +109,16 @@ int collsim_allreduce_rabenseifner(const void *sendbuf, void *recvbuf, int count
         }
         for (int level = levels - 1; level >= 0; level--) {
             const int partner = real_rank(newrank ^ (1 << level), r);
-            const int kept_lower = (newrank & (1 << level)) == 0;
-            const int other_lo = kept_lower ? hi : range_lo[level];
-            const int other_hi = kept_lower ? range_hi[level] : lo;
-            COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(recvbuf, extent, lo), hi - lo, datatype,
-                                       partner, COLLSIM_TAG_ALLREDUCE,
-                                       collsim_elem(recvbuf, extent, other_lo),
-                                       other_hi - other_lo, datatype, partner,
-                                       COLLSIM_TAG_ALLREDUCE, comm, MPI_STATUS_IGNORE));
-            lo = range_lo[level];
-            hi = range_hi[level];
+            COLLSIM_CHECK(collsim_doubling_step(recvbuf, &lo, &hi, range_lo[level],
+                                                range_hi[level], (newrank & (1 << level)) == 0,
+                                                1, partner, datatype, comm,
+                                                COLLSIM_TAG_ALLREDUCE));
         }
     }
 
-    if (rank < 2 * r) {
-        if (rank % 2 == 0)
-            COLLSIM_CHECK(MPI_Send(recvbuf, count, datatype, rank + 1, COLLSIM_TAG_ALLREDUCE,
-                                   comm));
-        else
-            COLLSIM_CHECK(MPI_Recv(recvbuf, count, datatype, rank - 1, COLLSIM_TAG_ALLREDUCE,
-                                   comm, MPI_STATUS_IGNORE));
-    }
+    /* the even rank of a pair took part: it hands the result to the odd one */
+    COLLSIM_CHECK(collsim_pow2_unfold(recvbuf, count, datatype, rank, r, 0, comm,
+                                      COLLSIM_TAG_ALLREDUCE));
 
 cleanup:
     collsim_buffer_free(tmp, params);

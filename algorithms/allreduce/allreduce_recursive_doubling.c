@@ -24,6 +24,7 @@
  *            (seed 001 counts the non-power-of-two overhead as one message;
  *            the pre-step and post-step each take one)
  */
+#include "common/blocks.h"
 #include "common/internal.h"
 #include "common/workspace.h"
 
@@ -85,14 +86,9 @@ int collsim_allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, int
         }
     }
 
-    if (rank < 2 * r) {
-        if (rank % 2 == 1)
-            COLLSIM_CHECK(MPI_Send(recvbuf, count, datatype, rank - 1, COLLSIM_TAG_ALLREDUCE,
-                                   comm));
-        else
-            COLLSIM_CHECK(MPI_Recv(recvbuf, count, datatype, rank + 1, COLLSIM_TAG_ALLREDUCE,
-                                   comm, MPI_STATUS_IGNORE));
-    }
+    /* the odd rank of a pair took part: it hands the result to the even one */
+    COLLSIM_CHECK(collsim_pow2_unfold(recvbuf, count, datatype, rank, r, 1, comm,
+                                      COLLSIM_TAG_ALLREDUCE));
 
 cleanup:
     collsim_buffer_free(tmp, params);

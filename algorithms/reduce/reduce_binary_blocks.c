@@ -88,13 +88,8 @@ int collsim_reduce_binary_blocks(const void *sendbuf, void *recvbuf, int count,
         }
         int new_lo, new_hi;
         collsim_blocks_range(count, local, s, &new_lo, &new_hi);
-        const int kept_lower = (local & mask) == 0;
-        const int other_lo = kept_lower ? hi : new_lo;
-        const int other_hi = kept_lower ? new_hi : lo;
-        COLLSIM_CHECK(MPI_Recv(collsim_elem(acc, extent, other_lo), other_hi - other_lo,
-                               datatype, partner, COLLSIM_TAG_REDUCE, comm, MPI_STATUS_IGNORE));
-        lo = new_lo;
-        hi = new_hi;
+        COLLSIM_CHECK(collsim_doubling_step(acc, &lo, &hi, new_lo, new_hi, (local & mask) == 0, 0,
+                                            partner, datatype, comm, COLLSIM_TAG_REDUCE));
     }
     if (rank == root)
         collsim_copy(recvbuf, acc, count, extent);

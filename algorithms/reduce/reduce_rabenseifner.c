@@ -123,14 +123,9 @@ int collsim_reduce_rabenseifner(const void *sendbuf, void *recvbuf, int count,
                                        COLLSIM_TAG_REDUCE, comm));
                 break;
             }
-            const int kept_lower = (newrank & mask) == 0;
-            const int other_lo = kept_lower ? hi : range_lo[level];
-            const int other_hi = kept_lower ? range_hi[level] : lo;
-            COLLSIM_CHECK(MPI_Recv(collsim_elem(acc, extent, other_lo), other_hi - other_lo,
-                                   datatype, partner, COLLSIM_TAG_REDUCE, comm,
-                                   MPI_STATUS_IGNORE));
-            lo = range_lo[level];
-            hi = range_hi[level];
+            COLLSIM_CHECK(collsim_doubling_step(acc, &lo, &hi, range_lo[level], range_hi[level],
+                                                (newrank & mask) == 0, 0, partner, datatype,
+                                                comm, COLLSIM_TAG_REDUCE));
         }
         if (rank == root)
             collsim_copy(recvbuf, acc, count, extent);
