@@ -22,9 +22,8 @@ int collsim_bcast_openmpi_default(void *buffer, int count, MPI_Datatype datatype
                                   MPI_Comm comm, const collsim_params *params)
 {
     const collsim_algorithm *target;
-    const collsim_native_entry *entry;
     int rc = collsim_native_dispatch(COLLSIM_NATIVE_OPENMPI, COLLSIM_BCAST, comm, count,
-                                     datatype, MPI_OP_NULL, &target, &entry);
+                                     datatype, MPI_OP_NULL, &target, NULL);
     if (rc != MPI_SUCCESS)
         return rc;
     return target->fn.bcast(buffer, count, datatype, root, comm, params);

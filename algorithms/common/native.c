@@ -429,11 +429,14 @@ int collsim_native_dispatch(collsim_native_library library, collsim_collective c
                             const collsim_algorithm **target, const collsim_native_entry **entry)
 {
     collsim_native_call call;
+    const collsim_native_entry *chosen = NULL;
     *target = NULL;
-    *entry = NULL;
     int rc = collsim_native_call_from_mpi(collective, comm, count, datatype, op, &call);
+    if (rc == MPI_SUCCESS)
+        *target = collsim_native_target(library, &call, &chosen);
+    if (entry != NULL)
+        *entry = chosen;
     if (rc != MPI_SUCCESS)
         return rc;
-    *target = collsim_native_target(library, &call, entry);
     return *target == NULL ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_SUCCESS;
 }
