@@ -36,16 +36,19 @@ def check_list(name: str, value, length: int, check) -> list:
     return list(value)
 
 
-def new_platform(name: str, params: dict, *, loopback_bandwidth_Bps, loopback_latency_s,
-                 gamma_s_per_byte, routing: str = "dijkstra", **extra) -> nx.Graph:
-    """Return an empty platform graph with the attributes every platform has."""
+def new_platform(name: str, params: dict, *, routing: str = "dijkstra", **extra) -> nx.Graph:
+    """Return an empty platform graph with the attributes every platform has.
+
+    The loopback and gamma attributes are taken from ``params``, where every
+    generator records them.
+    """
     return nx.Graph(
         name=name,
         params=params,
         routing=routing,
-        gamma_s_per_byte=float(gamma_s_per_byte),
-        loopback_bandwidth_Bps=float(loopback_bandwidth_Bps),
-        loopback_latency_s=float(loopback_latency_s),
+        gamma_s_per_byte=float(params["gamma_s_per_byte"]),
+        loopback_bandwidth_Bps=float(params["loopback_bandwidth_Bps"]),
+        loopback_latency_s=float(params["loopback_latency_s"]),
         **extra,
     )
 

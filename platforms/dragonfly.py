@@ -127,8 +127,7 @@ def dragonfly(
                   loopback_bandwidth_Bps=loopback_bandwidth_Bps,
                   loopback_latency_s=loopback_latency_s, speed_flops=speed_flops,
                   gamma_s_per_byte=gamma_s_per_byte)
-    G = new_platform("dragonfly", params, loopback_bandwidth_Bps=loopback_bandwidth_Bps,
-                     loopback_latency_s=loopback_latency_s, gamma_s_per_byte=gamma_s_per_byte,
+    G = new_platform("dragonfly", params,
                      topo_parameters=topo_parameters(
                          groups=groups, global_links=global_links,
                          chassis_per_group=chassis_per_group,

@@ -141,9 +141,7 @@ def dual_rail(
                   loopback_latency_s=loopback_latency_s, speed_flops=speed_flops,
                   gamma_s_per_byte=gamma_s_per_byte)
     rails = 2 if rail_policy in ("socket_affine", "striped") else 1
-    G = new_platform("dual_rail", params, routing="layered" if rails == 2 else "dijkstra",
-                     loopback_bandwidth_Bps=loopback_bandwidth_Bps,
-                     loopback_latency_s=loopback_latency_s, gamma_s_per_byte=gamma_s_per_byte)
+    G = new_platform("dual_rail", params, routing="layered" if rails == 2 else "dijkstra")
     nic_bw = nic_bandwidth_Bps * (2 if rail_policy == "single_double" else 1)
     G.graph["_plane"] = plane
     for r in range(rails):

@@ -131,8 +131,7 @@ def fat_tree(
                   cores_per_node=cores_per_node, loopback_bandwidth_Bps=loopback_bandwidth_Bps,
                   loopback_latency_s=loopback_latency_s, speed_flops=speed_flops,
                   gamma_s_per_byte=gamma_s_per_byte)
-    G = new_platform("fat_tree", params, loopback_bandwidth_Bps=loopback_bandwidth_Bps,
-                     loopback_latency_s=loopback_latency_s, gamma_s_per_byte=gamma_s_per_byte,
+    G = new_platform("fat_tree", params,
                      topo_parameters=topo_parameters(down_ports=down_ports, up_ports=up_ports,
                                                      parallel_links=parallel_links))
 
