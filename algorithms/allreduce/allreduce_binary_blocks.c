@@ -56,10 +56,7 @@ int collsim_allreduce_binary_blocks(const void *sendbuf, void *recvbuf, int coun
     if (count == 0)
         return MPI_SUCCESS;
 
-    collsim_copy(recvbuf, sendbuf, count, extent);
-    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    if (tmp == NULL)
-        return MPI_ERR_NO_MEM;
+    COLLSIM_CHECK(collsim_inplace_start(sendbuf, recvbuf, count, extent, params, &tmp));
 
     collsim_blocks_layout(size, rank, &blocks);
     COLLSIM_CHECK(collsim_blocks_reduce_scatter(recvbuf, tmp, count, datatype, op, comm,
@@ -82,8 +79,8 @@ int collsim_allreduce_binary_blocks(const void *sendbuf, void *recvbuf, int coun
         const int partner = blocks.first[b] + (j ^ (1 << s));
         int new_lo, new_hi;
         collsim_blocks_range(count, j, s, &new_lo, &new_hi);
-        COLLSIM_CHECK(collsim_doubling_step(recvbuf, &lo, &hi, new_lo, new_hi,
-                                            (j & (1 << s)) == 0, 1, partner, datatype, comm,
+        COLLSIM_CHECK(collsim_doubling_step(recvbuf, &lo, &hi, new_lo, new_hi, (j & (1 << s)) == 0,
+                                            COLLSIM_DOUBLING_EXCHANGE, partner, datatype, comm,
                                             COLLSIM_TAG_ALLREDUCE));
         if (s == join_step && joins) {
             const int to = blocks.first[b + 1] + (j & ((1 << s) - 1));

@@ -61,10 +61,7 @@ int collsim_allreduce_rabenseifner(const void *sendbuf, void *recvbuf, int count
     if (count == 0)
         return MPI_SUCCESS;
 
-    collsim_copy(recvbuf, sendbuf, count, extent);
-    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    if (tmp == NULL)
-        return MPI_ERR_NO_MEM;
+    COLLSIM_CHECK(collsim_inplace_start(sendbuf, recvbuf, count, extent, params, &tmp));
 
     const int pof2 = collsim_pow2_floor(size);
     const int r = size - pof2;
@@ -111,7 +108,7 @@ int collsim_allreduce_rabenseifner(const void *sendbuf, void *recvbuf, int count
             const int partner = real_rank(newrank ^ (1 << level), r);
             COLLSIM_CHECK(collsim_doubling_step(recvbuf, &lo, &hi, range_lo[level],
                                                 range_hi[level], (newrank & (1 << level)) == 0,
-                                                1, partner, datatype, comm,
+                                                COLLSIM_DOUBLING_EXCHANGE, partner, datatype, comm,
                                                 COLLSIM_TAG_ALLREDUCE));
         }
     }

@@ -46,10 +46,7 @@ int collsim_allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, int
     if (count == 0)
         return MPI_SUCCESS;
 
-    collsim_copy(recvbuf, sendbuf, count, extent);
-    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    if (tmp == NULL)
-        return MPI_ERR_NO_MEM;
+    COLLSIM_CHECK(collsim_inplace_start(sendbuf, recvbuf, count, extent, params, &tmp));
 
     const int pof2 = collsim_pow2_floor(size);
     const int r = size - pof2;

@@ -22,6 +22,7 @@
  *            + (p - 1)(alpha + n/p beta)        (allgather)
  */
 #include "common/internal.h"
+#include "common/scatter.h"
 #include "common/workspace.h"
 
 int collsim_bcast_scatter_allgather(void *buffer, int count, MPI_Datatype datatype, int root,
@@ -45,13 +46,8 @@ int collsim_bcast_scatter_allgather(void *buffer, int count, MPI_Datatype dataty
     const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
     for (int step = 1; step < size; step++) {
         const int out = (v - step + 1 + size) % size, in = (v - step + size) % size;
-        int out_offset, in_offset;
-        const int out_n = collsim_chunk_span(count, c, out, out + 1, &out_offset);
-        const int in_n = collsim_chunk_span(count, c, in, in + 1, &in_offset);
-        COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(buffer, extent, out_offset), out_n, datatype,
-                                   right, COLLSIM_TAG_BCAST, collsim_elem(buffer, extent, in_offset),
-                                   in_n, datatype, left, COLLSIM_TAG_BCAST, comm,
-                                   MPI_STATUS_IGNORE));
+        COLLSIM_CHECK(collsim_chunk_exchange(buffer, count, c, datatype, extent, out, out + 1,
+                                             right, in, in + 1, left, comm));
     }
 
 cleanup:

@@ -25,6 +25,7 @@
  *            + lg p alpha + (p-1)/p n beta  (allgather)
  */
 #include "common/internal.h"
+#include "common/scatter.h"
 #include "common/workspace.h"
 
 int collsim_bcast_scatter_recursive_doubling_allgather(void *buffer, int count,
@@ -50,14 +51,9 @@ int collsim_bcast_scatter_recursive_doubling_allgather(void *buffer, int count,
     for (int m = 1; m < size; m <<= 1) {
         const int partner = v ^ m;
         const int mine = v & ~(m - 1), theirs = partner & ~(m - 1);
-        int out_offset, in_offset;
-        const int out_n = collsim_chunk_span(count, c, mine, mine + m, &out_offset);
-        const int in_n = collsim_chunk_span(count, c, theirs, theirs + m, &in_offset);
-        COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(buffer, extent, out_offset), out_n, datatype,
-                                   (partner + root) % size, COLLSIM_TAG_BCAST,
-                                   collsim_elem(buffer, extent, in_offset), in_n, datatype,
-                                   (partner + root) % size, COLLSIM_TAG_BCAST, comm,
-                                   MPI_STATUS_IGNORE));
+        const int peer = (partner + root) % size;
+        COLLSIM_CHECK(collsim_chunk_exchange(buffer, count, c, datatype, extent, mine, mine + m,
+                                             peer, theirs, theirs + m, peer, comm));
     }
 
 cleanup:

@@ -38,11 +38,11 @@ cleanup:
     return rc;
 }
 
-/* Used by the allgather of allreduce rabenseifner and binary_blocks (send_own)
- * and by the gather of reduce rabenseifner and binary_blocks. */
+/* Used by the allgather of allreduce rabenseifner and binary_blocks
+ * (exchange) and by the gather of reduce rabenseifner and binary_blocks. */
 int collsim_doubling_step(void *acc, int *lo, int *hi, int outer_lo, int outer_hi, int kept_lower,
-                          int send_own, int partner, MPI_Datatype datatype, MPI_Comm comm,
-                          int tag)
+                          collsim_doubling_role role, int partner, MPI_Datatype datatype,
+                          MPI_Comm comm, int tag)
 {
     int rc = MPI_SUCCESS;
     MPI_Aint lb, extent;
@@ -51,7 +51,9 @@ int collsim_doubling_step(void *acc, int *lo, int *hi, int outer_lo, int outer_h
     const int other_hi = kept_lower ? outer_hi : *lo;
 
     COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
-    if (send_own)
+    if (role == COLLSIM_DOUBLING_SEND)
+        return MPI_Send(collsim_elem(acc, extent, *lo), *hi - *lo, datatype, partner, tag, comm);
+    if (role == COLLSIM_DOUBLING_EXCHANGE)
         COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(acc, extent, *lo), *hi - *lo, datatype, partner,
                                    tag, collsim_elem(acc, extent, other_lo), other_hi - other_lo,
                                    datatype, partner, tag, comm, MPI_STATUS_IGNORE));

@@ -54,15 +54,21 @@ int collsim_halving_step(void *acc, void *tmp, int *lo, int *hi, int keep_lower,
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int tag,
                          const collsim_params *params);
 
+/* What a rank does in one step of recursive vector doubling. */
+typedef enum collsim_doubling_role {
+    COLLSIM_DOUBLING_EXCHANGE, /* allgather: send its half, receive the other */
+    COLLSIM_DOUBLING_RECEIVE,  /* gather: receive the other half */
+    COLLSIM_DOUBLING_SEND      /* gather: send its half, and be done */
+} collsim_doubling_role;
+
 /* One step of recursive vector doubling, the reverse of a halving step:
  * this rank holds acc[*lo, *hi), the half of [outer_lo, outer_hi) it kept
- * (the lower one when kept_lower); it receives the other half from partner,
- * sending its own half in exchange when send_own (an allgather; a gather
- * only receives), and [*lo, *hi) becomes [outer_lo, outer_hi).  Returns an
- * MPI error code. */
+ * (the lower one when kept_lower), and exchanges halves with partner, or
+ * only receives or only sends, as role says.  Where it receives, [*lo, *hi)
+ * becomes [outer_lo, outer_hi).  Returns an MPI error code. */
 int collsim_doubling_step(void *acc, int *lo, int *hi, int outer_lo, int outer_hi, int kept_lower,
-                          int send_own, int partner, MPI_Datatype datatype, MPI_Comm comm,
-                          int tag);
+                          collsim_doubling_role role, int partner, MPI_Datatype datatype,
+                          MPI_Comm comm, int tag);
 
 /* The last step of the allreduces that fold p ranks onto the largest power
  * of two 2^k <= p, r = p - 2^k: of each of the pairs (2i, 2i + 1), i < r, the

@@ -1,6 +1,7 @@
 /*
- * scatter.c: the binomial scatter shared by the scatter + allgather
- * broadcasts (bcast_scatter_allgather.c, bcast_scatter_recursive_doubling_allgather.c).
+ * scatter.c: the binomial scatter and the allgather step shared by the
+ * scatter + allgather broadcasts (bcast_scatter_allgather.c,
+ * bcast_scatter_recursive_doubling_allgather.c).
  *
  * The vector is cut into p chunks of c = ceil(count / p) elements (the last
  * ones shorter or empty); ranks are numbered relative to the root,
@@ -11,6 +12,7 @@
  * Cost: ceil(lg p) alpha + (p-1)/p n beta.
  */
 #include "common/internal.h"
+#include "common/scatter.h"
 
 int collsim_chunk_span(int count, int c, int first, int last, int *offset)
 {
@@ -51,4 +53,16 @@ int collsim_binomial_scatter(void *buffer, int count, MPI_Datatype datatype, MPI
     }
 cleanup:
     return rc;
+}
+
+int collsim_chunk_exchange(void *buffer, int count, int c, MPI_Datatype datatype,
+                           MPI_Aint extent, int out_first, int out_last, int dst, int in_first,
+                           int in_last, int src, MPI_Comm comm)
+{
+    int out_offset, in_offset;
+    const int out_n = collsim_chunk_span(count, c, out_first, out_last, &out_offset);
+    const int in_n = collsim_chunk_span(count, c, in_first, in_last, &in_offset);
+    return MPI_Sendrecv(collsim_elem(buffer, extent, out_offset), out_n, datatype, dst,
+                        COLLSIM_TAG_BCAST, collsim_elem(buffer, extent, in_offset), in_n,
+                        datatype, src, COLLSIM_TAG_BCAST, comm, MPI_STATUS_IGNORE);
 }

@@ -81,15 +81,15 @@ int collsim_reduce_binary_blocks(const void *sendbuf, void *recvbuf, int count,
         const int mask = 1 << s;
         const int partner_local = local ^ mask;
         const int partner = (root_outside && partner_local == 0) ? root : partner_local;
-        if ((local ^ root_local) & mask) {
-            COLLSIM_CHECK(MPI_Send(collsim_elem(acc, extent, lo), hi - lo, datatype, partner,
-                                   COLLSIM_TAG_REDUCE, comm));
-            goto cleanup;
-        }
+        const int sends = ((local ^ root_local) & mask) != 0;
         int new_lo, new_hi;
         collsim_blocks_range(count, local, s, &new_lo, &new_hi);
-        COLLSIM_CHECK(collsim_doubling_step(acc, &lo, &hi, new_lo, new_hi, (local & mask) == 0, 0,
-                                            partner, datatype, comm, COLLSIM_TAG_REDUCE));
+        COLLSIM_CHECK(collsim_doubling_step(
+            acc, &lo, &hi, new_lo, new_hi, (local & mask) == 0,
+            sends ? COLLSIM_DOUBLING_SEND : COLLSIM_DOUBLING_RECEIVE, partner, datatype, comm,
+            COLLSIM_TAG_REDUCE));
+        if (sends)
+            goto cleanup;
     }
     if (rank == root)
         collsim_copy(recvbuf, acc, count, extent);

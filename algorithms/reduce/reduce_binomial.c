@@ -56,11 +56,8 @@ int collsim_reduce_binomial(const void *sendbuf, void *recvbuf, int count, MPI_D
             int child = (vrank + mask + tree_root) % size;
             COLLSIM_CHECK(MPI_Recv(tmp, count, datatype, child, COLLSIM_TAG_REDUCE, comm,
                                    MPI_STATUS_IGNORE));
-            /* tmp = acc op tmp: the own partial is the left operand */
-            COLLSIM_CHECK(collsim_reduce_local(acc, tmp, count, datatype, op, params));
-            void *swap = acc;
-            acc = tmp;
-            tmp = swap;
+            /* acc = acc op tmp: the own partial is the left operand */
+            COLLSIM_CHECK(collsim_accumulate(&acc, &tmp, count, datatype, op, params));
         }
     }
 

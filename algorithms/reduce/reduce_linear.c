@@ -46,11 +46,8 @@ int collsim_reduce_linear(const void *sendbuf, void *recvbuf, int count, MPI_Dat
         else
             COLLSIM_CHECK(MPI_Recv(tmp, count, datatype, src, COLLSIM_TAG_REDUCE, comm,
                                    MPI_STATUS_IGNORE));
-        /* tmp = acc op tmp: everything combined so far is the left operand */
-        COLLSIM_CHECK(collsim_reduce_local(acc, tmp, count, datatype, op, params));
-        void *swap = acc;
-        acc = tmp;
-        tmp = swap;
+        /* acc = acc op tmp: everything combined so far is the left operand */
+        COLLSIM_CHECK(collsim_accumulate(&acc, &tmp, count, datatype, op, params));
     }
     collsim_copy(recvbuf, acc, count, extent);
 

@@ -118,14 +118,14 @@ int collsim_reduce_rabenseifner(const void *sendbuf, void *recvbuf, int count,
         for (int level = levels - 1; level >= 0; level--) {
             const int mask = 1 << level;
             const int partner = real_rank(newrank ^ mask, r, root);
-            if ((newrank ^ root_new) & mask) {
-                COLLSIM_CHECK(MPI_Send(collsim_elem(acc, extent, lo), hi - lo, datatype, partner,
-                                       COLLSIM_TAG_REDUCE, comm));
+            /* of each pair the rank that agrees with the root in this bit receives */
+            const int sends = ((newrank ^ root_new) & mask) != 0;
+            COLLSIM_CHECK(collsim_doubling_step(
+                acc, &lo, &hi, range_lo[level], range_hi[level], (newrank & mask) == 0,
+                sends ? COLLSIM_DOUBLING_SEND : COLLSIM_DOUBLING_RECEIVE, partner, datatype, comm,
+                COLLSIM_TAG_REDUCE));
+            if (sends)
                 break;
-            }
-            COLLSIM_CHECK(collsim_doubling_step(acc, &lo, &hi, range_lo[level], range_hi[level],
-                                                (newrank & mask) == 0, 0, partner, datatype,
-                                                comm, COLLSIM_TAG_REDUCE));
         }
         if (rank == root)
             collsim_copy(recvbuf, acc, count, extent);
