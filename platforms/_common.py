@@ -6,6 +6,13 @@ import networkx as nx
 
 from ._validate import check_count, check_nonnegative, check_positive
 
+# One network link (node to switch, switch to switch, NIC): 100 Gb/s, 1 us.
+LINK_DEFAULTS = dict(bandwidth_Bps=12.5e9, latency_s=1e-6)
+
+# The link between a socket and its node's router (QPI/UPI/xGMI), in
+# ``multicore`` and ``dual_rail``.
+SOCKET_DEFAULTS = dict(bandwidth_Bps=40e9, latency_s=2e-7)
+
 NODE_DEFAULTS = dict(
     cores_per_node=1,
     loopback_bandwidth_Bps=50e9,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from ._common import NODE_DEFAULTS, check_node_parameters
+from ._common import LINK_DEFAULTS, NODE_DEFAULTS, check_node_parameters
 from ._validate import check_count, check_nonnegative, check_positive
 
 __all__ = ["crossbar"]
@@ -19,8 +19,8 @@ def crossbar(
     *,
     nodes: int,
     cores_per_node: int = NODE_DEFAULTS["cores_per_node"],
-    bandwidth_Bps: float = 12.5e9,
-    latency_s: float = 1e-6,
+    bandwidth_Bps: float = LINK_DEFAULTS["bandwidth_Bps"],
+    latency_s: float = LINK_DEFAULTS["latency_s"],
     loopback_bandwidth_Bps: float = NODE_DEFAULTS["loopback_bandwidth_Bps"],
     loopback_latency_s: float = NODE_DEFAULTS["loopback_latency_s"],
     speed_flops: float = NODE_DEFAULTS["speed_flops"],
