@@ -38,9 +38,7 @@ int collsim_allreduce_node_aware(const void *sendbuf, void *recvbuf, int count,
     COLLSIM_CHECK(MPI_Type_size(datatype, &type_size));
     if (count == 0)
         return MPI_SUCCESS;
-    memset(&sub, 0, sizeof sub);
-    sub.gamma_s_per_byte = params->gamma_s_per_byte;
-    sub.timing_only = params->timing_only;
+    collsim_plain_params(params, &sub);
     const long long bytes = (long long)count * type_size;
 
     partial = collsim_buffer_alloc((size_t)count * (size_t)extent, params);

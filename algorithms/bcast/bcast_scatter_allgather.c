@@ -23,27 +23,15 @@
  */
 #include "common/internal.h"
 #include "common/scatter.h"
-#include "common/workspace.h"
 
-int collsim_bcast_scatter_allgather(void *buffer, int count, MPI_Datatype datatype, int root,
-                                    MPI_Comm comm, const collsim_params *params)
+/* p - 1 ring steps: in step s, v sends chunk (v - s + 1) mod p to v + 1 and
+ * receives chunk (v - s) mod p from v - 1. */
+static int ring_allgather(void *buffer, int count, int c, MPI_Datatype datatype, MPI_Aint extent,
+                          int v, int root, int rank, int size, MPI_Comm comm)
 {
-    int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint extent;
-    (void)params;
-
-    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
-    if (count == 0 || size == 1)
-        return MPI_SUCCESS;
-
-    const int c = (count + size - 1) / size;
-    const int v = (rank - root + size) % size;
-
-    COLLSIM_CHECK(collsim_binomial_scatter(buffer, count, datatype, extent, root, rank, size,
-                                           comm));
-
-    /* allgather around the ring */
+    int rc = MPI_SUCCESS;
     const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    (void)root;
     for (int step = 1; step < size; step++) {
         const int out = (v - step + 1 + size) % size, in = (v - step + size) % size;
         COLLSIM_CHECK(collsim_chunk_exchange(buffer, count, c, datatype, extent, out, out + 1,
@@ -52,4 +40,11 @@ int collsim_bcast_scatter_allgather(void *buffer, int count, MPI_Datatype dataty
 
 cleanup:
     return rc;
+}
+
+int collsim_bcast_scatter_allgather(void *buffer, int count, MPI_Datatype datatype, int root,
+                                    MPI_Comm comm, const collsim_params *params)
+{
+    (void)params;
+    return collsim_scatter_allgather_bcast(buffer, count, datatype, root, comm, ring_allgather);
 }

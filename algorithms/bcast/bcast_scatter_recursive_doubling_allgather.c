@@ -26,28 +26,15 @@
  */
 #include "common/internal.h"
 #include "common/scatter.h"
-#include "common/workspace.h"
 
-int collsim_bcast_scatter_recursive_doubling_allgather(void *buffer, int count,
-                                                       MPI_Datatype datatype, int root,
-                                                       MPI_Comm comm,
-                                                       const collsim_params *params)
+/* lg p steps; in the step of distance m, v exchanges the chunks of its
+ * aligned group of m ranks for those of its partner v xor m. */
+static int recursive_doubling_allgather(void *buffer, int count, int c, MPI_Datatype datatype,
+                                        MPI_Aint extent, int v, int root, int rank, int size,
+                                        MPI_Comm comm)
 {
-    int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint extent;
-    (void)params;
-
-    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
-    if (count == 0 || size == 1)
-        return MPI_SUCCESS;
-
-    const int c = (count + size - 1) / size;
-    const int v = (rank - root + size) % size;
-
-    COLLSIM_CHECK(collsim_binomial_scatter(buffer, count, datatype, extent, root, rank, size,
-                                           comm));
-
-    /* allgather by recursive doubling over aligned groups of chunks */
+    int rc = MPI_SUCCESS;
+    (void)rank;
     for (int m = 1; m < size; m <<= 1) {
         const int partner = v ^ m;
         const int mine = v & ~(m - 1), theirs = partner & ~(m - 1);
@@ -58,4 +45,14 @@ int collsim_bcast_scatter_recursive_doubling_allgather(void *buffer, int count,
 
 cleanup:
     return rc;
+}
+
+int collsim_bcast_scatter_recursive_doubling_allgather(void *buffer, int count,
+                                                       MPI_Datatype datatype, int root,
+                                                       MPI_Comm comm,
+                                                       const collsim_params *params)
+{
+    (void)params;
+    return collsim_scatter_allgather_bcast(buffer, count, datatype, root, comm,
+                                           recursive_doubling_allgather);
 }

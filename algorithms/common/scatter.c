@@ -1,5 +1,5 @@
 /*
- * scatter.c: the binomial scatter and the allgather step shared by the
+ * scatter.c: the engine, binomial scatter and allgather step shared by the
  * scatter + allgather broadcasts (bcast_scatter_allgather.c,
  * bcast_scatter_recursive_doubling_allgather.c).
  *
@@ -13,6 +13,7 @@
  */
 #include "common/internal.h"
 #include "common/scatter.h"
+#include "common/workspace.h"
 
 int collsim_chunk_span(int count, int c, int first, int last, int *offset)
 {
@@ -65,4 +66,25 @@ int collsim_chunk_exchange(void *buffer, int count, int c, MPI_Datatype datatype
     return MPI_Sendrecv(collsim_elem(buffer, extent, out_offset), out_n, datatype, dst,
                         COLLSIM_TAG_BCAST, collsim_elem(buffer, extent, in_offset), in_n,
                         datatype, src, COLLSIM_TAG_BCAST, comm, MPI_STATUS_IGNORE);
+}
+
+int collsim_scatter_allgather_bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                                    MPI_Comm comm, collsim_chunk_allgather_fn *allgather)
+{
+    int rc = MPI_SUCCESS, rank, size;
+    MPI_Aint extent;
+
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
+    if (count == 0 || size == 1)
+        return MPI_SUCCESS;
+
+    const int c = (count + size - 1) / size;
+    const int v = (rank - root + size) % size;
+
+    COLLSIM_CHECK(collsim_binomial_scatter(buffer, count, datatype, extent, root, rank, size,
+                                           comm));
+    COLLSIM_CHECK(allgather(buffer, count, c, datatype, extent, v, root, rank, size, comm));
+
+cleanup:
+    return rc;
 }

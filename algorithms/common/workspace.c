@@ -1,6 +1,5 @@
 /*
- * workspace.c: the opening and the scratch buffers of the vector algorithms
- * (see workspace.h).
+ * workspace.c: the small steps many algorithms share (see workspace.h).
  */
 #include "workspace.h"
 
@@ -47,4 +46,11 @@ void collsim_comm_release(MPI_Comm *comm)
 {
     if (*comm != MPI_COMM_NULL)
         MPI_Comm_free(comm);
+}
+
+void collsim_plain_params(const collsim_params *params, collsim_params *out)
+{
+    memset(out, 0, sizeof *out);
+    out->gamma_s_per_byte = params->gamma_s_per_byte;
+    out->timing_only = params->timing_only;
 }
