@@ -6,6 +6,13 @@ import networkx as nx
 
 from ._validate import check_count, check_nonnegative, check_positive
 
+# One network link (node to switch, switch to switch, NIC): 100 Gb/s, 1 us.
+LINK_DEFAULTS = dict(bandwidth_Bps=12.5e9, latency_s=1e-6)
+
+# The link between a socket and its node's router (QPI/UPI/xGMI), in
+# ``multicore`` and ``dual_rail``.
+SOCKET_DEFAULTS = dict(bandwidth_Bps=40e9, latency_s=2e-7)
+
 NODE_DEFAULTS = dict(
     cores_per_node=1,
     loopback_bandwidth_Bps=50e9,
@@ -36,16 +43,19 @@ def check_list(name: str, value, length: int, check) -> list:
     return list(value)
 
 
-def new_platform(name: str, params: dict, *, loopback_bandwidth_Bps, loopback_latency_s,
-                 gamma_s_per_byte, routing: str = "dijkstra", **extra) -> nx.Graph:
-    """Return an empty platform graph with the attributes every platform has."""
+def new_platform(name: str, params: dict, *, routing: str = "dijkstra", **extra) -> nx.Graph:
+    """Return an empty platform graph with the attributes every platform has.
+
+    The loopback and gamma attributes are taken from ``params``, where every
+    generator records them.
+    """
     return nx.Graph(
         name=name,
         params=params,
         routing=routing,
-        gamma_s_per_byte=float(gamma_s_per_byte),
-        loopback_bandwidth_Bps=float(loopback_bandwidth_Bps),
-        loopback_latency_s=float(loopback_latency_s),
+        gamma_s_per_byte=float(params["gamma_s_per_byte"]),
+        loopback_bandwidth_Bps=float(params["loopback_bandwidth_Bps"]),
+        loopback_latency_s=float(params["loopback_latency_s"]),
         **extra,
     )
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import networkx as nx
 
+from ._common import LINK_DEFAULTS, NODE_DEFAULTS, check_node_parameters
 from ._validate import check_count, check_nonnegative, check_positive
 
 __all__ = ["crossbar"]
@@ -17,13 +18,13 @@ __all__ = ["crossbar"]
 def crossbar(
     *,
     nodes: int,
-    cores_per_node: int = 1,
-    bandwidth_Bps: float = 12.5e9,
-    latency_s: float = 1e-6,
-    loopback_bandwidth_Bps: float = 50e9,
-    loopback_latency_s: float = 1e-7,
-    speed_flops: float = 1e9,
-    gamma_s_per_byte: float = 1e-10,
+    cores_per_node: int = NODE_DEFAULTS["cores_per_node"],
+    bandwidth_Bps: float = LINK_DEFAULTS["bandwidth_Bps"],
+    latency_s: float = LINK_DEFAULTS["latency_s"],
+    loopback_bandwidth_Bps: float = NODE_DEFAULTS["loopback_bandwidth_Bps"],
+    loopback_latency_s: float = NODE_DEFAULTS["loopback_latency_s"],
+    speed_flops: float = NODE_DEFAULTS["speed_flops"],
+    gamma_s_per_byte: float = NODE_DEFAULTS["gamma_s_per_byte"],
 ) -> nx.Graph:
     """Return a crossbar: ``nodes`` hosts, each linked to one non-blocking switch.
 
@@ -87,13 +88,12 @@ def crossbar(
         gamma_s_per_byte=gamma_s_per_byte,
     )
     check_count("nodes", nodes)
-    check_count("cores_per_node", cores_per_node)
     check_positive("bandwidth_Bps", bandwidth_Bps)
     check_nonnegative("latency_s", latency_s)
-    check_positive("loopback_bandwidth_Bps", loopback_bandwidth_Bps)
-    check_nonnegative("loopback_latency_s", loopback_latency_s)
-    check_positive("speed_flops", speed_flops)
-    check_nonnegative("gamma_s_per_byte", gamma_s_per_byte)
+    check_node_parameters(cores_per_node=cores_per_node,
+                          loopback_bandwidth_Bps=loopback_bandwidth_Bps,
+                          loopback_latency_s=loopback_latency_s, speed_flops=speed_flops,
+                          gamma_s_per_byte=gamma_s_per_byte)
 
     G = nx.Graph(
         name="crossbar",

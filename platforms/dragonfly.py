@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import networkx as nx
 
-from ._common import NODE_DEFAULTS, add_host, add_link, check_node_parameters, new_platform
+from ._common import (LINK_DEFAULTS, NODE_DEFAULTS, add_host, add_link, check_node_parameters,
+                      new_platform)
 from ._validate import check_count, check_nonnegative, check_positive
 
 __all__ = ["dragonfly", "topo_parameters"]
@@ -45,12 +46,12 @@ def dragonfly(
     routers_per_chassis: int,
     nodes_per_router: int,
     global_links: int = 1,
-    node_bandwidth_Bps: float = 12.5e9,
-    node_latency_s: float = 1e-6,
-    local_bandwidth_Bps: float = 12.5e9,
-    local_latency_s: float = 1e-6,
-    global_bandwidth_Bps: float = 12.5e9,
-    global_latency_s: float = 1e-6,
+    node_bandwidth_Bps: float = LINK_DEFAULTS["bandwidth_Bps"],
+    node_latency_s: float = LINK_DEFAULTS["latency_s"],
+    local_bandwidth_Bps: float = LINK_DEFAULTS["bandwidth_Bps"],
+    local_latency_s: float = LINK_DEFAULTS["latency_s"],
+    global_bandwidth_Bps: float = LINK_DEFAULTS["bandwidth_Bps"],
+    global_latency_s: float = LINK_DEFAULTS["latency_s"],
     cores_per_node: int = NODE_DEFAULTS["cores_per_node"],
     loopback_bandwidth_Bps: float = NODE_DEFAULTS["loopback_bandwidth_Bps"],
     loopback_latency_s: float = NODE_DEFAULTS["loopback_latency_s"],
@@ -127,8 +128,7 @@ def dragonfly(
                   loopback_bandwidth_Bps=loopback_bandwidth_Bps,
                   loopback_latency_s=loopback_latency_s, speed_flops=speed_flops,
                   gamma_s_per_byte=gamma_s_per_byte)
-    G = new_platform("dragonfly", params, loopback_bandwidth_Bps=loopback_bandwidth_Bps,
-                     loopback_latency_s=loopback_latency_s, gamma_s_per_byte=gamma_s_per_byte,
+    G = new_platform("dragonfly", params,
                      topo_parameters=topo_parameters(
                          groups=groups, global_links=global_links,
                          chassis_per_group=chassis_per_group,

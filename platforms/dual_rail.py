@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import networkx as nx
 
-from ._common import NODE_DEFAULTS, add_host, add_link, check_node_parameters, new_platform
+from ._common import (LINK_DEFAULTS, NODE_DEFAULTS, SOCKET_DEFAULTS, add_host, add_link,
+                      check_node_parameters, new_platform)
 from ._validate import check_count, check_nonnegative, check_positive
 from .fat_tree import fat_tree
 from .routing import register_routing_graph
@@ -46,10 +47,10 @@ def dual_rail(
     sockets_per_node: int = 2,
     cores_per_socket: int = 1,
     rail_policy: str = "socket_affine",
-    nic_bandwidth_Bps: float = 12.5e9,
-    nic_latency_s: float = 1e-6,
-    socket_bandwidth_Bps: float = 40e9,
-    socket_latency_s: float = 2e-7,
+    nic_bandwidth_Bps: float = LINK_DEFAULTS["bandwidth_Bps"],
+    nic_latency_s: float = LINK_DEFAULTS["latency_s"],
+    socket_bandwidth_Bps: float = SOCKET_DEFAULTS["bandwidth_Bps"],
+    socket_latency_s: float = SOCKET_DEFAULTS["latency_s"],
     plane_down_ports=None,
     plane_up_ports=None,
     loopback_bandwidth_Bps: float = NODE_DEFAULTS["loopback_bandwidth_Bps"],
@@ -141,9 +142,7 @@ def dual_rail(
                   loopback_latency_s=loopback_latency_s, speed_flops=speed_flops,
                   gamma_s_per_byte=gamma_s_per_byte)
     rails = 2 if rail_policy in ("socket_affine", "striped") else 1
-    G = new_platform("dual_rail", params, routing="layered" if rails == 2 else "dijkstra",
-                     loopback_bandwidth_Bps=loopback_bandwidth_Bps,
-                     loopback_latency_s=loopback_latency_s, gamma_s_per_byte=gamma_s_per_byte)
+    G = new_platform("dual_rail", params, routing="layered" if rails == 2 else "dijkstra")
     nic_bw = nic_bandwidth_Bps * (2 if rail_policy == "single_double" else 1)
     G.graph["_plane"] = plane
     for r in range(rails):

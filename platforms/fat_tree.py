@@ -22,7 +22,8 @@ from itertools import product
 
 import networkx as nx
 
-from ._common import NODE_DEFAULTS, add_host, add_link, check_list, check_node_parameters, new_platform
+from ._common import (LINK_DEFAULTS, NODE_DEFAULTS, add_host, add_link, check_list,
+                      check_node_parameters, new_platform)
 from ._validate import check_count, check_nonnegative, check_positive
 
 __all__ = ["fat_tree", "topo_parameters"]
@@ -53,8 +54,8 @@ def fat_tree(
     down_ports,
     up_ports=None,
     parallel_links=None,
-    bandwidth_Bps=12.5e9,
-    latency_s=1e-6,
+    bandwidth_Bps=LINK_DEFAULTS["bandwidth_Bps"],
+    latency_s=LINK_DEFAULTS["latency_s"],
     tapering: float = 1.0,
     cores_per_node: int = NODE_DEFAULTS["cores_per_node"],
     loopback_bandwidth_Bps: float = NODE_DEFAULTS["loopback_bandwidth_Bps"],
@@ -131,8 +132,7 @@ def fat_tree(
                   cores_per_node=cores_per_node, loopback_bandwidth_Bps=loopback_bandwidth_Bps,
                   loopback_latency_s=loopback_latency_s, speed_flops=speed_flops,
                   gamma_s_per_byte=gamma_s_per_byte)
-    G = new_platform("fat_tree", params, loopback_bandwidth_Bps=loopback_bandwidth_Bps,
-                     loopback_latency_s=loopback_latency_s, gamma_s_per_byte=gamma_s_per_byte,
+    G = new_platform("fat_tree", params,
                      topo_parameters=topo_parameters(down_ports=down_ports, up_ports=up_ports,
                                                      parallel_links=parallel_links))
 

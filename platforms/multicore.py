@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from ._common import add_host, add_link
+from ._common import SOCKET_DEFAULTS, add_host, add_link
 from ._validate import check_count, check_nonnegative, check_positive
 
 __all__ = ["multicore"]
@@ -42,8 +42,8 @@ def multicore(
     *,
     sockets_per_node: int = 2,
     cores_per_socket: int = 1,
-    socket_bandwidth_Bps: float = 40e9,
-    socket_latency_s: float = 2e-7,
+    socket_bandwidth_Bps: float = SOCKET_DEFAULTS["bandwidth_Bps"],
+    socket_latency_s: float = SOCKET_DEFAULTS["latency_s"],
     memory_bandwidth_Bps: float | None = None,
     memory_latency_s: float = 0.0,
 ) -> nx.Graph:

@@ -7,20 +7,5 @@ set -eu
 missing=""
 command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
 
-[ -z "$missing" ] && exit 0
-
-if ! command -v apt-get >/dev/null 2>&1; then
-    echo "collsim: missing:$missing; install them with your system's package manager" >&2
-    exit 1
-fi
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || {
-        echo "collsim: missing:$missing; run 'make test' as root or install sudo" >&2
-        exit 1
-    }
-    sudo=sudo
-fi
-echo "collsim: installing$missing (for the tests)"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+# $missing is left unquoted: one argument a package.
+exec "$(dirname "$0")/install-missing-deps.sh" "make test" " (for the tests)" $missing

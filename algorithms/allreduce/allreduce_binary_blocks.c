@@ -41,26 +41,22 @@
  */
 #include "common/blocks.h"
 #include "common/internal.h"
+#include "common/workspace.h"
 
 int collsim_allreduce_binary_blocks(const void *sendbuf, void *recvbuf, int count,
                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                     const collsim_params *params)
 {
     int rc = MPI_SUCCESS, rank, size, lo, hi;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     void *tmp = NULL;
     collsim_blocks blocks;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     if (count == 0)
         return MPI_SUCCESS;
 
-    collsim_copy(recvbuf, sendbuf, count, extent);
-    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    if (tmp == NULL)
-        return MPI_ERR_NO_MEM;
+    COLLSIM_CHECK(collsim_inplace_start(sendbuf, recvbuf, count, extent, params, &tmp));
 
     collsim_blocks_layout(size, rank, &blocks);
     COLLSIM_CHECK(collsim_blocks_reduce_scatter(recvbuf, tmp, count, datatype, op, comm,
@@ -83,16 +79,9 @@ int collsim_allreduce_binary_blocks(const void *sendbuf, void *recvbuf, int coun
         const int partner = blocks.first[b] + (j ^ (1 << s));
         int new_lo, new_hi;
         collsim_blocks_range(count, j, s, &new_lo, &new_hi);
-        /* the partner holds the other half of [new_lo, new_hi) */
-        const int kept_lower = (j & (1 << s)) == 0;
-        const int other_lo = kept_lower ? hi : new_lo;
-        const int other_hi = kept_lower ? new_hi : lo;
-        COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(recvbuf, extent, lo), hi - lo, datatype, partner,
-                                   COLLSIM_TAG_ALLREDUCE, collsim_elem(recvbuf, extent, other_lo),
-                                   other_hi - other_lo, datatype, partner,
-                                   COLLSIM_TAG_ALLREDUCE, comm, MPI_STATUS_IGNORE));
-        lo = new_lo;
-        hi = new_hi;
+        COLLSIM_CHECK(collsim_doubling_step(recvbuf, &lo, &hi, new_lo, new_hi, (j & (1 << s)) == 0,
+                                            COLLSIM_DOUBLING_EXCHANGE, partner, datatype, comm,
+                                            COLLSIM_TAG_ALLREDUCE));
         if (s == join_step && joins) {
             const int to = blocks.first[b + 1] + (j & ((1 << s) - 1));
             COLLSIM_CHECK(MPI_Send(collsim_elem(recvbuf, extent, lo), hi - lo, datatype, to,

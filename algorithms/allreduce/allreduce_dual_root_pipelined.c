@@ -52,6 +52,7 @@
  *            with the best B: 3 n beta + O(sqrt(H n alpha beta)) + O(H alpha)
  */
 #include "common/internal.h"
+#include "common/workspace.h"
 #include "common/segment.h"
 #include "common/tree.h"
 
@@ -70,13 +71,11 @@ int collsim_allreduce_dual_root_pipelined(const void *sendbuf, void *recvbuf, in
                                           const collsim_params *params)
 {
     int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     void *tmp = NULL;
     collsim_tree_node node;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     collsim_copy(recvbuf, sendbuf, count, extent);
     if (count == 0 || size == 1)
         return MPI_SUCCESS;

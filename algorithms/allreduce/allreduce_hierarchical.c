@@ -38,6 +38,7 @@
  *            C(q) = ceil(lg q)(alpha + 4 beta)
  */
 #include "common/internal.h"
+#include "common/workspace.h"
 
 int collsim_allreduce_hierarchical(const void *sendbuf, void *recvbuf, int count,
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -84,10 +85,8 @@ int collsim_allreduce_hierarchical(const void *sendbuf, void *recvbuf, int count
                                         &h.outer_params));
 
 cleanup:
-    if (inner_comm != MPI_COMM_NULL)
-        MPI_Comm_free(&inner_comm);
-    if (outer_comm != MPI_COMM_NULL)
-        MPI_Comm_free(&outer_comm);
+    collsim_comm_release(&inner_comm);
+    collsim_comm_release(&outer_comm);
     free(ranks);
     collsim_buffer_free(partial, params);
     return rc;

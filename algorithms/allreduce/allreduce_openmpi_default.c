@@ -24,19 +24,18 @@ int collsim_allreduce_openmpi_default(const void *sendbuf, void *recvbuf, int co
                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                       const collsim_params *params)
 {
-    collsim_native_call call;
+    const collsim_algorithm *target;
     const collsim_native_entry *entry;
-    int rc = collsim_native_call_from_mpi(COLLSIM_ALLREDUCE, comm, count, datatype, op, &call);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    const collsim_algorithm *target = collsim_native_target(COLLSIM_NATIVE_OPENMPI, &call, &entry);
-    if (entry->id == 2) { /* nonoverlapping: Open MPI's reduce to rank 0, then its bcast */
+    int rc = collsim_native_dispatch(COLLSIM_NATIVE_OPENMPI, COLLSIM_ALLREDUCE, comm, count,
+                                     datatype, op, &target, &entry);
+    if (entry != NULL && entry->id == 2) {
+        /* nonoverlapping: Open MPI's reduce to rank 0, then its bcast */
         rc = collsim_reduce_openmpi_default(sendbuf, recvbuf, count, datatype, op, 0, comm, params);
         if (rc != MPI_SUCCESS)
             return rc;
         return collsim_bcast_openmpi_default(recvbuf, count, datatype, 0, comm, params);
     }
-    if (target == NULL)
-        return MPI_ERR_UNSUPPORTED_OPERATION;
+    if (rc != MPI_SUCCESS)
+        return rc;
     return target->fn.allreduce(sendbuf, recvbuf, count, datatype, op, comm, params);
 }

@@ -26,44 +26,13 @@
  * Cost:      T_outer(count * 8 bytes, max) + T_inner(2 count * 8 bytes, sum)
  *            + 2 count * 8 gamma
  */
-#include "common/internal.h"
 #include "common/prerounding.h"
 
 int collsim_allreduce_prerounded(const void *sendbuf, void *recvbuf, int count,
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                  const collsim_params *params)
 {
-    int rc = MPI_SUCCESS, size;
-    double *parts = NULL, *sums = NULL;
-    const collsim_algorithm *inner, *bound;
-    char why[256];
     (void)op; /* MPI_SUM, enforced by the registry restriction */
-
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    if (collsim_preround_levels(COLLSIM_ALLREDUCE, size, params, &inner, &bound, why,
-                                sizeof why) != 0)
-        return MPI_ERR_ARG; /* collbench checks first (collsim_check_composition) */
-    if (count == 0)
-        return MPI_SUCCESS;
-
-    collsim_params inner_params = *params;
-    inner_params.inner_algorithm = NULL;
-    inner_params.outer_algorithm = NULL;
-    inner_params.contributors = 0;
-    parts = collsim_buffer_alloc(sizeof(double) * (size_t)count * PREROUND_LEVELS, params);
-    sums = collsim_buffer_alloc(sizeof(double) * (size_t)count * PREROUND_LEVELS, params);
-    if (!parts || !sums) {
-        rc = MPI_ERR_NO_MEM;
-        goto cleanup;
-    }
-    COLLSIM_CHECK(collsim_preround_prepare(sendbuf, count, datatype, comm, bound->fn.allreduce,
-                                           params, &inner_params, parts));
-    COLLSIM_CHECK(inner->fn.allreduce(parts, sums, count * PREROUND_LEVELS, MPI_DOUBLE, MPI_SUM,
-                                      comm, &inner_params));
-    collsim_preround_finish(sums, count, datatype, recvbuf);
-
-cleanup:
-    collsim_buffer_free(parts, params);
-    collsim_buffer_free(sums, params);
-    return rc;
+    return collsim_preround_run(COLLSIM_ALLREDUCE, sendbuf, recvbuf, count, datatype, 0, comm,
+                                params);
 }

@@ -39,6 +39,7 @@
  */
 #include "common/blocks.h"
 #include "common/internal.h"
+#include "common/workspace.h"
 
 /* Real rank of the process with new number newrank. */
 static int real_rank(int newrank, int r)
@@ -51,21 +52,16 @@ int collsim_allreduce_rabenseifner(const void *sendbuf, void *recvbuf, int count
                                    const collsim_params *params)
 {
     int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     void *tmp = NULL;
     /* ranges [range_lo[l], range_hi[l]) held before reduce-scatter step l */
     int range_lo[32], range_hi[32];
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     if (count == 0)
         return MPI_SUCCESS;
 
-    collsim_copy(recvbuf, sendbuf, count, extent);
-    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    if (tmp == NULL)
-        return MPI_ERR_NO_MEM;
+    COLLSIM_CHECK(collsim_inplace_start(sendbuf, recvbuf, count, extent, params, &tmp));
 
     const int pof2 = collsim_pow2_floor(size);
     const int r = size - pof2;
@@ -110,27 +106,16 @@ int collsim_allreduce_rabenseifner(const void *sendbuf, void *recvbuf, int count
         }
         for (int level = levels - 1; level >= 0; level--) {
             const int partner = real_rank(newrank ^ (1 << level), r);
-            const int kept_lower = (newrank & (1 << level)) == 0;
-            const int other_lo = kept_lower ? hi : range_lo[level];
-            const int other_hi = kept_lower ? range_hi[level] : lo;
-            COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(recvbuf, extent, lo), hi - lo, datatype,
-                                       partner, COLLSIM_TAG_ALLREDUCE,
-                                       collsim_elem(recvbuf, extent, other_lo),
-                                       other_hi - other_lo, datatype, partner,
-                                       COLLSIM_TAG_ALLREDUCE, comm, MPI_STATUS_IGNORE));
-            lo = range_lo[level];
-            hi = range_hi[level];
+            COLLSIM_CHECK(collsim_doubling_step(recvbuf, &lo, &hi, range_lo[level],
+                                                range_hi[level], (newrank & (1 << level)) == 0,
+                                                COLLSIM_DOUBLING_EXCHANGE, partner, datatype, comm,
+                                                COLLSIM_TAG_ALLREDUCE));
         }
     }
 
-    if (rank < 2 * r) {
-        if (rank % 2 == 0)
-            COLLSIM_CHECK(MPI_Send(recvbuf, count, datatype, rank + 1, COLLSIM_TAG_ALLREDUCE,
-                                   comm));
-        else
-            COLLSIM_CHECK(MPI_Recv(recvbuf, count, datatype, rank - 1, COLLSIM_TAG_ALLREDUCE,
-                                   comm, MPI_STATUS_IGNORE));
-    }
+    /* the even rank of a pair took part: it hands the result to the odd one */
+    COLLSIM_CHECK(collsim_pow2_unfold(recvbuf, count, datatype, rank, r, 0, comm,
+                                      COLLSIM_TAG_ALLREDUCE));
 
 cleanup:
     collsim_buffer_free(tmp, params);

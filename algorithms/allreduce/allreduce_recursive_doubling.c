@@ -24,7 +24,9 @@
  *            (seed 001 counts the non-power-of-two overhead as one message;
  *            the pre-step and post-step each take one)
  */
+#include "common/blocks.h"
 #include "common/internal.h"
+#include "common/workspace.h"
 
 /* Real rank of the process with new number newrank. */
 static int real_rank(int newrank, int r)
@@ -37,19 +39,14 @@ int collsim_allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, int
                                          const collsim_params *params)
 {
     int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     void *tmp = NULL;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     if (count == 0)
         return MPI_SUCCESS;
 
-    collsim_copy(recvbuf, sendbuf, count, extent);
-    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    if (tmp == NULL)
-        return MPI_ERR_NO_MEM;
+    COLLSIM_CHECK(collsim_inplace_start(sendbuf, recvbuf, count, extent, params, &tmp));
 
     const int pof2 = collsim_pow2_floor(size);
     const int r = size - pof2;
@@ -86,14 +83,9 @@ int collsim_allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, int
         }
     }
 
-    if (rank < 2 * r) {
-        if (rank % 2 == 1)
-            COLLSIM_CHECK(MPI_Send(recvbuf, count, datatype, rank - 1, COLLSIM_TAG_ALLREDUCE,
-                                   comm));
-        else
-            COLLSIM_CHECK(MPI_Recv(recvbuf, count, datatype, rank + 1, COLLSIM_TAG_ALLREDUCE,
-                                   comm, MPI_STATUS_IGNORE));
-    }
+    /* the odd rank of a pair took part: it hands the result to the even one */
+    COLLSIM_CHECK(collsim_pow2_unfold(recvbuf, count, datatype, rank, r, 1, comm,
+                                      COLLSIM_TAG_ALLREDUCE));
 
 cleanup:
     collsim_buffer_free(tmp, params);

@@ -22,17 +22,16 @@
  *            with n/p the largest block when p does not divide the count
  */
 #include "common/internal.h"
+#include "common/workspace.h"
 
 int collsim_allreduce_ring(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm, const collsim_params *params)
 {
     int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     void *tmp = NULL;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     if (count == 0)
         return MPI_SUCCESS;
 

@@ -21,18 +21,12 @@
 int collsim_bcast_concurrent_binary(void *buffer, int count, MPI_Datatype datatype, int root,
                                     MPI_Comm comm, const collsim_params *params)
 {
-    int rc = MPI_SUCCESS, rank, size, nchildren = 0, parent = 0, children[2];
+    int rc = MPI_SUCCESS, rank, size, parent, children[2];
     (void)params;
     COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
     COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    const int v = (rank - root + size) % size;
-    int level_size = 1; /* 2^L for v's level L */
-    while (2 * level_size - 1 <= v)
-        level_size *= 2;
-    for (int i = 1; i <= 2 && v + level_size * i < size; i++)
-        children[nchildren++] = v + level_size * i;
-    if (v > 0) /* v's offset in its level, modulo the parent level's width */
-        parent = level_size / 2 - 1 + (v - (level_size - 1)) % (level_size / 2);
+    const int nchildren =
+        collsim_generic_binary_tree((rank - root + size) % size, size, &parent, children);
     return collsim_generic_tree_bcast(buffer, count, datatype, root, comm, parent, children,
                                       nchildren);
 cleanup:

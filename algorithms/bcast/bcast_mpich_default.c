@@ -21,13 +21,10 @@
 int collsim_bcast_mpich_default(void *buffer, int count, MPI_Datatype datatype, int root,
                                 MPI_Comm comm, const collsim_params *params)
 {
-    collsim_native_call call;
-    const collsim_native_entry *entry;
-    int rc = collsim_native_call_from_mpi(COLLSIM_BCAST, comm, count, datatype, MPI_OP_NULL, &call);
+    const collsim_algorithm *target;
+    int rc = collsim_native_dispatch(COLLSIM_NATIVE_MPICH, COLLSIM_BCAST, comm, count,
+                                     datatype, MPI_OP_NULL, &target, NULL);
     if (rc != MPI_SUCCESS)
         return rc;
-    const collsim_algorithm *target = collsim_native_target(COLLSIM_NATIVE_MPICH, &call, &entry);
-    if (target == NULL)
-        return MPI_ERR_UNSUPPORTED_OPERATION;
     return target->fn.bcast(buffer, count, datatype, root, comm, params);
 }

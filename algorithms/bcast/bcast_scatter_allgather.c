@@ -22,39 +22,29 @@
  *            + (p - 1)(alpha + n/p beta)        (allgather)
  */
 #include "common/internal.h"
+#include "common/scatter.h"
 
-int collsim_bcast_scatter_allgather(void *buffer, int count, MPI_Datatype datatype, int root,
-                                    MPI_Comm comm, const collsim_params *params)
+/* p - 1 ring steps: in step s, v sends chunk (v - s + 1) mod p to v + 1 and
+ * receives chunk (v - s) mod p from v - 1. */
+static int ring_allgather(void *buffer, int count, int c, MPI_Datatype datatype, MPI_Aint extent,
+                          int v, int root, int rank, int size, MPI_Comm comm)
 {
-    int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint lb, extent;
-    (void)params;
-
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
-    if (count == 0 || size == 1)
-        return MPI_SUCCESS;
-
-    const int c = (count + size - 1) / size;
-    const int v = (rank - root + size) % size;
-
-    COLLSIM_CHECK(collsim_binomial_scatter(buffer, count, datatype, extent, root, rank, size,
-                                           comm));
-
-    /* allgather around the ring */
+    int rc = MPI_SUCCESS;
     const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    (void)root;
     for (int step = 1; step < size; step++) {
         const int out = (v - step + 1 + size) % size, in = (v - step + size) % size;
-        int out_offset, in_offset;
-        const int out_n = collsim_chunk_span(count, c, out, out + 1, &out_offset);
-        const int in_n = collsim_chunk_span(count, c, in, in + 1, &in_offset);
-        COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(buffer, extent, out_offset), out_n, datatype,
-                                   right, COLLSIM_TAG_BCAST, collsim_elem(buffer, extent, in_offset),
-                                   in_n, datatype, left, COLLSIM_TAG_BCAST, comm,
-                                   MPI_STATUS_IGNORE));
+        COLLSIM_CHECK(collsim_chunk_exchange(buffer, count, c, datatype, extent, out, out + 1,
+                                             right, in, in + 1, left, comm));
     }
 
 cleanup:
     return rc;
+}
+
+int collsim_bcast_scatter_allgather(void *buffer, int count, MPI_Datatype datatype, int root,
+                                    MPI_Comm comm, const collsim_params *params)
+{
+    (void)params;
+    return collsim_scatter_allgather_bcast(buffer, count, datatype, root, comm, ring_allgather);
 }

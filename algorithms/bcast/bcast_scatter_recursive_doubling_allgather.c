@@ -25,42 +25,34 @@
  *            + lg p alpha + (p-1)/p n beta  (allgather)
  */
 #include "common/internal.h"
+#include "common/scatter.h"
+
+/* lg p steps; in the step of distance m, v exchanges the chunks of its
+ * aligned group of m ranks for those of its partner v xor m. */
+static int recursive_doubling_allgather(void *buffer, int count, int c, MPI_Datatype datatype,
+                                        MPI_Aint extent, int v, int root, int rank, int size,
+                                        MPI_Comm comm)
+{
+    int rc = MPI_SUCCESS;
+    (void)rank;
+    for (int m = 1; m < size; m <<= 1) {
+        const int partner = v ^ m;
+        const int mine = v & ~(m - 1), theirs = partner & ~(m - 1);
+        const int peer = (partner + root) % size;
+        COLLSIM_CHECK(collsim_chunk_exchange(buffer, count, c, datatype, extent, mine, mine + m,
+                                             peer, theirs, theirs + m, peer, comm));
+    }
+
+cleanup:
+    return rc;
+}
 
 int collsim_bcast_scatter_recursive_doubling_allgather(void *buffer, int count,
                                                        MPI_Datatype datatype, int root,
                                                        MPI_Comm comm,
                                                        const collsim_params *params)
 {
-    int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint lb, extent;
     (void)params;
-
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
-    if (count == 0 || size == 1)
-        return MPI_SUCCESS;
-
-    const int c = (count + size - 1) / size;
-    const int v = (rank - root + size) % size;
-
-    COLLSIM_CHECK(collsim_binomial_scatter(buffer, count, datatype, extent, root, rank, size,
-                                           comm));
-
-    /* allgather by recursive doubling over aligned groups of chunks */
-    for (int m = 1; m < size; m <<= 1) {
-        const int partner = v ^ m;
-        const int mine = v & ~(m - 1), theirs = partner & ~(m - 1);
-        int out_offset, in_offset;
-        const int out_n = collsim_chunk_span(count, c, mine, mine + m, &out_offset);
-        const int in_n = collsim_chunk_span(count, c, theirs, theirs + m, &in_offset);
-        COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(buffer, extent, out_offset), out_n, datatype,
-                                   (partner + root) % size, COLLSIM_TAG_BCAST,
-                                   collsim_elem(buffer, extent, in_offset), in_n, datatype,
-                                   (partner + root) % size, COLLSIM_TAG_BCAST, comm,
-                                   MPI_STATUS_IGNORE));
-    }
-
-cleanup:
-    return rc;
+    return collsim_scatter_allgather_bcast(buffer, count, datatype, root, comm,
+                                           recursive_doubling_allgather);
 }

@@ -1,6 +1,7 @@
 /*
- * blocks.c: layout and reduce-scatter of the binary blocks algorithms (see
- * blocks.h for the scheme).
+ * blocks.c: recursive vector halving and doubling, the unfolding of a
+ * power-of-two fold, and the layout and reduce-scatter of the binary blocks
+ * algorithms (see blocks.h for the scheme).
  */
 #include "blocks.h"
 #include "internal.h"
@@ -35,6 +36,47 @@ int collsim_halving_step(void *acc, void *tmp, int *lo, int *hi, int keep_lower,
 
 cleanup:
     return rc;
+}
+
+/* Used by the allgather of allreduce rabenseifner and binary_blocks
+ * (exchange) and by the gather of reduce rabenseifner and binary_blocks. */
+int collsim_doubling_step(void *acc, int *lo, int *hi, int outer_lo, int outer_hi, int kept_lower,
+                          collsim_doubling_role role, int partner, MPI_Datatype datatype,
+                          MPI_Comm comm, int tag)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Aint lb, extent;
+    /* the partner holds the other half of [outer_lo, outer_hi) */
+    const int other_lo = kept_lower ? *hi : outer_lo;
+    const int other_hi = kept_lower ? outer_hi : *lo;
+
+    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    if (role == COLLSIM_DOUBLING_SEND)
+        return MPI_Send(collsim_elem(acc, extent, *lo), *hi - *lo, datatype, partner, tag, comm);
+    if (role == COLLSIM_DOUBLING_EXCHANGE)
+        COLLSIM_CHECK(MPI_Sendrecv(collsim_elem(acc, extent, *lo), *hi - *lo, datatype, partner,
+                                   tag, collsim_elem(acc, extent, other_lo), other_hi - other_lo,
+                                   datatype, partner, tag, comm, MPI_STATUS_IGNORE));
+    else
+        COLLSIM_CHECK(MPI_Recv(collsim_elem(acc, extent, other_lo), other_hi - other_lo,
+                               datatype, partner, tag, comm, MPI_STATUS_IGNORE));
+    *lo = outer_lo;
+    *hi = outer_hi;
+
+cleanup:
+    return rc;
+}
+
+/* Used by allreduce recursive_doubling (the odd rank of a pair takes part)
+ * and rabenseifner (the even one). */
+int collsim_pow2_unfold(void *buf, int count, MPI_Datatype datatype, int rank, int r,
+                        int kept_parity, MPI_Comm comm, int tag)
+{
+    if (rank >= 2 * r)
+        return MPI_SUCCESS;
+    if (rank % 2 == kept_parity)
+        return MPI_Send(buf, count, datatype, rank ^ 1, tag, comm);
+    return MPI_Recv(buf, count, datatype, rank ^ 1, tag, comm, MPI_STATUS_IGNORE);
 }
 
 void collsim_blocks_layout(int size, int rank, collsim_blocks *blocks)

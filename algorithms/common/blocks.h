@@ -1,7 +1,9 @@
 /*
- * blocks.h: recursive vector halving (one step, shared by the rabenseifner
- * and binary_blocks algorithms) and the binary blocks of seed 001 sec. 2.6,
- * shared by reduce_binary_blocks.c and allreduce_binary_blocks.c.
+ * blocks.h: recursive vector halving and doubling (one step each, shared by
+ * the rabenseifner and binary_blocks algorithms), the unfolding after a fold
+ * to a power of two (recursive_doubling, rabenseifner), and the binary
+ * blocks of seed 001 sec. 2.6, shared by reduce_binary_blocks.c and
+ * allreduce_binary_blocks.c.
  *
  * p is cut into blocks by its binary representation, largest first:
  * p = 2^k0 + 2^k1 + ... with k0 > k1 > ..., block 0 holding ranks
@@ -51,6 +53,30 @@ extern "C" {
 int collsim_halving_step(void *acc, void *tmp, int *lo, int *hi, int keep_lower, int partner,
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int tag,
                          const collsim_params *params);
+
+/* What a rank does in one step of recursive vector doubling. */
+typedef enum collsim_doubling_role {
+    COLLSIM_DOUBLING_EXCHANGE, /* allgather: send its half, receive the other */
+    COLLSIM_DOUBLING_RECEIVE,  /* gather: receive the other half */
+    COLLSIM_DOUBLING_SEND      /* gather: send its half, and be done */
+} collsim_doubling_role;
+
+/* One step of recursive vector doubling, the reverse of a halving step:
+ * this rank holds acc[*lo, *hi), the half of [outer_lo, outer_hi) it kept
+ * (the lower one when kept_lower), and exchanges halves with partner, or
+ * only receives or only sends, as role says.  Where it receives, [*lo, *hi)
+ * becomes [outer_lo, outer_hi).  Returns an MPI error code. */
+int collsim_doubling_step(void *acc, int *lo, int *hi, int outer_lo, int outer_hi, int kept_lower,
+                          collsim_doubling_role role, int partner, MPI_Datatype datatype,
+                          MPI_Comm comm, int tag);
+
+/* The last step of the allreduces that fold p ranks onto the largest power
+ * of two 2^k <= p, r = p - 2^k: of each of the pairs (2i, 2i + 1), i < r, the
+ * rank that took part in the power-of-two phase (the one whose rank % 2 is
+ * kept_parity) sends the count elements of buf to the other, which receives
+ * them into buf.  Other ranks do nothing.  Returns an MPI error code. */
+int collsim_pow2_unfold(void *buf, int count, MPI_Datatype datatype, int rank, int r,
+                        int kept_parity, MPI_Comm comm, int tag);
 
 typedef struct collsim_blocks {
     int nblocks;

@@ -6,6 +6,22 @@
 
 #include "internal.h"
 
+int collsim_generic_binary_tree(int v, int size, int *parent, int children[2])
+{
+    int nchildren = 0, level_size = 1; /* 2^L for v's level L */
+    while (2 * level_size - 1 <= v)
+        level_size *= 2;
+    for (int i = 1; i <= 2 && v + level_size * i < size; i++)
+        children[nchildren++] = v + level_size * i;
+    *parent = 0;
+    if (v > 0) {
+        const int first = level_size - 1; /* the first rank of v's level */
+        const int offset = v - first;     /* the parent's level starts at level_size/2 - 1 */
+        *parent = level_size / 2 - 1 + offset % (level_size / 2);
+    }
+    return nchildren;
+}
+
 int collsim_generic_tree_bcast(void *buffer, int count, MPI_Datatype datatype, int root,
                                MPI_Comm comm, int parent, const int *children, int nchildren)
 {

@@ -12,6 +12,14 @@
 /* The most children a tree of these algorithms gives a rank. */
 #define COLLSIM_GENERIC_TREE_MAX_CHILDREN 96
 
+/* Open MPI's binary tree (ompi_coll_base_topo_build_tree(2)) seen from the
+ * relative rank v of size ranks, in level order: v on level L =
+ * floor(lg(v + 1)) has the children v + 2^L and v + 2^(L+1) below size (written
+ * to children[0..1]; returned: how many) and, for v > 0, the parent whose
+ * children it is (*parent; 0 for v = 0).  Used by bcast_concurrent_binary.c
+ * and reduce_overlapped_binary.c. */
+int collsim_generic_binary_tree(int v, int size, int *parent, int children[2]);
+
 /* Broadcast: receive from parent (v != 0), then send to all children at once
  * (one MPI_Isend each, then MPI_Waitall). */
 int collsim_generic_tree_bcast(void *buffer, int count, MPI_Datatype datatype, int root,

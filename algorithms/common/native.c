@@ -420,3 +420,23 @@ const collsim_algorithm *collsim_native_target(collsim_native_library library,
         return NULL;
     return target;
 }
+
+/* The opening of the six selector algorithms (allreduce, reduce and bcast
+ * *_mpich_default and *_openmpi_default): reads the call from its MPI
+ * arguments and finds the registry entry the library runs for it. */
+int collsim_native_dispatch(collsim_native_library library, collsim_collective collective,
+                            MPI_Comm comm, int count, MPI_Datatype datatype, MPI_Op op,
+                            const collsim_algorithm **target, const collsim_native_entry **entry)
+{
+    collsim_native_call call;
+    const collsim_native_entry *chosen = NULL;
+    *target = NULL;
+    int rc = collsim_native_call_from_mpi(collective, comm, count, datatype, op, &call);
+    if (rc == MPI_SUCCESS)
+        *target = collsim_native_target(library, &call, &chosen);
+    if (entry != NULL)
+        *entry = chosen;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return *target == NULL ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_SUCCESS;
+}

@@ -83,4 +83,14 @@ const collsim_algorithm *collsim_native_target(collsim_native_library library,
                                                const collsim_native_call *call,
                                                const collsim_native_entry **entry);
 
+/* What a selector algorithm (*_mpich_default, *_openmpi_default) runs for a
+ * call given by its MPI arguments (op MPI_OP_NULL for bcast): MPI_SUCCESS with
+ * *target set; MPI_ERR_UNSUPPORTED_OPERATION when collsim lacks the library's
+ * choice (*entry set: Open MPI's allreduce "nonoverlapping" is run by its
+ * caller); or the MPI error of reading the arguments (*entry NULL).  entry
+ * may be NULL. */
+int collsim_native_dispatch(collsim_native_library library, collsim_collective collective,
+                            MPI_Comm comm, int count, MPI_Datatype datatype, MPI_Op op,
+                            const collsim_algorithm **target, const collsim_native_entry **entry);
+
 #endif

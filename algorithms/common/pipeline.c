@@ -27,6 +27,7 @@
  * binary tree about 2 (h + B - 1)(alpha + n/B beta + n/B gamma).
  */
 #include "pipeline.h"
+#include "workspace.h"
 
 #include "internal.h"
 
@@ -149,13 +150,11 @@ int collsim_reduce_along_tree(const void *sendbuf, void *recvbuf, int count,
                               const collsim_params *params, collsim_tree_kind kind, int segmented)
 {
     int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     void *scratch = NULL;
     collsim_tree_node node;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     if (count == 0)
         return MPI_SUCCESS;
     if (collsim_tree_build(kind, rank, size, root, &node) != 0)
@@ -190,12 +189,10 @@ int collsim_bcast_along_tree(void *buffer, int count, MPI_Datatype datatype, int
                              int segmented)
 {
     int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     collsim_tree_node node;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     if (count == 0)
         return MPI_SUCCESS;
     if (collsim_tree_build(kind, rank, size, root, &node) != 0)
@@ -212,12 +209,10 @@ int collsim_allreduce_along_in_order_tree(const void *sendbuf, void *recvbuf, in
                                           const collsim_params *params, int segmented)
 {
     int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     collsim_tree_node node;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     if (count == 0)
         return MPI_SUCCESS;
     if (collsim_tree_build(COLLSIM_TREE_IN_ORDER_BINARY, rank, size, 0, &node) != 0)

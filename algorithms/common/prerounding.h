@@ -62,4 +62,15 @@ int collsim_preround_prepare(const void *sendbuf, int count, MPI_Datatype dataty
 void collsim_preround_finish(const double *level_sums, int count, MPI_Datatype datatype,
                              void *out);
 
+/* Steps 1 to 4 of the pre-rounded algorithm of collective coll (allreduce,
+ * or reduce to root; root is ignored for the allreduce) with MPI_SUM:
+ * the bound, the split, the exact sum of the parts by the inner algorithm,
+ * and the rounding of the level sums on every rank (allreduce) or the root
+ * (reduce).  MPI_ERR_ARG when its algorithms are not valid on comm (collbench
+ * checks this first).  Returns an MPI error code.  Used by
+ * allreduce_prerounded.c and reduce_prerounded.c (common/prerounded.c). */
+int collsim_preround_run(collsim_collective coll, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype datatype, int root, MPI_Comm comm,
+                         const collsim_params *params);
+
 #endif

@@ -35,28 +35,22 @@
  */
 #include "common/blocks.h"
 #include "common/internal.h"
+#include "common/workspace.h"
 
 int collsim_reduce_binary_blocks(const void *sendbuf, void *recvbuf, int count,
                                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                                  const collsim_params *params)
 {
     int rc = MPI_SUCCESS, rank, size, lo, hi;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     void *acc = NULL, *tmp = NULL;
     collsim_blocks blocks;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     if (count == 0)
         return MPI_SUCCESS;
 
-    acc = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    if (acc == NULL || tmp == NULL) {
-        rc = MPI_ERR_NO_MEM;
-        goto cleanup;
-    }
+    COLLSIM_CHECK(collsim_buffer_pair(count, extent, params, &acc, &tmp));
     collsim_copy(acc, sendbuf, count, extent);
 
     collsim_blocks_layout(size, rank, &blocks);
@@ -87,20 +81,15 @@ int collsim_reduce_binary_blocks(const void *sendbuf, void *recvbuf, int count,
         const int mask = 1 << s;
         const int partner_local = local ^ mask;
         const int partner = (root_outside && partner_local == 0) ? root : partner_local;
-        if ((local ^ root_local) & mask) {
-            COLLSIM_CHECK(MPI_Send(collsim_elem(acc, extent, lo), hi - lo, datatype, partner,
-                                   COLLSIM_TAG_REDUCE, comm));
-            goto cleanup;
-        }
+        const int sends = ((local ^ root_local) & mask) != 0;
         int new_lo, new_hi;
         collsim_blocks_range(count, local, s, &new_lo, &new_hi);
-        const int kept_lower = (local & mask) == 0;
-        const int other_lo = kept_lower ? hi : new_lo;
-        const int other_hi = kept_lower ? new_hi : lo;
-        COLLSIM_CHECK(MPI_Recv(collsim_elem(acc, extent, other_lo), other_hi - other_lo,
-                               datatype, partner, COLLSIM_TAG_REDUCE, comm, MPI_STATUS_IGNORE));
-        lo = new_lo;
-        hi = new_hi;
+        COLLSIM_CHECK(collsim_doubling_step(
+            acc, &lo, &hi, new_lo, new_hi, (local & mask) == 0,
+            sends ? COLLSIM_DOUBLING_SEND : COLLSIM_DOUBLING_RECEIVE, partner, datatype, comm,
+            COLLSIM_TAG_REDUCE));
+        if (sends)
+            goto cleanup;
     }
     if (rank == root)
         collsim_copy(recvbuf, acc, count, extent);

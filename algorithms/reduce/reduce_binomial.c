@@ -27,29 +27,23 @@
  *            + [op not commutative and root != 0] (alpha + n beta)
  */
 #include "common/internal.h"
+#include "common/workspace.h"
 
 int collsim_reduce_binomial(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, int root, MPI_Comm comm, const collsim_params *params)
 {
     int rc = MPI_SUCCESS, rank, size, commutative;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     void *acc = NULL, *tmp = NULL;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     COLLSIM_CHECK(MPI_Op_commutative(op, &commutative));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
     if (count == 0)
         return MPI_SUCCESS;
 
     const int tree_root = commutative ? root : 0;
     const int vrank = (rank - tree_root + size) % size;
-    acc = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    if (acc == NULL || tmp == NULL) {
-        rc = MPI_ERR_NO_MEM;
-        goto cleanup;
-    }
+    COLLSIM_CHECK(collsim_buffer_pair(count, extent, params, &acc, &tmp));
     collsim_copy(acc, sendbuf, count, extent);
 
     for (int mask = 1; mask < size; mask <<= 1) {
@@ -62,11 +56,8 @@ int collsim_reduce_binomial(const void *sendbuf, void *recvbuf, int count, MPI_D
             int child = (vrank + mask + tree_root) % size;
             COLLSIM_CHECK(MPI_Recv(tmp, count, datatype, child, COLLSIM_TAG_REDUCE, comm,
                                    MPI_STATUS_IGNORE));
-            /* tmp = acc op tmp: the own partial is the left operand */
-            COLLSIM_CHECK(collsim_reduce_local(acc, tmp, count, datatype, op, params));
-            void *swap = acc;
-            acc = tmp;
-            tmp = swap;
+            /* acc = acc op tmp: the own partial is the left operand */
+            COLLSIM_CHECK(collsim_accumulate(&acc, &tmp, count, datatype, op, params));
         }
     }
 

@@ -43,6 +43,7 @@
  *            (alpha + n beta + n gamma) + C (seed 004 (8))
  */
 #include "common/internal.h"
+#include "common/workspace.h"
 
 int collsim_reduce_hierarchical(const void *sendbuf, void *recvbuf, int count,
                                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
@@ -114,10 +115,8 @@ int collsim_reduce_hierarchical(const void *sendbuf, void *recvbuf, int count,
     }
 
 cleanup:
-    if (inner_comm != MPI_COMM_NULL)
-        MPI_Comm_free(&inner_comm);
-    if (outer_comm != MPI_COMM_NULL)
-        MPI_Comm_free(&outer_comm);
+    collsim_comm_release(&inner_comm);
+    collsim_comm_release(&outer_comm);
     free(ranks);
     collsim_buffer_free(partial, params);
     collsim_buffer_free(scratch, params);

@@ -17,29 +17,23 @@
  * Cost:      (p - 1) (alpha + n beta + n gamma)
  */
 #include "common/internal.h"
+#include "common/workspace.h"
 
 int collsim_reduce_linear(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                           MPI_Op op, int root, MPI_Comm comm, const collsim_params *params)
 {
     int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     void *acc = NULL, *tmp = NULL;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     if (count == 0)
         return MPI_SUCCESS;
 
     if (rank != root)
         return MPI_Send(sendbuf, count, datatype, root, COLLSIM_TAG_REDUCE, comm);
 
-    acc = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    if (acc == NULL || tmp == NULL) {
-        rc = MPI_ERR_NO_MEM;
-        goto cleanup;
-    }
+    COLLSIM_CHECK(collsim_buffer_pair(count, extent, params, &acc, &tmp));
     if (root == 0)
         collsim_copy(acc, sendbuf, count, extent);
     else
@@ -52,11 +46,8 @@ int collsim_reduce_linear(const void *sendbuf, void *recvbuf, int count, MPI_Dat
         else
             COLLSIM_CHECK(MPI_Recv(tmp, count, datatype, src, COLLSIM_TAG_REDUCE, comm,
                                    MPI_STATUS_IGNORE));
-        /* tmp = acc op tmp: everything combined so far is the left operand */
-        COLLSIM_CHECK(collsim_reduce_local(acc, tmp, count, datatype, op, params));
-        void *swap = acc;
-        acc = tmp;
-        tmp = swap;
+        /* acc = acc op tmp: everything combined so far is the left operand */
+        COLLSIM_CHECK(collsim_accumulate(&acc, &tmp, count, datatype, op, params));
     }
     collsim_copy(recvbuf, acc, count, extent);
 

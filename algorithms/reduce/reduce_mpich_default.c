@@ -22,13 +22,10 @@ int collsim_reduce_mpich_default(const void *sendbuf, void *recvbuf, int count,
                                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                                  const collsim_params *params)
 {
-    collsim_native_call call;
-    const collsim_native_entry *entry;
-    int rc = collsim_native_call_from_mpi(COLLSIM_REDUCE, comm, count, datatype, op, &call);
+    const collsim_algorithm *target;
+    int rc = collsim_native_dispatch(COLLSIM_NATIVE_MPICH, COLLSIM_REDUCE, comm, count,
+                                     datatype, op, &target, NULL);
     if (rc != MPI_SUCCESS)
         return rc;
-    const collsim_algorithm *target = collsim_native_target(COLLSIM_NATIVE_MPICH, &call, &entry);
-    if (target == NULL)
-        return MPI_ERR_UNSUPPORTED_OPERATION;
     return target->fn.reduce(sendbuf, recvbuf, count, datatype, op, root, comm, params);
 }

@@ -37,34 +37,26 @@
  *            n beta + n gamma)), C the sub-communicators (see the model)
  */
 #include "common/internal.h"
+#include "common/workspace.h"
 
 int collsim_reduce_node_aware(const void *sendbuf, void *recvbuf, int count,
                               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                               const collsim_params *params)
 {
     int rc = MPI_SUCCESS, rank, size, type_size;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     collsim_nodes nodes = {MPI_COMM_NULL, MPI_COMM_NULL, 0, 0, 0, -1, 0, 0, 0, 0};
     void *partial = NULL, *from_nodes = NULL;
     collsim_params sub;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     COLLSIM_CHECK(MPI_Type_size(datatype, &type_size));
     if (count == 0)
         return MPI_SUCCESS;
-    memset(&sub, 0, sizeof sub);
-    sub.gamma_s_per_byte = params->gamma_s_per_byte;
-    sub.timing_only = params->timing_only;
+    collsim_plain_params(params, &sub);
     const long long bytes = (long long)count * type_size;
 
-    partial = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    from_nodes = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    if (partial == NULL || from_nodes == NULL) {
-        rc = MPI_ERR_NO_MEM;
-        goto cleanup;
-    }
+    COLLSIM_CHECK(collsim_buffer_pair(count, extent, params, &partial, &from_nodes));
     COLLSIM_CHECK(collsim_node_split(comm, root, params->node_size, &nodes));
     const int on_root_node = nodes.root_in_node >= 0;
 

@@ -23,20 +23,11 @@ int collsim_reduce_overlapped_binary(const void *sendbuf, void *recvbuf, int cou
                                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                                      const collsim_params *params)
 {
-    int rc = MPI_SUCCESS, rank, size, nchildren = 0, parent = 0, children[2];
+    int rc = MPI_SUCCESS, rank, size, parent, children[2];
     COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
     COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    const int v = (rank - root + size) % size;
-    int level_size = 1; /* 2^L for v's level L */
-    while (2 * level_size - 1 <= v)
-        level_size *= 2;
-    for (int i = 1; i <= 2 && v + level_size * i < size; i++)
-        children[nchildren++] = v + level_size * i;
-    if (v > 0) {
-        const int first = level_size - 1; /* the first rank of v's level */
-        const int offset = v - first;     /* the parent's level starts at level_size/2 - 1 */
-        parent = level_size / 2 - 1 + offset % (level_size / 2);
-    }
+    const int nchildren =
+        collsim_generic_binary_tree((rank - root + size) % size, size, &parent, children);
     return collsim_generic_tree_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, parent,
                                        children, nchildren, params);
 cleanup:

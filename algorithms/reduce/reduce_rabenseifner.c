@@ -37,6 +37,7 @@
  */
 #include "common/blocks.h"
 #include "common/internal.h"
+#include "common/workspace.h"
 
 /* Real rank of the process with new number newrank; keeper[i] is the rank of
  * pair i that goes on. */
@@ -52,23 +53,16 @@ int collsim_reduce_rabenseifner(const void *sendbuf, void *recvbuf, int count,
                                 const collsim_params *params)
 {
     int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     void *acc = NULL, *tmp = NULL;
     /* ranges [range_lo[l], range_hi[l]) held before reduce-scatter step l */
     int range_lo[32], range_hi[32];
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     if (count == 0)
         return MPI_SUCCESS;
 
-    acc = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    tmp = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
-    if (acc == NULL || tmp == NULL) {
-        rc = MPI_ERR_NO_MEM;
-        goto cleanup;
-    }
+    COLLSIM_CHECK(collsim_buffer_pair(count, extent, params, &acc, &tmp));
     collsim_copy(acc, sendbuf, count, extent);
 
     const int pof2 = collsim_pow2_floor(size);
@@ -124,19 +118,14 @@ int collsim_reduce_rabenseifner(const void *sendbuf, void *recvbuf, int count,
         for (int level = levels - 1; level >= 0; level--) {
             const int mask = 1 << level;
             const int partner = real_rank(newrank ^ mask, r, root);
-            if ((newrank ^ root_new) & mask) {
-                COLLSIM_CHECK(MPI_Send(collsim_elem(acc, extent, lo), hi - lo, datatype, partner,
-                                       COLLSIM_TAG_REDUCE, comm));
+            /* of each pair the rank that agrees with the root in this bit receives */
+            const int sends = ((newrank ^ root_new) & mask) != 0;
+            COLLSIM_CHECK(collsim_doubling_step(
+                acc, &lo, &hi, range_lo[level], range_hi[level], (newrank & mask) == 0,
+                sends ? COLLSIM_DOUBLING_SEND : COLLSIM_DOUBLING_RECEIVE, partner, datatype, comm,
+                COLLSIM_TAG_REDUCE));
+            if (sends)
                 break;
-            }
-            const int kept_lower = (newrank & mask) == 0;
-            const int other_lo = kept_lower ? hi : range_lo[level];
-            const int other_hi = kept_lower ? range_hi[level] : lo;
-            COLLSIM_CHECK(MPI_Recv(collsim_elem(acc, extent, other_lo), other_hi - other_lo,
-                                   datatype, partner, COLLSIM_TAG_REDUCE, comm,
-                                   MPI_STATUS_IGNORE));
-            lo = range_lo[level];
-            hi = range_hi[level];
         }
         if (rank == root)
             collsim_copy(recvbuf, acc, count, extent);

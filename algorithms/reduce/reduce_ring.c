@@ -25,28 +25,22 @@
  *            - (n(beta + beta_uni) + n gamma)/p)
  */
 #include "common/internal.h"
+#include "common/workspace.h"
 
 int collsim_reduce_ring(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                         MPI_Op op, int root, MPI_Comm comm, const collsim_params *params)
 {
     int rc = MPI_SUCCESS, rank, size;
-    MPI_Aint lb, extent;
+    MPI_Aint extent;
     void *acc = NULL, *tmp = NULL;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
     if (count == 0)
         return MPI_SUCCESS;
 
     const int mine = collsim_block_count(count, size, rank);
     const int my_offset = collsim_block_offset(count, size, rank);
-    acc = collsim_buffer_alloc((size_t)(mine > 0 ? mine : 1) * (size_t)extent, params);
-    tmp = collsim_buffer_alloc((size_t)(mine > 0 ? mine : 1) * (size_t)extent, params);
-    if (acc == NULL || tmp == NULL) {
-        rc = MPI_ERR_NO_MEM;
-        goto cleanup;
-    }
+    COLLSIM_CHECK(collsim_buffer_pair(mine > 0 ? mine : 1, extent, params, &acc, &tmp));
     collsim_copy(acc, collsim_elem((void *)sendbuf, extent, my_offset), mine, extent);
 
     for (int step = 1; step < size; step++) {

@@ -1,0 +1,35 @@
+/*
+ * scatter.h: the engine of the scatter + allgather broadcasts and their
+ * allgather step (common/scatter.c; its chunk span and binomial scatter are
+ * declared in internal.h).
+ */
+#ifndef COLLSIM_SCATTER_H
+#define COLLSIM_SCATTER_H
+
+#include "../collsim.h"
+
+/* One allgather step over the chunks of c elements of buffer (count
+ * elements): sends chunks [out_first, out_last) to rank dst while receiving
+ * chunks [in_first, in_last) from rank src (one MPI_Sendrecv).  Used by
+ * bcast_scatter_allgather.c (one chunk around the ring) and
+ * bcast_scatter_recursive_doubling_allgather.c (aligned groups of chunks).
+ * Returns an MPI error code. */
+int collsim_chunk_exchange(void *buffer, int count, int c, MPI_Datatype datatype,
+                           MPI_Aint extent, int out_first, int out_last, int dst, int in_first,
+                           int in_last, int src, MPI_Comm comm);
+
+/* The allgather half of a scatter + allgather broadcast: on entry the rank
+ * of relative number v = (rank - root) mod size holds chunk v (chunks of c
+ * elements of buffer, count elements); on return every rank holds them all.
+ * Returns an MPI error code. */
+typedef int collsim_chunk_allgather_fn(void *buffer, int count, int c, MPI_Datatype datatype,
+                                       MPI_Aint extent, int v, int root, int rank, int size,
+                                       MPI_Comm comm);
+
+/* Broadcast as a binomial scatter of count / size chunks followed by
+ * allgather: the engine of bcast_scatter_allgather.c (a ring) and
+ * bcast_scatter_recursive_doubling_allgather.c.  Returns an MPI error code. */
+int collsim_scatter_allgather_bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                                    MPI_Comm comm, collsim_chunk_allgather_fn *allgather);
+
+#endif /* COLLSIM_SCATTER_H */
