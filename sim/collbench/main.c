@@ -12,6 +12,7 @@
  */
 #include "check.h"
 #include "collsim.h"
+#include "common/hier.h"
 #include "common/native.h"
 #include "common/tree.h"
 #include "datagen.h"
@@ -237,10 +238,10 @@ static void library_version(char *buf, size_t len)
 }
 
 /* gamma from the command line, else from the platform's host property. */
-static double resolve_gamma(const options *opt)
+static double resolve_gamma(double given_s_per_byte)
 {
-    if (opt->gamma_s_per_byte >= 0.0)
-        return opt->gamma_s_per_byte;
+    if (given_s_per_byte >= 0.0)
+        return given_s_per_byte;
 #ifdef COLLSIM_SMPI
     const char *prop = sg_host_get_property_value(sg_host_self(), "gamma_s_per_byte");
     if (prop != NULL)
@@ -249,46 +250,64 @@ static double resolve_gamma(const options *opt)
     return 0.0;
 }
 
+/* --list: the registry; with json, one JSON object per entry holding what
+ * the C side decides and the Python side reads instead of deciding again:
+ * the restrictions (names, and under "requires" the requirement each sets
+ * with the sentence a violation gets), the parameters read (and under
+ * "takes_no" the sentence for each other one), and a composite algorithm's
+ * default inner and outer algorithms. */
 static void print_registry(int json)
 {
-    size_t n;
+    size_t n, nrestrictions, nparameters;
     const collsim_algorithm *reg = collsim_registry(&n);
+    const collsim_restriction *rules = collsim_restrictions(&nrestrictions);
+    const collsim_parameter *kinds = collsim_parameters(&nparameters);
     for (size_t i = 0; i < n; i++) {
         const collsim_algorithm *a = &reg[i];
-        if (json) {
-            printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"restrictions\": [",
-                   a->collective_name, a->name);
-            int first = 1;
-            if (a->restrictions & COLLSIM_RESTRICT_COMMUTATIVE) {
-                printf("\"commutative\"");
-                first = 0;
-            }
-            if (a->restrictions & COLLSIM_RESTRICT_POWER_OF_TWO) {
-                printf("%s\"power_of_two\"", first ? "" : ", ");
-                first = 0;
-            }
-            if (a->restrictions & COLLSIM_RESTRICT_FLOAT_SUM)
-                printf("%s\"float_sum\"", first ? "" : ", ");
-            static const struct {
-                unsigned flag;
-                const char *name;
-            } parameter_names[] = {{COLLSIM_PARAM_SEGMENTS, "segments"},
-                                   {COLLSIM_PARAM_GROUPS, "groups"},
-                                   {COLLSIM_PARAM_INNER_OUTER, "inner_outer"},
-                                   {COLLSIM_PARAM_NODE_SIZE, "node_size"},
-                                   {COLLSIM_PARAM_CONTRIBUTORS, "contributors"}};
-            printf("], \"parameters\": [");
-            first = 1;
-            for (size_t k = 0; k < sizeof parameter_names / sizeof parameter_names[0]; k++) {
-                if (a->parameters & parameter_names[k].flag) {
-                    printf("%s\"%s\"", first ? "" : ", ", parameter_names[k].name);
-                    first = 0;
-                }
-            }
-            printf("], \"summary\": \"%s\"}\n", a->summary);
-        } else {
+        if (!json) {
             printf("%-10s %-20s %s\n", a->collective_name, a->name, a->summary);
+            continue;
         }
+        printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"restrictions\": [",
+               a->collective_name, a->name);
+        const char *sep = "";
+        for (size_t k = 0; k < nrestrictions; k++) {
+            if (a->restrictions & rules[k].flag) {
+                printf("%s\"%s\"", sep, rules[k].name);
+                sep = ", ";
+            }
+        }
+        printf("], \"requires\": {");
+        sep = "";
+        for (size_t k = 0; k < nrestrictions; k++) {
+            if (a->restrictions & rules[k].flag) {
+                printf("%s\"%s\": \"%s\"", sep, rules[k].requirement, rules[k].sentence);
+                sep = ", ";
+            }
+        }
+        printf("}, \"parameters\": [");
+        sep = "";
+        for (size_t k = 0; k < nparameters; k++) {
+            if (a->parameters & kinds[k].flag) {
+                printf("%s\"%s\"", sep, kinds[k].name);
+                sep = ", ";
+            }
+        }
+        printf("], \"takes_no\": {");
+        sep = "";
+        for (size_t k = 0; k < nparameters; k++) {
+            if (!(a->parameters & kinds[k].flag)) {
+                printf("%s\"%s\": \"%s\"", sep, kinds[k].name, kinds[k].sentence);
+                sep = ", ";
+            }
+        }
+        printf("}, ");
+        const collsim_params none = {0};
+        const char *inner, *outer;
+        if (collsim_composite_names(a, &none, &inner, &outer) == 0)
+            printf("\"defaults\": {\"inner_algorithm\": \"%s\", \"outer_algorithm\": \"%s\"}, ",
+                   inner, outer);
+        printf("\"summary\": \"%s\"}\n", a->summary);
     }
 }
 
@@ -343,13 +362,17 @@ static int call_algorithm(const collsim_algorithm *alg, const void *sendbuf, voi
 typedef struct run_context {
     const options *opt;
     const collsim_algorithm *alg;
-    collsim_params params;
+    collsim_params *params; /* the command line's, finished by set_params */
     MPI_Comm world;     /* harness traffic: checks, timing reductions */
     MPI_Comm coll_comm; /* the algorithm's own communicator */
     sync_point sync;
     check_cache references; /* rank 0's references, reused across roots */
     int rank, size;
     char library[256];
+    /* a composite algorithm's levels and group count as it resolves them
+     * (NULL, 0: not composite), echoed in every row under "resolved" */
+    const char *inner_algorithm, *outer_algorithm;
+    int group_count;
 } run_context;
 
 /* Prints "key": number, or "key": null for an infinite number (no bound). */
@@ -403,7 +426,7 @@ static void print_row(const run_context *ctx, const check_case *c, long long byt
                       double time_s, const check_result *res)
 {
     const options *opt = ctx->opt;
-    const collsim_params *params = &ctx->params;
+    const collsim_params *params = ctx->params;
     printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", "
            "\"params\": {\"gamma_s_per_byte\": %.17g, \"segment_bytes\": %zu, "
            "\"block_count\": %d, \"alpha_over_beta_bytes\": %.17g, \"group_count\": %d, ",
@@ -412,9 +435,17 @@ static void print_row(const run_context *ctx, const check_case *c, long long byt
            params->group_count);
     print_json_string_or_null("inner_algorithm", params->inner_algorithm);
     print_json_string_or_null("outer_algorithm", params->outer_algorithm);
-    printf("\"node_size\": %d}, \"np\": %d, \"contributors\": %d, \"bytes\": %lld, "
+    printf("\"node_size\": %d}, ", params->node_size);
+    if (ctx->inner_algorithm != NULL) {
+        printf("\"resolved\": {");
+        if (ctx->group_count > 0)
+            printf("\"group_count\": %d, ", ctx->group_count);
+        printf("\"inner_algorithm\": \"%s\", \"outer_algorithm\": \"%s\"}, ",
+               ctx->inner_algorithm, ctx->outer_algorithm);
+    }
+    printf("\"np\": %d, \"contributors\": %d, \"bytes\": %lld, "
            "\"count\": %d, \"dtype\": \"%s\", ",
-           params->node_size, ctx->size, c->contributors, bytes, c->count,
+           ctx->size, c->contributors, bytes, c->count,
            dtype_names[c->dtype]);
     if (c->kind == CHECK_BCAST)
         printf("\"op\": null, ");
@@ -479,8 +510,8 @@ static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long l
     const int esize = dtype_size(c->dtype);
     const size_t nbytes = (size_t)c->count * esize;
     /* contributors the algorithm does not read itself are summed here first */
-    const int folded = c->contributors > 1 && ctx->params.contributors <= 1;
-    const collsim_params *params = &ctx->params;
+    const int folded = c->contributors > 1 && ctx->params->contributors <= 1;
+    const collsim_params *params = ctx->params;
     char *sendbuf = collsim_buffer_alloc(nbytes * (size_t)c->contributors, params);
     char *recvbuf = collsim_buffer_alloc(nbytes, params);
     char *local = folded ? collsim_buffer_alloc(nbytes, params) : NULL;
@@ -513,12 +544,12 @@ static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long l
         const void *input = sendbuf;
         if (folded) {
             rc = fold_contributors(sendbuf, local, c->count, c->contributors, dtype_mpi(c->dtype),
-                                   esize, op, &ctx->params);
+                                   esize, op, ctx->params);
             input = local;
         }
         if (rc == MPI_SUCCESS)
             rc = call_algorithm(ctx->alg, input, recvbuf, c->count, dtype_mpi(c->dtype), op,
-                                c->root, ctx->coll_comm, &ctx->params);
+                                c->root, ctx->coll_comm, ctx->params);
         double end = MPI_Wtime();
 
         int failed = rc != MPI_SUCCESS, any_failed = 0;
@@ -570,22 +601,23 @@ static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long l
     return status;
 }
 
-static void set_params(run_context *ctx, const options *opt)
+/* The parameters the algorithm gets: the command line's, parsed into
+ * opt->params, finished in place (gamma resolved; the contributors only for
+ * the algorithms that read them, the harness folds for the rest); and what a
+ * composite algorithm resolves its defaults to, for the rows. */
+static void set_params(run_context *ctx, options *opt)
 {
-    ctx->params.gamma_s_per_byte = resolve_gamma(opt);
-    ctx->params.segment_bytes = (size_t)opt->segment_bytes;
-    ctx->params.block_count = opt->block_count;
-    ctx->params.alpha_over_beta_bytes = opt->alpha_over_beta_bytes;
-    ctx->params.group_count = opt->group_count;
-    ctx->params.inner_algorithm = opt->inner_algorithm;
-    ctx->params.outer_algorithm = opt->outer_algorithm;
-    ctx->params.node_size = opt->node_size;
-    ctx->params.timing_only = opt->timing_only;
-    /* only the algorithms that read it get the count; the harness folds for the rest */
-    ctx->params.contributors =
+    ctx->params = &opt->params;
+    ctx->params->gamma_s_per_byte = resolve_gamma(ctx->params->gamma_s_per_byte);
+    ctx->params->contributors =
         ctx->alg != NULL && (ctx->alg->parameters & COLLSIM_PARAM_CONTRIBUTORS)
             ? opt->contributors
             : 0;
+    if (ctx->alg != NULL)
+        collsim_composite_names(ctx->alg, ctx->params, &ctx->inner_algorithm,
+                                &ctx->outer_algorithm);
+    if (ctx->alg != NULL && (ctx->alg->parameters & COLLSIM_PARAM_GROUPS))
+        ctx->group_count = collsim_hier_group_count(ctx->alg->collective, ctx->size, ctx->params);
 }
 
 /* Checks every combination before anything runs; prints the first problem. */
@@ -729,21 +761,7 @@ static int validate(const run_context *ctx, char *err, size_t errlen)
             }
         }
     }
-    const char *names[2] = {opt->inner_algorithm, opt->outer_algorithm};
-    for (int i = 0; i < 2; i++) {
-        if (names[i] != NULL && (names[i][0] == '\0' ||
-                                 strspn(names[i], "abcdefghijklmnopqrstuvwxyz0123456789_") !=
-                                     strlen(names[i]))) {
-            snprintf(err, errlen, "malformed algorithm name '%s' for --%s", names[i],
-                     i == 0 ? "inner" : "outer");
-            return -1;
-        }
-    }
-    if (opt->segment_bytes > 0 && opt->block_count > 0) {
-        snprintf(err, errlen, "give --segment-bytes or --blocks, not both");
-        return -1;
-    }
-    const char *unused = collsim_check_parameters(ctx->alg, &ctx->params);
+    const char *unused = collsim_check_parameters(ctx->alg, ctx->params);
     if (unused != NULL) {
         snprintf(err, errlen, "%s/%s %s", ctx->alg->collective_name, ctx->alg->name, unused);
         return -1;
@@ -757,9 +775,9 @@ static int validate(const run_context *ctx, char *err, size_t errlen)
                  ctx->size);
         return -1;
     }
-    if (ctx->alg->collective == COLLSIM_BCAST)
-        return 0;
-    for (int o = 0; o < opt->nops; o++) {
+    /* a bcast has no op: only the restrictions on the process count apply */
+    const int nops = ctx->alg->collective == COLLSIM_BCAST ? 0 : opt->nops;
+    for (int o = 0; o < nops; o++) {
         const char *why = collsim_check_restrictions(ctx->alg, ctx->size,
                                                      opt->ops[o] != OP_FIRST_NONZERO);
         if (why != NULL) {
@@ -768,7 +786,7 @@ static int validate(const run_context *ctx, char *err, size_t errlen)
             return -1;
         }
     }
-    for (int o = 0; o < opt->nops; o++) {
+    for (int o = 0; o < nops; o++) {
         for (int d = 0; d < opt->ndtypes; d++) {
             MPI_Op op = MPI_OP_NULL;
             int created = 0;
@@ -790,10 +808,10 @@ static int validate(const run_context *ctx, char *err, size_t errlen)
                  ctx->size);
         return -1;
     }
-    for (int o = 0; o < opt->nops; o++) {
+    for (int o = 0; o < nops; o++) {
         char buf[256];
         const char *why2 = collsim_check_composition(
-            ctx->alg, ctx->size, opt->ops[o] != OP_FIRST_NONZERO, &ctx->params, buf, sizeof buf);
+            ctx->alg, ctx->size, opt->ops[o] != OP_FIRST_NONZERO, ctx->params, buf, sizeof buf);
         if (why2 != NULL) {
             snprintf(err, errlen, "%s/%s %s (op %s, np=%d)", ctx->alg->collective_name,
                      ctx->alg->name, why2, op_names[opt->ops[o]], ctx->size);
@@ -977,7 +995,7 @@ int main(int argc, char **argv)
     if (opt.mode == MODE_HELP || opt.mode == MODE_LIST) {
         if (ctx.rank == 0) {
             if (opt.mode == MODE_HELP)
-                fputs(options_usage, stdout);
+                options_usage(stdout);
             else
                 print_registry(opt.json);
         }
@@ -995,7 +1013,9 @@ int main(int argc, char **argv)
             MPI_Finalize();
             return EXIT_BAD_INPUT;
         }
-        set_params(&ctx, &opt);
+    }
+    set_params(&ctx, &opt);
+    if (opt.mode == MODE_MEASURE) {
         if (validate(&ctx, err, sizeof err) != 0 ||
             validate_selection(ctx.alg, &opt, ctx.size, err, sizeof err) != 0) {
             if (ctx.rank == 0)
@@ -1005,7 +1025,6 @@ int main(int argc, char **argv)
         }
     }
 
-    set_params(&ctx, &opt);
     library_version(ctx.library, sizeof ctx.library);
     /* The algorithm's own communicator.  Under SMPI the harness sends no
      * message on world while algorithms run (its bookkeeping goes through
