@@ -263,7 +263,10 @@ def hierarchical(
     groups = params.group_count or default_group_count(p)
     if groups > p or p % groups:
         raise ValueError(f"group_count must divide p={p}, got {groups}")
-    inner_name, outer_name = _red.two_level_names(params, "recursive_doubling")
+    from collsim.runner import composite_defaults  # collbench publishes the defaults
+
+    inner_name, outer_name = _red.two_level_names(
+        params, composite_defaults("allreduce", "hierarchical")["inner_algorithm"])
     inner = _red.level_model(this, "inner", inner_name)
     outer = _red.level_model(this, "outer", outer_name)
     common = dict(elem_bytes=elem_bytes, commutative=commutative, params=_red.sub_params(params))
@@ -387,7 +390,10 @@ def prerounded(
     count = check_arguments(p, n_bytes, elem_bytes)
     if p == 1 or count == 0:
         return exact(0.0)
-    inner_name = params.inner_algorithm or "recursive_doubling"
+    from collsim.runner import composite_defaults  # collbench publishes the defaults
+
+    inner_name = (params.inner_algorithm
+                  or composite_defaults("allreduce", "prerounded")["inner_algorithm"])
     bound, skew_s = preround_bound_s(p, count, net, params.outer_algorithm or inner_name)
     levels = _inner_model(inner_name)(p, 8 * count * PREROUND_LEVELS, net, elem_bytes=8)
     sequential = total(bound, levels, extra_s=reduce_s(net, 8 * count * PREROUND_LEVELS))

@@ -303,7 +303,10 @@ def hierarchical(
     groups = params.group_count or default_group_count(p)
     if groups > p:
         raise ValueError(f"group_count must be in 1..p={p}, got {groups}")
-    inner_name, outer_name = two_level_names(params, "linear")
+    from collsim.runner import composite_defaults  # collbench publishes the defaults
+
+    inner_name, outer_name = two_level_names(
+        params, composite_defaults("reduce", "hierarchical")["inner_algorithm"])
     inner = level_model(this, "inner", inner_name)
     outer = level_model(this, "outer", outer_name)
     sub = sub_params(params)
@@ -512,9 +515,12 @@ def prerounded(
     count = check_arguments(p, n_bytes, elem_bytes)
     if p == 1 or count == 0:
         return exact(0.0)
-    inner = _inner_model(params.inner_algorithm or "binomial")
+    from collsim.runner import composite_defaults  # collbench publishes the defaults
+
+    defaults = composite_defaults("reduce", "prerounded")
+    inner = _inner_model(params.inner_algorithm or defaults["inner_algorithm"])
     bound, skew_s = _allreduce.preround_bound_s(p, count, net,
-                                                params.outer_algorithm or "recursive_doubling")
+                                                params.outer_algorithm or defaults["outer_algorithm"])
     levels = inner(p, 8 * count * _allreduce.PREROUND_LEVELS, net, elem_bytes=8, root=root)
     sequential = total(bound, levels,
                        extra_s=reduce_s(net, 8 * count * _allreduce.PREROUND_LEVELS))

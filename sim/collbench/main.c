@@ -256,52 +256,59 @@ static double resolve_gamma(double given_s_per_byte)
  * with the sentence a violation gets), the parameters read (and under
  * "takes_no" the sentence for each other one), and a composite algorithm's
  * default inner and outer algorithms. */
+/* One name (and sentence) of a flag, for print_flags. */
+typedef struct flag_text {
+    unsigned flag;
+    const char *name, *sentence;
+} flag_text;
+
+/* Prints the items of texts whose flag is in flags, comma-separated: as
+ * ["name", ...] or, with sentences, as {"name": "sentence", ...}. */
+static void print_flags(const flag_text *texts, size_t n, unsigned flags, int sentences)
+{
+    const char *sep = "";
+    putchar(sentences ? '{' : '[');
+    for (size_t k = 0; k < n; k++) {
+        if (!(flags & texts[k].flag))
+            continue;
+        printf("%s\"%s\"", sep, texts[k].name);
+        if (sentences)
+            printf(": \"%s\"", texts[k].sentence);
+        sep = ", ";
+    }
+    putchar(sentences ? '}' : ']');
+}
+
 static void print_registry(int json)
 {
-    size_t n, nrestrictions, nparameters;
+    size_t n, nrules, nkinds;
     const collsim_algorithm *reg = collsim_registry(&n);
-    const collsim_restriction *rules = collsim_restrictions(&nrestrictions);
-    const collsim_parameter *kinds = collsim_parameters(&nparameters);
+    const collsim_restriction *rules = collsim_restrictions(&nrules);
+    const collsim_parameter *kinds = collsim_parameters(&nkinds);
+    /* a flag is one bit of an unsigned: at most 32 of each */
+    flag_text restriction_names[32], requirements[32], parameters[32];
+    for (size_t k = 0; k < nrules && k < 32; k++) {
+        restriction_names[k] = (flag_text){rules[k].flag, rules[k].name, NULL};
+        requirements[k] = (flag_text){rules[k].flag, rules[k].requirement, rules[k].sentence};
+    }
+    for (size_t k = 0; k < nkinds && k < 32; k++)
+        parameters[k] = (flag_text){kinds[k].flag, kinds[k].name, kinds[k].sentence};
     for (size_t i = 0; i < n; i++) {
         const collsim_algorithm *a = &reg[i];
         if (!json) {
             printf("%-10s %-20s %s\n", a->collective_name, a->name, a->summary);
             continue;
         }
-        printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"restrictions\": [",
+        printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"restrictions\": ",
                a->collective_name, a->name);
-        const char *sep = "";
-        for (size_t k = 0; k < nrestrictions; k++) {
-            if (a->restrictions & rules[k].flag) {
-                printf("%s\"%s\"", sep, rules[k].name);
-                sep = ", ";
-            }
-        }
-        printf("], \"requires\": {");
-        sep = "";
-        for (size_t k = 0; k < nrestrictions; k++) {
-            if (a->restrictions & rules[k].flag) {
-                printf("%s\"%s\": \"%s\"", sep, rules[k].requirement, rules[k].sentence);
-                sep = ", ";
-            }
-        }
-        printf("}, \"parameters\": [");
-        sep = "";
-        for (size_t k = 0; k < nparameters; k++) {
-            if (a->parameters & kinds[k].flag) {
-                printf("%s\"%s\"", sep, kinds[k].name);
-                sep = ", ";
-            }
-        }
-        printf("], \"takes_no\": {");
-        sep = "";
-        for (size_t k = 0; k < nparameters; k++) {
-            if (!(a->parameters & kinds[k].flag)) {
-                printf("%s\"%s\": \"%s\"", sep, kinds[k].name, kinds[k].sentence);
-                sep = ", ";
-            }
-        }
-        printf("}, ");
+        print_flags(restriction_names, nrules, a->restrictions, 0);
+        printf(", \"requires\": ");
+        print_flags(requirements, nrules, a->restrictions, 1);
+        printf(", \"parameters\": ");
+        print_flags(parameters, nkinds, a->parameters, 0);
+        printf(", \"takes_no\": ");
+        print_flags(parameters, nkinds, ~a->parameters, 1);
+        printf(", ");
         const collsim_params none = {0};
         const char *inner, *outer;
         if (collsim_composite_names(a, &none, &inner, &outer) == 0)

@@ -24,6 +24,7 @@ struct option_spec {
     const char *arg;     /* the value's placeholder; NULL for a flag */
     option_parser parse;
     size_t field;        /* offsetof(options, ...) of what parse stores */
+    size_t width;        /* its sizeof, for set_whole */
     double min, max;     /* numbers: the accepted range; mode flags: the mode */
     const char *what;    /* for messages: "segment size" */
     const char *help;
@@ -51,9 +52,12 @@ static int parse_ll(const char *text, long long *out)
     return 0;
 }
 
-/* A whole number in [min, max]; the message names what and the range. */
-static int parse_whole(const option_spec *spec, const char *value, long long *out, char *err,
-                       size_t errlen)
+_Static_assert(sizeof(size_t) == sizeof(uint64_t), "set_whole stores size_t fields as 64 bits");
+
+/* A whole number in [min, max], stored as the field's type (sizeof tells
+ * int from 64 bits: size_t, uint64_t); the message names what and the range. */
+static int set_whole(const option_spec *spec, const char *value, options *opt, char *err,
+                     size_t errlen)
 {
     long long v = 0;
     if (parse_ll(value, &v) != 0 || v < spec->min || v > spec->max) {
@@ -65,37 +69,10 @@ static int parse_whole(const option_spec *spec, const char *value, long long *ou
         snprintf(err, errlen, "malformed %s '%s' (%s)", spec->what, value, range);
         return -1;
     }
-    *out = v;
-    return 0;
-}
-
-static int set_int(const option_spec *spec, const char *value, options *opt, char *err,
-                   size_t errlen)
-{
-    long long v = 0;
-    if (parse_whole(spec, value, &v, err, errlen) != 0)
-        return -1;
-    *(int *)field(opt, spec) = (int)v;
-    return 0;
-}
-
-static int set_size(const option_spec *spec, const char *value, options *opt, char *err,
-                    size_t errlen)
-{
-    long long v = 0;
-    if (parse_whole(spec, value, &v, err, errlen) != 0)
-        return -1;
-    *(size_t *)field(opt, spec) = (size_t)v;
-    return 0;
-}
-
-static int set_seed(const option_spec *spec, const char *value, options *opt, char *err,
-                    size_t errlen)
-{
-    long long v = 0;
-    if (parse_whole(spec, value, &v, err, errlen) != 0)
-        return -1;
-    *(uint64_t *)field(opt, spec) = (uint64_t)v;
+    if (spec->width == sizeof(int))
+        *(int *)field(opt, spec) = (int)v;
+    else
+        *(uint64_t *)field(opt, spec) = (uint64_t)v;
     return 0;
 }
 
@@ -278,39 +255,39 @@ LIST_PARSER(set_ops, add_op)
 LIST_PARSER(set_roots, add_root)
 #undef LIST_PARSER
 
-#define AT(member) offsetof(options, member)
+#define AT(member) offsetof(options, member), sizeof(((options *)0)->member)
 #define NO_RANGE 0, 0
 #define ANY_COUNT 0, (double)LLONG_MAX
 
 static const option_spec option_table[] = {
     /* what to do */
-    {"list", NULL, set_mode, 0, MODE_LIST, 0, NULL, "print the registry (--json: JSON Lines)"},
+    {"list", NULL, set_mode, 0, 0, MODE_LIST, 0, NULL, "print the registry (--json: JSON Lines)"},
     {"json", NULL, set_flag, AT(json), 0, 1, NULL, "--list as JSON Lines"},
-    {"pingpong", NULL, set_mode, 0, MODE_PINGPONG, 0, NULL,
+    {"pingpong", NULL, set_mode, 0, 0, MODE_PINGPONG, 0, NULL,
      "one-way time between rank 0 and --peer R (default 1), per --bytes"},
-    {"dump-inputs", NULL, set_mode, 0, MODE_DUMP_INPUTS, 0, NULL,
+    {"dump-inputs", NULL, set_mode, 0, 0, MODE_DUMP_INPUTS, 0, NULL,
      "every rank's inputs for one --count (bits in hex) and their exact sums"},
     {"dump-tree", "KIND", set_dump_tree, AT(tree_kind), NO_RANGE, NULL,
      "one tree as JSON: binomial binary in_order_binary chain dual_postorder (with --np, --root)"},
-    {"native", NULL, set_mode, 0, MODE_NATIVE, 0, NULL, "algorithms/native.def as JSON Lines"},
-    {"native-choice", NULL, set_mode, 0, MODE_NATIVE_CHOICE, 0, NULL,
+    {"native", NULL, set_mode, 0, 0, MODE_NATIVE, 0, NULL, "algorithms/native.def as JSON Lines"},
+    {"native-choice", NULL, set_mode, 0, 0, MODE_NATIVE_CHOICE, 0, NULL,
      "what a selector (--alg openmpi_default|mpich_default) picks on --np P, without running"},
-    {"help", NULL, set_mode, 0, MODE_HELP, 0, NULL, "this text"},
+    {"help", NULL, set_mode, 0, 0, MODE_HELP, 0, NULL, "this text"},
     /* the measurement */
     {"coll", "C", set_string, AT(collective), NO_RANGE, NULL, "allreduce | reduce | bcast"},
     {"alg", "A", set_string, AT(algorithm), NO_RANGE, NULL, "a registry name (--list)"},
-    {"bytes", "N[,N...]", set_sizes, 0, NO_RANGE, NULL, "sizes per rank in bytes, multiples of T"},
-    {"count", "K[,K...]", set_counts, 0, NO_RANGE, NULL, "sizes in elements (instead of --bytes)"},
-    {"dtype", "T[,T...]", set_dtypes, 0, NO_RANGE, NULL, "int32 int64 float double (default double)"},
-    {"op", "O[,O...]", set_ops, 0, NO_RANGE, NULL, "sum prod max min first_nonzero (default sum)"},
-    {"root", "R[,R...]", set_roots, 0, NO_RANGE, NULL, "root ranks (default 0)"},
-    {"seed", "S", set_seed, AT(seed), ANY_COUNT, "seed", "seed of the inputs (default 1)"},
-    {"dist", "D", set_dist, 0, NO_RANGE, NULL,
+    {"bytes", "N[,N...]", set_sizes, 0, 0, NO_RANGE, NULL, "sizes per rank in bytes, multiples of T"},
+    {"count", "K[,K...]", set_counts, 0, 0, NO_RANGE, NULL, "sizes in elements (instead of --bytes)"},
+    {"dtype", "T[,T...]", set_dtypes, 0, 0, NO_RANGE, NULL, "int32 int64 float double (default double)"},
+    {"op", "O[,O...]", set_ops, 0, 0, NO_RANGE, NULL, "sum prod max min first_nonzero (default sum)"},
+    {"root", "R[,R...]", set_roots, 0, 0, NO_RANGE, NULL, "root ranks (default 0)"},
+    {"seed", "S", set_whole, AT(seed), ANY_COUNT, "seed", "seed of the inputs (default 1)"},
+    {"dist", "D", set_dist, 0, 0, NO_RANGE, NULL,
      "uniform lognormal illcond: floating-point inputs (default uniform)"},
-    {"reps", "K", set_int, AT(reps), 1, 1000000, "repetition count", "repetitions (default 1)"},
-    {"np", "P", set_int, AT(tree_np), 1, 1000000, "tree size",
+    {"reps", "K", set_whole, AT(reps), 1, 1000000, "repetition count", "repetitions (default 1)"},
+    {"np", "P", set_whole, AT(tree_np), 1, 1000000, "tree size",
      "ranks of --dump-tree and --native-choice"},
-    {"peer", "R", set_int, AT(peer), 1, 1000000000, "peer rank", "--pingpong's partner of rank 0"},
+    {"peer", "R", set_whole, AT(peer), 1, 1000000000, "peer rank", "--pingpong's partner of rank 0"},
     {"no-check", NULL, set_flag, AT(check), 0, 0, NULL, "do not check the results"},
     {"timing-only", NULL, set_timing_only, AT(params.timing_only), 0, 1, NULL,
      "buffers shared by all ranks (SMPI's shared malloc), no input data, no local reductions "
@@ -319,22 +296,22 @@ static const option_spec option_table[] = {
     {"gamma-s-per-byte", "G", set_double, AT(params.gamma_s_per_byte), 0, INFINITY, "gamma",
      "seconds per byte of a local reduction (default: the platform's host property "
      "gamma_s_per_byte, else 0)"},
-    {"segment-bytes", "B", set_size, AT(params.segment_bytes), ANY_COUNT, "segment size",
+    {"segment-bytes", "B", set_whole, AT(params.segment_bytes), ANY_COUNT, "segment size",
      "pipelined algorithms: bytes per segment"},
-    {"blocks", "K", set_int, AT(params.block_count), 0, INT_MAX, "block count",
+    {"blocks", "K", set_whole, AT(params.block_count), 0, INT_MAX, "block count",
      "pipelined algorithms: number of blocks"},
     {"alpha-over-beta-bytes", "R", set_double, AT(params.alpha_over_beta_bytes), 0, 1e300,
      "alpha/beta ratio", "the network's alpha/beta in bytes, for the default block counts "
      "(0: nominal)"},
-    {"groups", "G", set_int, AT(params.group_count), 0, INT_MAX, "group count",
+    {"groups", "G", set_whole, AT(params.group_count), 0, INT_MAX, "group count",
      "hierarchical algorithms: number of groups"},
     {"inner", "A", set_name, AT(params.inner_algorithm), NO_RANGE, NULL,
      "composite algorithms: the algorithm inside groups"},
     {"outer", "A", set_name, AT(params.outer_algorithm), NO_RANGE, NULL,
      "composite algorithms: the algorithm between group leaders (pre-rounded: the bound's)"},
-    {"node-size", "K", set_int, AT(params.node_size), 0, INT_MAX, "node size",
+    {"node-size", "K", set_whole, AT(params.node_size), 0, INT_MAX, "node size",
      "node-aware algorithms: ranks per exposed node (0: the real node)"},
-    {"contributors", "N", set_int, AT(contributors), 1, 1000000, "contributor count",
+    {"contributors", "N", set_whole, AT(contributors), 1, 1000000, "contributor count",
      "virtual contributors per rank: rank r holds the inputs of virtual ranks r N .. r N + N - 1 "
      "and the result covers all np N of them; algorithms that do not read N get the rank's "
      "contributors combined in order first"},

@@ -121,12 +121,19 @@ def _emit(text: str, output: str | None) -> None:
         sys.stdout.write(text)
 
 
+def _size_bytes(text: str) -> int:
+    """argparse type of a size option (``32KiB``): its bytes, or the reason it is not one."""
+    try:
+        return parse_bytes(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _algorithm_params(args: argparse.Namespace) -> AlgorithmParams:
     """The algorithm parameters given on the command line."""
     try:
-        segment_bytes = parse_bytes(args.segment_bytes) if args.segment_bytes else 0
         return AlgorithmParams(
-            segment_bytes=segment_bytes,
+            segment_bytes=args.segment_bytes,
             block_count=args.blocks,
             group_count=args.groups,
             inner_algorithm=args.inner,
@@ -306,7 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
                                  "simulated time in a fraction of the memory (the check "
                                  "column says skipped)")
     tuning = run_parser.add_argument_group("algorithm parameters (0: the algorithm's default)")
-    tuning.add_argument("--segment-bytes", default=None,
+    tuning.add_argument("--segment-bytes", type=_size_bytes, default=0,
                         help="pipelined algorithms: segment size, e.g. 32KiB")
     tuning.add_argument("--blocks", type=int, default=0,
                         help="pipelined algorithms: number of blocks")

@@ -43,6 +43,7 @@ __all__ = [
     "find_collbench",
     "find_smpirun",
     "registry",
+    "composite_defaults",
     "simulate",
     "smpirun_command",
     "run_program",
@@ -300,6 +301,21 @@ def find_algorithm(collective: str, algorithm: str) -> dict:
     )
 
 
+def composite_defaults(collective: str, algorithm: str) -> dict:
+    """The inner and outer algorithms a composite entry runs when given none.
+
+    As collbench publishes them (``defaults`` of ``collbench --list --json``;
+    ``algorithms/common/hier.c`` holds them), for a model predicting without a
+    run: a run's rows carry what collbench resolved (``resolved``).
+
+    Examples
+    --------
+    >>> composite_defaults("reduce", "prerounded")
+    {'inner_algorithm': 'binomial', 'outer_algorithm': 'recursive_doubling'}
+    """
+    return dict(find_algorithm(collective, algorithm).get("defaults", {}))
+
+
 @dataclass(frozen=True)
 class RunSpec:
     """One ``collsim run``: an algorithm, a machine, a rank count and sizes."""
@@ -361,18 +377,7 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
         raise CollsimError(
             f"{spec.collective}/{spec.algorithm} is in the registry but has no model "
             f"(collsim.analysis.models.{spec.collective}.{spec.algorithm})") from None
-    if (
-        "commutative" in entry["restrictions"]
-        and spec.collective != "bcast"
-        and spec.op in NONCOMMUTATIVE_OPS
-    ):
-        raise CollsimError(
-            f"{spec.collective}/{spec.algorithm} requires a commutative op ({spec.op} is not)"
-        )
-    if ("float_sum" in entry["restrictions"] and spec.collective != "bcast"
-            and (spec.op != "sum" or spec.dtype not in ("float", "double"))):
-        raise CollsimError(f"{spec.collective}/{spec.algorithm} requires op sum on float or "
-                           f"double (got {spec.op} on {spec.dtype})")
+    _check_requirements(spec, entry)
     params = spec.params
     if params.segment_bytes % DTYPE_BYTES[spec.dtype]:
         raise CollsimError(f"segment size {params.segment_bytes} bytes is not a whole number of "
@@ -384,20 +389,41 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
                                f"{name!r} (registered: {', '.join(sorted(known))})")
     check_simulation_memory(spec.np, max(spec.sizes_bytes), spec.contributors,
                             timing_only=spec.timing_only)
-    for name, given, message in (
-        ("segments", params.segment_bytes or params.block_count, "segment size or block count"),
-        ("groups", params.group_count, "group count"),
-        ("inner_outer", params.inner_algorithm or params.outer_algorithm,
-         "inner or outer algorithm"),
-        ("node_size", params.node_size, "node size"),
+    for kind, given in (
+        ("segments", params.segment_bytes or params.block_count),
+        ("groups", params.group_count),
+        ("inner_outer", params.inner_algorithm or params.outer_algorithm),
+        ("node_size", params.node_size),
     ):
-        if given and name not in entry.get("parameters", []):
-            raise CollsimError(f"{spec.collective}/{spec.algorithm} takes no {message}")
-    if "power_of_two" in entry["restrictions"] and spec.np & (spec.np - 1):
-        raise CollsimError(
-            f"{spec.collective}/{spec.algorithm} requires a power-of-two process count "
-            f"(np={spec.np})"
-        )
+        if given and kind in entry.get("takes_no", {}):
+            raise CollsimError(f"{spec.collective}/{spec.algorithm} {entry['takes_no'][kind]}")
+
+
+# What each requirement collbench publishes (``requires`` of ``collbench --list
+# --json``: which entries set it, and its sentence) asks of a run, and the detail
+# a violation names.  A requirement not listed here is left to collbench, which
+# checks every one before it runs anything.
+_REQUIREMENTS = {
+    "commutative_op": (lambda spec: spec.op not in NONCOMMUTATIVE_OPS,
+                       lambda spec: f"{spec.op} is not"),
+    "sum_on_float": (lambda spec: spec.op == "sum" and spec.dtype in ("float", "double"),
+                     lambda spec: f"got {spec.op} on {spec.dtype}"),
+    "power_of_two_np": (lambda spec: spec.np & (spec.np - 1) == 0,
+                        lambda spec: f"np={spec.np}"),
+}
+_OP_REQUIREMENTS = {"commutative_op", "sum_on_float"}  # a bcast has no op
+
+
+def _check_requirements(spec: RunSpec, entry: dict) -> None:
+    """Hold the spec against the requirements collbench publishes for its entry."""
+    for requirement, sentence in entry.get("requires", {}).items():
+        if requirement not in _REQUIREMENTS or (
+                spec.collective == "bcast" and requirement in _OP_REQUIREMENTS):
+            continue
+        meets, detail = _REQUIREMENTS[requirement]
+        if not meets(spec):
+            raise CollsimError(
+                f"{spec.collective}/{spec.algorithm} {sentence} ({detail(spec)})")
 
 
 def validate_run(spec: RunSpec, G: nx.Graph) -> None:
@@ -506,7 +532,9 @@ def annotate(row: dict, G: nx.Graph, net: NetworkParams, model_class: str, *,
         elem_bytes=DTYPE_BYTES[row["dtype"]],
         root=row["root"] or 0,
         commutative=row["op"] not in NONCOMMUTATIVE_OPS,
-        params=replace(AlgorithmParams.from_row(row["params"]), selected=row.get("selected")),
+        # a composite algorithm's levels and group count as collbench resolved them
+        params=replace(AlgorithmParams.from_row({**row["params"], **row.get("resolved", {})}),
+                       selected=row.get("selected")),
     )
     if model_class != "approx":
         model_class = "exact" if prediction.exact else "bound"
