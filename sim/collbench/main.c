@@ -627,11 +627,58 @@ static void set_params(run_context *ctx, options *opt)
         ctx->group_count = collsim_hier_group_count(ctx->alg->collective, ctx->size, ctx->params);
 }
 
-/* Checks every combination before anything runs; prints the first problem. */
-/* Count of size index s for dtype d (--count K, or --bytes N / element size). */
-static long long case_count(const options *opt, int s, dtype_id dtype)
+/* One call a selector meets: a datatype, an op (OP_SUM for a bcast) and a
+ * size of the command line, on comm_size ranks. */
+typedef struct selector_case {
+    dtype_id dtype;
+    op_id op;
+    long long count;
+    collsim_native_call call;
+} selector_case;
+
+typedef int (*selector_case_fn)(const collsim_algorithm *alg, const selector_case *c, void *arg);
+
+/* Calls fn on every case of the command line (datatype x op x size) until
+ * it returns nonzero; returns that, or 0. */
+static int for_each_selector_case(const collsim_algorithm *alg, const options *opt, int comm_size,
+                                  selector_case_fn fn, void *arg)
 {
-    return opt->ncounts > 0 ? opt->counts[s] : opt->bytes[s] / dtype_size(dtype);
+    const int nops = alg->collective == COLLSIM_BCAST ? 1 : opt->nops;
+    const int nsizes = opt->ncounts > 0 ? opt->ncounts : opt->nbytes;
+    for (int d = 0; d < opt->ndtypes; d++) {
+        for (int o = 0; o < nops; o++) {
+            for (int s = 0; s < nsizes; s++) {
+                selector_case c = {.dtype = opt->dtypes[d],
+                                   .op = alg->collective == COLLSIM_BCAST ? OP_SUM : opt->ops[o]};
+                c.count = opt->ncounts > 0 ? opt->counts[s] : opt->bytes[s] / dtype_size(c.dtype);
+                c.call = native_call(alg, comm_size, c.count, c.dtype, c.op);
+                const int rc = fn(alg, &c, arg);
+                if (rc != 0)
+                    return rc;
+            }
+        }
+    }
+    return 0;
+}
+
+typedef struct error_text {
+    char *text;
+    size_t len;
+} error_text;
+
+/* A case the selector cannot run: -1 with the sentence naming it. */
+static int refuse_selection(const collsim_algorithm *alg, const selector_case *c, void *arg)
+{
+    error_text *err = arg;
+    char buf[400];
+    const char *why = collsim_native_check(alg, &c->call, buf, sizeof buf);
+    if (why == NULL)
+        return 0;
+    snprintf(err->text, err->len, "%s/%s %s (np=%d, %lld bytes, %s%s%s)", alg->collective_name,
+             alg->name, why, c->call.comm_size, c->count * dtype_size(c->dtype),
+             dtype_names[c->dtype], alg->collective == COLLSIM_BCAST ? "" : ", op ",
+             alg->collective == COLLSIM_BCAST ? "" : op_names[c->op]);
+    return -1;
 }
 
 /* A selector that picks, for some case, an algorithm collsim lacks: the
@@ -639,29 +686,8 @@ static long long case_count(const options *opt, int s, dtype_id dtype)
 static int validate_selection(const collsim_algorithm *alg, const options *opt, int comm_size,
                               char *err, size_t errlen)
 {
-    const int nops = alg->collective == COLLSIM_BCAST ? 1 : opt->nops;
-    const int nsizes = opt->ncounts > 0 ? opt->ncounts : opt->nbytes;
-    for (int d = 0; d < opt->ndtypes; d++) {
-        for (int o = 0; o < nops; o++) {
-            const op_id op = alg->collective == COLLSIM_BCAST ? OP_SUM : opt->ops[o];
-            for (int s = 0; s < nsizes; s++) {
-                const long long count = case_count(opt, s, opt->dtypes[d]);
-                const collsim_native_call call =
-                    native_call(alg, comm_size, count, opt->dtypes[d], op);
-                char buf[400];
-                const char *why = collsim_native_check(alg, &call, buf, sizeof buf);
-                if (why != NULL) {
-                    snprintf(err, errlen, "%s/%s %s (np=%d, %lld bytes, %s%s%s)",
-                             alg->collective_name, alg->name, why, comm_size,
-                             count * dtype_size(opt->dtypes[d]), dtype_names[opt->dtypes[d]],
-                             alg->collective == COLLSIM_BCAST ? "" : ", op ",
-                             alg->collective == COLLSIM_BCAST ? "" : op_names[op]);
-                    return -1;
-                }
-            }
-        }
-    }
-    return 0;
+    error_text text = {err, errlen};
+    return for_each_selector_case(alg, opt, comm_size, refuse_selection, &text);
 }
 
 /* --native: the lines of algorithms/native.def as JSON Lines. */
@@ -681,6 +707,54 @@ static void print_native(void)
     }
 }
 
+/* One line of --native-choice. */
+static int print_native_choice(const collsim_algorithm *alg, const selector_case *c, void *arg)
+{
+    collsim_native_library library;
+    (void)arg;
+    collsim_native_selector_library(alg, &library);
+    const collsim_native_entry *e = collsim_native_choose(library, &c->call);
+    char buf[400];
+    const char *why = collsim_native_check(alg, &c->call, buf, sizeof buf);
+    printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"np\": %d, "
+           "\"bytes\": %lld, \"dtype\": \"%s\", ",
+           alg->collective_name, alg->name, c->call.comm_size,
+           c->count * dtype_size(c->dtype), dtype_names[c->dtype]);
+    if (alg->collective == COLLSIM_BCAST)
+        printf("\"op\": null, ");
+    else
+        printf("\"op\": \"%s\", ", op_names[c->op]);
+    char selected[256];
+    print_json_string_or_null("selected", collsim_native_selected(library, &c->call, selected,
+                                                                  sizeof selected));
+    printf("\"native_algorithm\": \"%s\", \"native_id\": %d, ", e->library_name, e->id);
+    /* what the library runs when a rule names each of its algorithms */
+    printf("\"forced\": {");
+    size_t n;
+    const collsim_native_entry *all = collsim_native_entries(&n);
+    int first = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (all[i].library != library || all[i].collective != alg->collective)
+            continue;
+        const collsim_native_entry *runs = collsim_native_forced(&all[i], &c->call);
+        printf("%s\"%s\": ", first ? "" : ", ", all[i].library_name);
+        if (runs == NULL)
+            printf("null");
+        else
+            printf("{\"native_algorithm\": \"%s\", \"native_id\": %d, \"selected\": %s%s%s}",
+                   runs->library_name, runs->id, runs->algorithm ? "\"" : "",
+                   runs->algorithm ? runs->algorithm : "null",
+                   runs->algorithm ? "\"" : "");
+        first = 0;
+    }
+    printf("}, ");
+    if (why == NULL)
+        printf("\"error\": null}\n");
+    else
+        printf("\"error\": \"%s/%s %s\"}\n", alg->collective_name, alg->name, why);
+    return 0;
+}
+
 /* --native-choice: what a selector picks for each case, without running it. */
 static int print_native_choices(const options *opt)
 {
@@ -691,58 +765,7 @@ static int print_native_choices(const options *opt)
                         "(openmpi_default, mpich_default) of allreduce, reduce or bcast\n");
         return EXIT_BAD_INPUT;
     }
-    const int nops = alg->collective == COLLSIM_BCAST ? 1 : opt->nops;
-    const int nsizes = opt->ncounts > 0 ? opt->ncounts : opt->nbytes;
-    for (int d = 0; d < opt->ndtypes; d++) {
-        for (int o = 0; o < nops; o++) {
-            const op_id op = alg->collective == COLLSIM_BCAST ? OP_SUM : opt->ops[o];
-            for (int s = 0; s < nsizes; s++) {
-                const long long count = case_count(opt, s, opt->dtypes[d]);
-                const collsim_native_call call =
-                    native_call(alg, opt->tree_np, count, opt->dtypes[d], op);
-                const collsim_native_entry *e = collsim_native_choose(library, &call);
-                char buf[400];
-                const char *why = collsim_native_check(alg, &call, buf, sizeof buf);
-                printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"np\": %d, "
-                       "\"bytes\": %lld, \"dtype\": \"%s\", ",
-                       alg->collective_name, alg->name, opt->tree_np,
-                       count * dtype_size(opt->dtypes[d]), dtype_names[opt->dtypes[d]]);
-                if (alg->collective == COLLSIM_BCAST)
-                    printf("\"op\": null, ");
-                else
-                    printf("\"op\": \"%s\", ", op_names[op]);
-                char selected[256];
-                print_json_string_or_null("selected", collsim_native_selected(library, &call, selected,
-                                                                              sizeof selected));
-                printf("\"native_algorithm\": \"%s\", \"native_id\": %d, ", e->library_name, e->id);
-                /* what the library runs when a rule names each of its algorithms */
-                printf("\"forced\": {");
-                size_t n;
-                const collsim_native_entry *all = collsim_native_entries(&n);
-                int first = 1;
-                for (size_t i = 0; i < n; i++) {
-                    if (all[i].library != library || all[i].collective != alg->collective)
-                        continue;
-                    const collsim_native_entry *runs = collsim_native_forced(&all[i], &call);
-                    printf("%s\"%s\": ", first ? "" : ", ", all[i].library_name);
-                    if (runs == NULL)
-                        printf("null");
-                    else
-                        printf("{\"native_algorithm\": \"%s\", \"native_id\": %d, \"selected\": %s%s%s}",
-                               runs->library_name, runs->id, runs->algorithm ? "\"" : "",
-                               runs->algorithm ? runs->algorithm : "null",
-                               runs->algorithm ? "\"" : "");
-                    first = 0;
-                }
-                printf("}, ");
-                if (why == NULL)
-                    printf("\"error\": null}\n");
-                else
-                    printf("\"error\": \"%s/%s %s\"}\n", alg->collective_name, alg->name, why);
-            }
-        }
-    }
-    return EXIT_OK;
+    return for_each_selector_case(alg, opt, opt->tree_np, print_native_choice, NULL);
 }
 
 static int validate(const run_context *ctx, char *err, size_t errlen)

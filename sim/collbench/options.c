@@ -182,30 +182,31 @@ static int for_each_item(const char *list, item_fn item, options *opt, char *err
     }
 }
 
-static int add_size(const char *item, options *opt, char *err, size_t errlen)
+/* Appends a whole number in [0, max] to list (n of OPTIONS_MAX_SIZES used). */
+static int append_whole(const char *item, long long max, const char *what, long long *list,
+                        int *n, char *err, size_t errlen)
 {
     long long v = 0;
-    if (parse_ll(item, &v) != 0)
-        return fail(err, errlen, "malformed size '%s' (plain bytes expected)", item);
-    if (v < 0)
-        return fail(err, errlen, "negative size '%s'", item);
-    if (opt->nbytes == OPTIONS_MAX_SIZES)
-        return fail(err, errlen, "%s", "too many sizes (at most 64)");
-    opt->bytes[opt->nbytes++] = v;
+    if (parse_ll(item, &v) != 0 || v < 0 || v > max) {
+        snprintf(err, errlen, "malformed %s '%s' (a whole number 0..%lld)", what, item, max);
+        return -1;
+    }
+    if (*n == OPTIONS_MAX_SIZES) {
+        snprintf(err, errlen, "too many %ss (at most %d)", what, OPTIONS_MAX_SIZES);
+        return -1;
+    }
+    list[(*n)++] = v;
     return 0;
+}
+
+static int add_size(const char *item, options *opt, char *err, size_t errlen)
+{
+    return append_whole(item, LLONG_MAX, "size", opt->bytes, &opt->nbytes, err, errlen);
 }
 
 static int add_count(const char *item, options *opt, char *err, size_t errlen)
 {
-    long long v = 0;
-    if (parse_ll(item, &v) != 0)
-        return fail(err, errlen, "malformed count '%s' (a number of elements expected)", item);
-    if (v < 0 || v > 0x7fffffffLL)
-        return fail(err, errlen, "count '%s' out of range (0 .. 2^31-1)", item);
-    if (opt->ncounts == OPTIONS_MAX_SIZES)
-        return fail(err, errlen, "%s", "too many counts (at most 64)");
-    opt->counts[opt->ncounts++] = v;
-    return 0;
+    return append_whole(item, 0x7fffffffLL, "count", opt->counts, &opt->ncounts, err, errlen);
 }
 
 static int add_dtype(const char *item, options *opt, char *err, size_t errlen)
