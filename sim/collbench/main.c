@@ -984,6 +984,33 @@ static int run_pingpong(run_context *ctx)
     return EXIT_OK;
 }
 
+/* The modes rank 0 answers alone, without measuring anything. */
+static int answers_alone(run_mode mode)
+{
+    return mode == MODE_DUMP_TREE || mode == MODE_NATIVE || mode == MODE_NATIVE_CHOICE ||
+           mode == MODE_HELP || mode == MODE_LIST;
+}
+
+/* Rank 0's answer in such a mode: an exit status. */
+static int answer_alone(const options *opt)
+{
+    switch (opt->mode) {
+    case MODE_DUMP_TREE:
+        return dump_tree(opt);
+    case MODE_NATIVE:
+        print_native();
+        return EXIT_OK;
+    case MODE_NATIVE_CHOICE:
+        return print_native_choices(opt);
+    case MODE_HELP:
+        options_usage(stdout);
+        return EXIT_OK;
+    default:
+        print_registry(opt->json);
+        return EXIT_OK;
+    }
+}
+
 int main(int argc, char **argv)
 {
     options opt;
@@ -1004,33 +1031,12 @@ int main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     ctx.opt = &opt;
-    if (opt.mode == MODE_DUMP_TREE) {
+    if (answers_alone(opt.mode)) {
         if (ctx.rank == 0)
-            status = dump_tree(&opt);
+            status = answer_alone(&opt);
         MPI_Bcast(&status, 1, MPI_INT, 0, ctx.world);
         MPI_Finalize();
         return status;
-    }
-    if (opt.mode == MODE_NATIVE || opt.mode == MODE_NATIVE_CHOICE) {
-        if (ctx.rank == 0) {
-            if (opt.mode == MODE_NATIVE)
-                print_native();
-            else
-                status = print_native_choices(&opt);
-        }
-        MPI_Bcast(&status, 1, MPI_INT, 0, ctx.world);
-        MPI_Finalize();
-        return status;
-    }
-    if (opt.mode == MODE_HELP || opt.mode == MODE_LIST) {
-        if (ctx.rank == 0) {
-            if (opt.mode == MODE_HELP)
-                options_usage(stdout);
-            else
-                print_registry(opt.json);
-        }
-        MPI_Finalize();
-        return EXIT_OK;
     }
 
     if (opt.mode == MODE_MEASURE) {

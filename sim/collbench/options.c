@@ -145,17 +145,24 @@ static int set_dump_tree(const option_spec *spec, const char *value, options *op
     return set_string(spec, value, opt, err, errlen);
 }
 
+/* The index of name in names[0..n), or -1. */
+static int name_index(const char *name, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
 static int set_dist(const option_spec *spec, const char *value, options *opt, char *err,
                     size_t errlen)
 {
     (void)spec;
-    for (int d = 0; d < DIST_COUNT; d++) {
-        if (strcmp(value, dist_names[d]) == 0) {
-            opt->dist = (dist_id)d;
-            return 0;
-        }
-    }
-    return fail(err, errlen, "unknown distribution '%s' (uniform, lognormal, illcond)", value);
+    const int d = name_index(value, dist_names, DIST_COUNT);
+    if (d < 0)
+        return fail(err, errlen, "unknown distribution '%s' (uniform, lognormal, illcond)", value);
+    opt->dist = (dist_id)d;
+    return 0;
 }
 
 /* Comma-separated lists: item() on each item, copied into a buffer. */
@@ -211,24 +218,20 @@ static int add_count(const char *item, options *opt, char *err, size_t errlen)
 
 static int add_dtype(const char *item, options *opt, char *err, size_t errlen)
 {
-    for (int d = 0; d < DTYPE_COUNT; d++) {
-        if (strcmp(item, dtype_names[d]) == 0 && opt->ndtypes < DTYPE_COUNT) {
-            opt->dtypes[opt->ndtypes++] = (dtype_id)d;
-            return 0;
-        }
-    }
-    return fail(err, errlen, "unknown datatype in '%s' (int32, int64, float, double)", item);
+    const int d = name_index(item, dtype_names, DTYPE_COUNT);
+    if (d < 0 || opt->ndtypes == DTYPE_COUNT)
+        return fail(err, errlen, "unknown datatype in '%s' (int32, int64, float, double)", item);
+    opt->dtypes[opt->ndtypes++] = (dtype_id)d;
+    return 0;
 }
 
 static int add_op(const char *item, options *opt, char *err, size_t errlen)
 {
-    for (int o = 0; o < OP_COUNT; o++) {
-        if (strcmp(item, op_names[o]) == 0 && opt->nops < OP_COUNT) {
-            opt->ops[opt->nops++] = (op_id)o;
-            return 0;
-        }
-    }
-    return fail(err, errlen, "unknown op in '%s' (sum, prod, max, min, first_nonzero)", item);
+    const int o = name_index(item, op_names, OP_COUNT);
+    if (o < 0 || opt->nops == OP_COUNT)
+        return fail(err, errlen, "unknown op in '%s' (sum, prod, max, min, first_nonzero)", item);
+    opt->ops[opt->nops++] = (op_id)o;
+    return 0;
 }
 
 static int add_root(const char *item, options *opt, char *err, size_t errlen)
