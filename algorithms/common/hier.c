@@ -184,6 +184,15 @@ const char *collsim_check_composition(const collsim_algorithm *alg, int comm_siz
     return NULL;
 }
 
+/* Frees the groups of a cleanup path that were made. */
+static void free_groups(MPI_Group *a, MPI_Group *b)
+{
+    if (*a != MPI_GROUP_NULL)
+        MPI_Group_free(a);
+    if (*b != MPI_GROUP_NULL)
+        MPI_Group_free(b);
+}
+
 int collsim_create_subcomm(MPI_Comm comm, const int *ranks, int n, int tag, MPI_Comm *sub)
 {
     int rc = MPI_SUCCESS;
@@ -195,10 +204,7 @@ int collsim_create_subcomm(MPI_Comm comm, const int *ranks, int n, int tag, MPI_
     COLLSIM_CHECK(MPI_Group_incl(world, n, ranks, &group));
     COLLSIM_CHECK(MPI_Comm_create_group(comm, group, tag, sub));
 cleanup:
-    if (group != MPI_GROUP_NULL)
-        MPI_Group_free(&group);
-    if (world != MPI_GROUP_NULL)
-        MPI_Group_free(&world);
+    free_groups(&group, &world);
     return rc;
 }
 
@@ -276,10 +282,7 @@ int collsim_node_split(MPI_Comm comm, int root, int node_size, collsim_nodes *no
     }
 
 cleanup:
-    if (local != MPI_GROUP_NULL)
-        MPI_Group_free(&local);
-    if (world != MPI_GROUP_NULL)
-        MPI_Group_free(&world);
+    free_groups(&local, &world);
     free(members);
     free(world_ranks);
     return rc;
