@@ -78,6 +78,18 @@ enum {
     COLLSIM_RESTRICT_FLOAT_SUM = 1u << 2     /* the op must be MPI_SUM on float or double */
 };
 
+/* What a restriction flag means, for the checks and for collbench --list
+ * --json, which publishes it so that no other program re-decides it. */
+typedef struct collsim_restriction {
+    unsigned flag;           /* COLLSIM_RESTRICT_* */
+    const char *name;        /* short name in --list ("commutative") */
+    const char *requirement; /* what the call must meet ("commutative_op") */
+    const char *sentence;    /* the error when it does not ("requires a commutative op") */
+} collsim_restriction;
+
+/* Every restriction, *count of them. */
+const collsim_restriction *collsim_restrictions(size_t *count);
+
 /* Parameters an algorithm reads, declared in registry.def. */
 enum {
     COLLSIM_PARAM_SEGMENTS = 1u << 0,  /* segment_bytes or block_count */
@@ -86,6 +98,17 @@ enum {
     COLLSIM_PARAM_NODE_SIZE = 1u << 3, /* node_size */
     COLLSIM_PARAM_CONTRIBUTORS = 1u << 4 /* contributors */
 };
+
+/* What a parameter flag means, for the check and for collbench --list
+ * --json, which publishes it. */
+typedef struct collsim_parameter {
+    unsigned flag;        /* COLLSIM_PARAM_* */
+    const char *name;     /* its name in --list ("segments") */
+    const char *sentence; /* the error when it is given to an algorithm that does not read it */
+} collsim_parameter;
+
+/* Every parameter flag, *count of them. */
+const collsim_parameter *collsim_parameters(size_t *count);
 
 typedef enum collsim_collective {
     COLLSIM_ALLREDUCE,
@@ -138,7 +161,8 @@ int collsim_contributors(const collsim_params *params);
 int collsim_is_prerounded(const collsim_algorithm *alg);
 
 /* NULL when every parameter set in params (non-zero / non-NULL) is one the
- * algorithm reads; otherwise a sentence naming the first one it does not. */
+ * algorithm reads, and segment_bytes and block_count are not both set;
+ * otherwise a sentence naming the problem. */
 const char *collsim_check_parameters(const collsim_algorithm *alg, const collsim_params *params);
 
 /* Charges the computation of work_bytes bytes' worth of local work (as many
@@ -155,6 +179,14 @@ void collsim_charge_compute(double work_bytes, const collsim_params *params);
 const char *collsim_check_composition(const collsim_algorithm *alg, int comm_size,
                                       int op_is_commutative, const collsim_params *params,
                                       char *buf, size_t len);
+
+/* The inner and outer algorithms of a composite algorithm (one that reads
+ * COLLSIM_PARAM_INNER_OUTER: hierarchical, prerounded) under params: the
+ * given names, else the algorithm's defaults (common/hier.c holds them, and
+ * collbench --list --json publishes them).  Returns 0, or -1 with both NULL
+ * for an algorithm that is not composite. */
+int collsim_composite_names(const collsim_algorithm *alg, const collsim_params *params,
+                            const char **inner, const char **outer);
 
 /* Applies op elementwise: inoutbuf[i] = inbuf[i] op inoutbuf[i] (MPI order:
  * inbuf is the left operand), then charges count * type size * gamma seconds

@@ -42,14 +42,35 @@ const collsim_algorithm *collsim_find_algorithm(const char *collective, const ch
     return NULL;
 }
 
+static const collsim_restriction restrictions[] = {
+    {COLLSIM_RESTRICT_COMMUTATIVE, "commutative", "commutative_op", "requires a commutative op"},
+    {COLLSIM_RESTRICT_POWER_OF_TWO, "power_of_two", "power_of_two_np",
+     "requires a power-of-two process count"},
+    {COLLSIM_RESTRICT_FLOAT_SUM, "float_sum", "sum_on_float", "requires MPI_SUM on float or double"},
+};
+
+const collsim_restriction *collsim_restrictions(size_t *count)
+{
+    *count = sizeof restrictions / sizeof restrictions[0];
+    return restrictions;
+}
+
+static const char *sentence(unsigned flag)
+{
+    for (size_t i = 0; i < sizeof restrictions / sizeof restrictions[0]; i++)
+        if (restrictions[i].flag == flag)
+            return restrictions[i].sentence;
+    return "violates a restriction";
+}
+
 const char *collsim_check_restrictions(const collsim_algorithm *alg, int comm_size,
                                        int op_is_commutative)
 {
     if ((alg->restrictions & COLLSIM_RESTRICT_COMMUTATIVE) && !op_is_commutative)
-        return "requires a commutative op";
+        return sentence(COLLSIM_RESTRICT_COMMUTATIVE);
     if ((alg->restrictions & COLLSIM_RESTRICT_POWER_OF_TWO) &&
         (comm_size < 1 || (comm_size & (comm_size - 1)) != 0))
-        return "requires a power-of-two process count";
+        return sentence(COLLSIM_RESTRICT_POWER_OF_TWO);
     return NULL;
 }
 
@@ -63,20 +84,40 @@ int collsim_is_prerounded(const collsim_algorithm *alg)
     return (alg->restrictions & COLLSIM_RESTRICT_FLOAT_SUM) != 0;
 }
 
+static const collsim_parameter parameters[] = {
+    {COLLSIM_PARAM_SEGMENTS, "segments", "takes no segment size or block count"},
+    {COLLSIM_PARAM_GROUPS, "groups", "takes no group count"},
+    {COLLSIM_PARAM_INNER_OUTER, "inner_outer", "takes no inner or outer algorithm"},
+    {COLLSIM_PARAM_NODE_SIZE, "node_size", "takes no node size"},
+    {COLLSIM_PARAM_CONTRIBUTORS, "contributors", "takes no virtual contributors"},
+};
+
+const collsim_parameter *collsim_parameters(size_t *count)
+{
+    *count = sizeof parameters / sizeof parameters[0];
+    return parameters;
+}
+
+/* The flags of the parameters params sets. */
+static unsigned parameters_given(const collsim_params *params)
+{
+    return (params->segment_bytes || params->block_count ? COLLSIM_PARAM_SEGMENTS : 0u) |
+           (params->group_count ? COLLSIM_PARAM_GROUPS : 0u) |
+           (params->inner_algorithm != NULL || params->outer_algorithm != NULL
+                ? COLLSIM_PARAM_INNER_OUTER
+                : 0u) |
+           (params->node_size ? COLLSIM_PARAM_NODE_SIZE : 0u) |
+           (params->contributors > 1 ? COLLSIM_PARAM_CONTRIBUTORS : 0u);
+}
+
 const char *collsim_check_parameters(const collsim_algorithm *alg, const collsim_params *params)
 {
-    const unsigned takes = alg->parameters;
-    if (!(takes & COLLSIM_PARAM_SEGMENTS) && (params->segment_bytes || params->block_count))
-        return "takes no segment size or block count";
-    if (!(takes & COLLSIM_PARAM_GROUPS) && params->group_count)
-        return "takes no group count";
-    if (!(takes & COLLSIM_PARAM_INNER_OUTER) &&
-        (params->inner_algorithm != NULL || params->outer_algorithm != NULL))
-        return "takes no inner or outer algorithm";
-    if (!(takes & COLLSIM_PARAM_NODE_SIZE) && params->node_size)
-        return "takes no node size";
-    if (!(takes & COLLSIM_PARAM_CONTRIBUTORS) && params->contributors > 1)
-        return "takes no virtual contributors";
+    if (params->segment_bytes && params->block_count)
+        return "takes a segment size or a block count, not both";
+    const unsigned unread = parameters_given(params) & ~alg->parameters;
+    for (size_t i = 0; i < sizeof parameters / sizeof parameters[0]; i++)
+        if (unread & parameters[i].flag)
+            return parameters[i].sentence;
     return NULL;
 }
 
@@ -85,6 +126,6 @@ const char *collsim_check_op_restrictions(const collsim_algorithm *alg, MPI_Op o
 {
     if ((alg->restrictions & COLLSIM_RESTRICT_FLOAT_SUM) &&
         (op != MPI_SUM || (datatype != MPI_DOUBLE && datatype != MPI_FLOAT)))
-        return "requires MPI_SUM on float or double";
+        return sentence(COLLSIM_RESTRICT_FLOAT_SUM);
     return NULL;
 }

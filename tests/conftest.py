@@ -10,7 +10,7 @@ import pytest
 
 from collsim.platforms import crossbar
 from collsim.profiles import load_profile
-from collsim.runner import REPO_ROOT, registry
+from collsim.harness import REPO_ROOT, registry
 
 
 @pytest.fixture(scope="session")

@@ -357,7 +357,7 @@ def test_the_library_reads_rules_without_collsim_app(programs, tmp_path):
     the C reader, which names the file and line of a mistake and stops the program."""
     from collsim.platforms import crossbar, map_ranks
     from collsim.profiles import load_profile
-    from collsim.runner import run_program, smpirun_command
+    from collsim.harness import run_program, smpirun_command
 
     G = crossbar(nodes=2)
     argv = smpirun_command(G, map_ranks(G, 2, "block"), load_profile("hockney"), tmp_path,

@@ -10,7 +10,7 @@ import pytest
 
 from collsim.cli import main
 from collsim.native import is_selector
-from collsim.runner import registry
+from collsim.harness import registry
 
 RUN = ["run", "--np", "4", "--coll", "allreduce", "--alg", "ring", "--bytes", "8,64KiB"]
 
@@ -135,7 +135,6 @@ def test_an_algorithm_without_a_model_is_refused_before_it_runs(monkeypatch, cap
 
 def test_smpirun_missing(monkeypatch, capsys, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
-    from collsim.runner import registry
 
     registry.cache_clear()
     try:
@@ -187,7 +186,6 @@ def _fake_collbench(tmp_path, body):
 )
 def test_deadlock_crash_and_hang_are_reported(tmp_path, monkeypatch, capsys, body, message):
     monkeypatch.setenv("COLLSIM_COLLBENCH", str(_fake_collbench(tmp_path, body)))
-    from collsim.runner import registry
 
     registry.cache_clear()
     try:

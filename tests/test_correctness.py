@@ -19,7 +19,7 @@ import pytest
 
 from collsim.platforms import crossbar, map_ranks
 from collsim.native import LIBRARY_ALGORITHMS, is_selector
-from collsim.runner import registry, simulate
+from collsim.harness import registry, simulate
 
 # The whole matrix (issue 5: p in 1..33, 64, 100, 128) takes about 20 minutes on
 # 2 cores; `make test` runs a cross-section of it (one process, powers of two,

@@ -20,7 +20,7 @@ import os
 import pytest
 
 from collsim.native import LIBRARY_ALGORITHMS as LIBRARY_ENTRIES, is_selector
-from collsim.runner import registry
+from collsim.harness import registry
 from collsim.realmpi import find_mpi_collbench, run_mpirun
 
 # the same cells as test_correctness.py

@@ -8,7 +8,7 @@ import pytest
 
 from collsim.analysis import datagen
 from collsim.platforms import crossbar, map_ranks
-from collsim.runner import simulate
+from collsim.harness import simulate
 
 CASES = [
     (dtype, op, dist)

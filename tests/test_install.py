@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from collsim import runner
+from collsim import harness
 from collsim.errors import CollsimError
 
 if sys.version_info >= (3, 11):
@@ -15,22 +15,22 @@ else:  # pragma: no cover - Python 3.10
 
 
 def test_dependencies_are_ranges_and_the_licence_is_there():
-    project = tomllib.loads((runner.REPO_ROOT / "pyproject.toml").read_text())["project"]
+    project = tomllib.loads((harness.REPO_ROOT / "pyproject.toml").read_text())["project"]
     requirements = project["dependencies"] + project["optional-dependencies"]["test"]
     assert requirements and not [r for r in requirements if "==" in r]
     assert project["license"] == "BSD-3-Clause"
-    assert "BSD 3-Clause" in (runner.REPO_ROOT / "LICENSE").read_text()
+    assert "BSD 3-Clause" in (harness.REPO_ROOT / "LICENSE").read_text()
 
 
 def test_an_installed_collsim_says_how_to_get_collbench(tmp_path, monkeypatch):
     monkeypatch.delenv("COLLSIM_COLLBENCH", raising=False)
-    monkeypatch.setattr(runner, "REPO_ROOT", tmp_path / "site-packages")  # no source tree
+    monkeypatch.setattr(harness, "REPO_ROOT", tmp_path / "site-packages")  # no source tree
     with pytest.raises(CollsimError, match="'make build', then set COLLSIM_COLLBENCH="):
-        runner.find_collbench()
+        harness.find_collbench()
     monkeypatch.setenv("COLLSIM_COLLBENCH", str(tmp_path / "nothing"))
     with pytest.raises(CollsimError, match="not found at .*nothing \\(COLLSIM_COLLBENCH\\)"):
-        runner.find_collbench()
+        harness.find_collbench()
     program = tmp_path / "collbench"
     program.write_bytes(b"")
     monkeypatch.setenv("COLLSIM_COLLBENCH", str(program))
-    assert runner.find_collbench() == program
+    assert harness.find_collbench() == program

@@ -23,7 +23,8 @@ from collsim.platforms.catalog import CATALOG, catalog_profile
 from collsim.platforms.network import network_parameters
 from collsim.platforms.simgrid import platform_xml
 from collsim.profiles import load_profile
-from collsim.runner import RunSpec, run, simulate
+from collsim.harness import simulate
+from collsim.runner import RunSpec, run
 
 LATENCY_S = 1e-6          # per link: alpha = 2 us between two crossbar nodes
 BANDWIDTH_BPS = 10e9

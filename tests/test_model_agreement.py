@@ -18,7 +18,8 @@ import pytest
 from collsim.analysis.models import AlgorithmParams
 from collsim.native import LIBRARY_ALGORITHMS, is_selector
 from collsim.errors import CollsimError
-from collsim.runner import RunSpec, find_algorithm, registry, run
+from collsim.harness import find_algorithm, registry
+from collsim.runner import RunSpec, run
 
 ISSUE3_PROCESS_COUNTS = [2, 3, 4, 5, 7, 8, 12, 16, 31, 32, 33]
 ISSUE3_SIZES_BYTES = (8, 4096, 1 << 20)

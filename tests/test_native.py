@@ -19,7 +19,8 @@ import pytest
 
 from collsim import native
 from collsim.cli import main
-from collsim.runner import REPO_ROOT, RunSpec, registry, run
+from collsim.harness import REPO_ROOT, registry
+from collsim.runner import RunSpec, run
 
 PROBE = REPO_ROOT / "tests" / "data" / "native_probe.c"
 SIZES_BYTES = (8, 65536, 1 << 20)

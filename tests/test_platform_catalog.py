@@ -4,7 +4,7 @@ import pytest
 
 from collsim.platforms import pair_classes, pair_parameters, platform_xml
 from collsim.platforms.catalog import CATALOG, catalog_platform, catalog_xml_path
-from collsim.runner import simulate
+from collsim.harness import simulate
 
 
 @pytest.mark.parametrize("name", sorted(CATALOG))

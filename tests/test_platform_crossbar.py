@@ -14,7 +14,7 @@ from collsim.platforms import (
     write_hostfile,
     write_platform,
 )
-from collsim.runner import simulate
+from collsim.harness import simulate
 
 
 def test_graph_shape_and_attributes():

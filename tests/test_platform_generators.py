@@ -17,7 +17,7 @@ from collsim.platforms import (
     route,
     write_platform,
 )
-from collsim.runner import simulate
+from collsim.harness import simulate
 
 SIZES = [0, 1024, 1 << 20]
 

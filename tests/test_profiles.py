@@ -5,7 +5,8 @@ from collsim.platforms import crossbar, map_ranks, pair_parameters
 from collsim.platforms.simgrid import write_platform
 from collsim.platforms.xml_file import xml_file_platform
 from collsim.profiles import HARNESS_CFG, builtin_profiles, load_profile
-from collsim.runner import RunSpec, measured_pair, run, simulate
+from collsim.harness import simulate
+from collsim.runner import RunSpec, measured_pair, run
 
 
 def test_builtin_profiles():

@@ -8,7 +8,7 @@ import pytest
 
 from collsim.check import load_suite
 from collsim.cli import main
-from collsim.runner import REPO_ROOT
+from collsim.harness import REPO_ROOT
 from collsim.scenario import load_scenario
 
 README = (REPO_ROOT / "README.md").read_text()

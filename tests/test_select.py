@@ -4,7 +4,7 @@ import csv
 
 from collsim.cli import main
 from collsim.native import is_selector
-from collsim.runner import registry
+from collsim.harness import registry
 
 
 def test_select_names_the_fastest_and_its_margin(tmp_path, capsys):

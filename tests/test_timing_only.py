@@ -11,7 +11,8 @@ sizes that exercise an element count not divisible by p and several segments.
 
 import pytest
 
-from collsim.runner import RunSpec, registry, run
+from collsim.harness import registry
+from collsim.runner import RunSpec, run
 
 ALGORITHMS = [(entry["collective"], entry["algorithm"]) for entry in registry()]
 POWER_OF_TWO = {(entry["collective"], entry["algorithm"]) for entry in registry()

@@ -10,7 +10,8 @@ import pytest
 
 from collsim.analysis.trees import KINDS, dual_first_size, in_order_root, tree, tree_node
 from collsim.platforms import crossbar
-from collsim.runner import CollsimError, simulate
+from collsim.harness import simulate
+from collsim.runner import CollsimError
 
 SIZES = [1, 2, 3, 4, 5, 7, 8, 13, 16, 31, 32, 33, 64, 100]
 ROTATED = ("binomial", "binary", "chain")

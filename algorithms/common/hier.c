@@ -13,11 +13,39 @@
 #include <math.h>
 #include <stdio.h>
 
-/* Default algorithms inside and between groups of `hierarchical` (see
- * reduce_hierarchical.c and allreduce_hierarchical.c for why). */
-static const char *default_inner(collsim_collective coll)
+/* The defaults of the composite algorithms, the one place that keeps them
+ * (see reduce_hierarchical.c and allreduce_hierarchical.c for why these).
+ * inner: used when no inner algorithm is given (for `hierarchical`: when
+ * neither is given; one given serves both levels); outer: NULL = the inner. */
+static const struct composite {
+    collsim_collective collective;
+    const char *algorithm;
+    const char *inner, *outer;
+    int inner_from_outer; /* a given outer algorithm is the inner one too */
+} composites[] = {
+    {COLLSIM_ALLREDUCE, "hierarchical", "recursive_doubling", NULL, 1},
+    {COLLSIM_REDUCE, "hierarchical", "linear", NULL, 1},
+    {COLLSIM_ALLREDUCE, "prerounded", "recursive_doubling", NULL, 0},
+    {COLLSIM_REDUCE, "prerounded", "binomial", "recursive_doubling", 0},
+};
+
+int collsim_composite_names(const collsim_algorithm *alg, const collsim_params *params,
+                            const char **inner, const char **outer)
 {
-    return coll == COLLSIM_REDUCE ? "linear" : "recursive_doubling";
+    *inner = *outer = NULL;
+    for (size_t i = 0; i < sizeof composites / sizeof composites[0]; i++) {
+        const struct composite *c = &composites[i];
+        if (c->collective != alg->collective || strcmp(c->algorithm, alg->name) != 0)
+            continue;
+        *inner = params->inner_algorithm                          ? params->inner_algorithm
+                 : c->inner_from_outer && params->outer_algorithm ? params->outer_algorithm
+                                                                  : c->inner;
+        *outer = params->outer_algorithm ? params->outer_algorithm
+                 : c->outer              ? c->outer
+                                         : *inner;
+        return 0;
+    }
+    return -1;
 }
 
 int collsim_hier_group_count(collsim_collective coll, int size, const collsim_params *params)
@@ -36,15 +64,6 @@ int collsim_hier_group_count(collsim_collective coll, int size, const collsim_pa
         if (size % g == 0 && fabs(g - root) < fabs(best - root))
             best = g;
     return best;
-}
-
-void collsim_hier_names(collsim_collective coll, const collsim_params *params,
-                        const char **inner, const char **outer)
-{
-    *inner = params->inner_algorithm ? params->inner_algorithm
-             : params->outer_algorithm ? params->outer_algorithm
-                                       : default_inner(coll);
-    *outer = params->outer_algorithm ? params->outer_algorithm : *inner;
 }
 
 void collsim_sub_params(const collsim_algorithm *sub, const collsim_params *params,
@@ -107,7 +126,7 @@ int collsim_hier_levels(const collsim_algorithm *alg, int size, int op_is_commut
                  size);
         return -1;
     }
-    collsim_hier_names(alg->collective, params, &inner_name, &outer_name);
+    collsim_composite_names(alg, params, &inner_name, &outer_name);
     const int smallest = size / groups, largest = (size + groups - 1) / groups;
     *inner = level_algorithm(alg, "inner", inner_name, groups == size ? 1 : smallest,
                              groups == size ? 1 : largest, op_is_commutative, why, len);
@@ -165,6 +184,15 @@ const char *collsim_check_composition(const collsim_algorithm *alg, int comm_siz
     return NULL;
 }
 
+/* Frees the groups of a cleanup path that were made. */
+static void free_groups(MPI_Group *a, MPI_Group *b)
+{
+    if (*a != MPI_GROUP_NULL)
+        MPI_Group_free(a);
+    if (*b != MPI_GROUP_NULL)
+        MPI_Group_free(b);
+}
+
 int collsim_create_subcomm(MPI_Comm comm, const int *ranks, int n, int tag, MPI_Comm *sub)
 {
     int rc = MPI_SUCCESS;
@@ -176,10 +204,7 @@ int collsim_create_subcomm(MPI_Comm comm, const int *ranks, int n, int tag, MPI_
     COLLSIM_CHECK(MPI_Group_incl(world, n, ranks, &group));
     COLLSIM_CHECK(MPI_Comm_create_group(comm, group, tag, sub));
 cleanup:
-    if (group != MPI_GROUP_NULL)
-        MPI_Group_free(&group);
-    if (world != MPI_GROUP_NULL)
-        MPI_Group_free(&world);
+    free_groups(&group, &world);
     return rc;
 }
 
@@ -257,10 +282,7 @@ int collsim_node_split(MPI_Comm comm, int root, int node_size, collsim_nodes *no
     }
 
 cleanup:
-    if (local != MPI_GROUP_NULL)
-        MPI_Group_free(&local);
-    if (world != MPI_GROUP_NULL)
-        MPI_Group_free(&world);
+    free_groups(&local, &world);
     free(members);
     free(world_ranks);
     return rc;

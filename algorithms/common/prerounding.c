@@ -115,12 +115,13 @@ int collsim_preround_levels(collsim_collective coll, int size, const collsim_par
                             char *why, size_t len)
 {
     const int is_allreduce = coll == COLLSIM_ALLREDUCE;
-    const char *inner_name = params->inner_algorithm ? params->inner_algorithm
-                             : is_allreduce          ? "recursive_doubling"
-                                                     : "binomial";
-    const char *bound_name = params->outer_algorithm ? params->outer_algorithm
-                             : is_allreduce          ? inner_name
-                                                     : "recursive_doubling";
+    const char *inner_name, *bound_name;
+    const collsim_algorithm *self =
+        collsim_find_algorithm(is_allreduce ? "allreduce" : "reduce", "prerounded");
+    if (self == NULL || collsim_composite_names(self, params, &inner_name, &bound_name) != 0) {
+        snprintf(why, len, "is not a pre-rounded algorithm");
+        return -1;
+    }
     const collsim_algorithm *in =
         level(is_allreduce ? "allreduce" : "reduce", "inner", inner_name, size, why, len);
     if (in == NULL)

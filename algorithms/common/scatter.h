@@ -1,12 +1,21 @@
 /*
- * scatter.h: the engine of the scatter + allgather broadcasts and their
- * allgather step (common/scatter.c; its chunk span and binomial scatter are
- * declared in internal.h).
+ * scatter.h: the scatter + allgather broadcasts' shared pieces (common/scatter.c):
+ * the binomial scatter and chunk arithmetic, one allgather exchange step, and
+ * the engine of bcast_scatter_allgather.c and
+ * bcast_scatter_recursive_doubling_allgather.c.
  */
 #ifndef COLLSIM_SCATTER_H
 #define COLLSIM_SCATTER_H
 
 #include "../collsim.h"
+
+/* The scatter + allgather broadcasts (common/scatter.c): the elements of
+ * chunks [first, last) of count elements cut into chunks of c (offset of the
+ * first in *offset), and the binomial scatter that leaves chunk
+ * (rank - root) mod size on each rank. */
+int collsim_chunk_span(int count, int c, int first, int last, int *offset);
+int collsim_binomial_scatter(void *buffer, int count, MPI_Datatype datatype, MPI_Aint extent,
+                             int root, int rank, int size, MPI_Comm comm);
 
 /* One allgather step over the chunks of c elements of buffer (count
  * elements): sends chunks [out_first, out_last) to rank dst while receiving

@@ -14,7 +14,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Callable
 
-__all__ = ["COLLECTIVES", "COMPOSITES", "model_for", "part_model"]
+__all__ = ["COLLECTIVES", "COMPOSITES", "composite_defaults", "model_for", "part_model"]
 
 #: The collectives with a model module of their own name.
 COLLECTIVES = ("allreduce", "bcast", "reduce")
@@ -69,3 +69,16 @@ def part_model(collective: str, algorithm: str, role: str) -> Callable:
     if model is None or algorithm in COMPOSITES:
         raise ValueError(f"{role} algorithm must be a plain {collective} algorithm, got {algorithm!r}")
     return model
+
+
+def composite_defaults(collective: str, algorithm: str) -> dict:
+    """The inner and outer algorithms a composite entry runs when given none.
+
+    C decides them (``algorithms/common/hier.c``) and ``collbench --list
+    --json`` publishes them (:func:`collsim.harness.composite_defaults`); a
+    model reads them from there when it predicts without a run.  (A run's
+    rows carry what collbench resolved, and the runner passes that on.)
+    """
+    from collsim.harness import composite_defaults as published
+
+    return published(collective, algorithm)

@@ -13,7 +13,7 @@ from ._base import (DEFAULT_PARAMS, AlgorithmParams, NetworkParams, Prediction, 
                     check_arguments, exact, message_s, shared_link_s, reduce_s, total)
 from ._composite import (PREROUND_LEVELS, comm_split_s, preround_bound_s, sub_params, subcomm_creation_s,
                          two_level_names)
-from ._lookup import model_for, part_model
+from ._lookup import composite_defaults, model_for, part_model
 from ._native import selector
 from ._replay import Clocks
 from .bcast import level_order_binary_children
@@ -214,7 +214,8 @@ def hierarchical(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 
     groups = params.group_count or default_group_count(p)
     if groups > p:
         raise ValueError(f"group_count must be in 1..p={p}, got {groups}")
-    inner_name, outer_name = two_level_names(params, "linear")
+    inner_name, outer_name = two_level_names(
+        params, composite_defaults("reduce", "hierarchical")["inner_algorithm"])
     inner = part_model("reduce", inner_name, "inner")
     outer = part_model("reduce", outer_name, "outer")
     sub = sub_params(params)
@@ -373,9 +374,9 @@ def prerounded(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8,
     count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
-    inner = part_model("reduce", params.inner_algorithm or "binomial", "inner")
-    bound, skew_s = preround_bound_s(p, count, net,
-                                                params.outer_algorithm or "recursive_doubling")
+    defaults = composite_defaults("reduce", "prerounded")
+    inner = part_model("reduce", params.inner_algorithm or defaults["inner_algorithm"], "inner")
+    bound, skew_s = preround_bound_s(p, count, net, params.outer_algorithm or defaults["outer_algorithm"])
     levels = inner(p, 8 * count * PREROUND_LEVELS, net, elem_bytes=8, root=root)
     sequential = total(bound, levels,
                        extra_s=reduce_s(net, 8 * count * PREROUND_LEVELS))

@@ -12,6 +12,7 @@
  */
 #include "check.h"
 #include "collsim.h"
+#include "common/hier.h"
 #include "common/native.h"
 #include "common/tree.h"
 #include "datagen.h"
@@ -237,10 +238,10 @@ static void library_version(char *buf, size_t len)
 }
 
 /* gamma from the command line, else from the platform's host property. */
-static double resolve_gamma(const options *opt)
+static double resolve_gamma(double given_s_per_byte)
 {
-    if (opt->gamma_s_per_byte >= 0.0)
-        return opt->gamma_s_per_byte;
+    if (given_s_per_byte >= 0.0)
+        return given_s_per_byte;
 #ifdef COLLSIM_SMPI
     const char *prop = sg_host_get_property_value(sg_host_self(), "gamma_s_per_byte");
     if (prop != NULL)
@@ -249,46 +250,71 @@ static double resolve_gamma(const options *opt)
     return 0.0;
 }
 
+/* --list: the registry; with json, one JSON object per entry holding what
+ * the C side decides and the Python side reads instead of deciding again:
+ * the restrictions (names, and under "requires" the requirement each sets
+ * with the sentence a violation gets), the parameters read (and under
+ * "takes_no" the sentence for each other one), and a composite algorithm's
+ * default inner and outer algorithms. */
+/* One name (and sentence) of a flag, for print_flags. */
+typedef struct flag_text {
+    unsigned flag;
+    const char *name, *sentence;
+} flag_text;
+
+/* Prints the items of texts whose flag is in flags, comma-separated: as
+ * ["name", ...] or, with sentences, as {"name": "sentence", ...}. */
+static void print_flags(const flag_text *texts, size_t n, unsigned flags, int sentences)
+{
+    const char *sep = "";
+    putchar(sentences ? '{' : '[');
+    for (size_t k = 0; k < n; k++) {
+        if (!(flags & texts[k].flag))
+            continue;
+        printf("%s\"%s\"", sep, texts[k].name);
+        if (sentences)
+            printf(": \"%s\"", texts[k].sentence);
+        sep = ", ";
+    }
+    putchar(sentences ? '}' : ']');
+}
+
 static void print_registry(int json)
 {
-    size_t n;
+    size_t n, nrules, nkinds;
     const collsim_algorithm *reg = collsim_registry(&n);
+    const collsim_restriction *rules = collsim_restrictions(&nrules);
+    const collsim_parameter *kinds = collsim_parameters(&nkinds);
+    /* a flag is one bit of an unsigned: at most 32 of each */
+    flag_text restriction_names[32], requirements[32], parameters[32];
+    for (size_t k = 0; k < nrules && k < 32; k++) {
+        restriction_names[k] = (flag_text){rules[k].flag, rules[k].name, NULL};
+        requirements[k] = (flag_text){rules[k].flag, rules[k].requirement, rules[k].sentence};
+    }
+    for (size_t k = 0; k < nkinds && k < 32; k++)
+        parameters[k] = (flag_text){kinds[k].flag, kinds[k].name, kinds[k].sentence};
     for (size_t i = 0; i < n; i++) {
         const collsim_algorithm *a = &reg[i];
-        if (json) {
-            printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"restrictions\": [",
-                   a->collective_name, a->name);
-            int first = 1;
-            if (a->restrictions & COLLSIM_RESTRICT_COMMUTATIVE) {
-                printf("\"commutative\"");
-                first = 0;
-            }
-            if (a->restrictions & COLLSIM_RESTRICT_POWER_OF_TWO) {
-                printf("%s\"power_of_two\"", first ? "" : ", ");
-                first = 0;
-            }
-            if (a->restrictions & COLLSIM_RESTRICT_FLOAT_SUM)
-                printf("%s\"float_sum\"", first ? "" : ", ");
-            static const struct {
-                unsigned flag;
-                const char *name;
-            } parameter_names[] = {{COLLSIM_PARAM_SEGMENTS, "segments"},
-                                   {COLLSIM_PARAM_GROUPS, "groups"},
-                                   {COLLSIM_PARAM_INNER_OUTER, "inner_outer"},
-                                   {COLLSIM_PARAM_NODE_SIZE, "node_size"},
-                                   {COLLSIM_PARAM_CONTRIBUTORS, "contributors"}};
-            printf("], \"parameters\": [");
-            first = 1;
-            for (size_t k = 0; k < sizeof parameter_names / sizeof parameter_names[0]; k++) {
-                if (a->parameters & parameter_names[k].flag) {
-                    printf("%s\"%s\"", first ? "" : ", ", parameter_names[k].name);
-                    first = 0;
-                }
-            }
-            printf("], \"summary\": \"%s\"}\n", a->summary);
-        } else {
+        if (!json) {
             printf("%-10s %-20s %s\n", a->collective_name, a->name, a->summary);
+            continue;
         }
+        printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"restrictions\": ",
+               a->collective_name, a->name);
+        print_flags(restriction_names, nrules, a->restrictions, 0);
+        printf(", \"requires\": ");
+        print_flags(requirements, nrules, a->restrictions, 1);
+        printf(", \"parameters\": ");
+        print_flags(parameters, nkinds, a->parameters, 0);
+        printf(", \"takes_no\": ");
+        print_flags(parameters, nkinds, ~a->parameters, 1);
+        printf(", ");
+        const collsim_params none = {0};
+        const char *inner, *outer;
+        if (collsim_composite_names(a, &none, &inner, &outer) == 0)
+            printf("\"defaults\": {\"inner_algorithm\": \"%s\", \"outer_algorithm\": \"%s\"}, ",
+                   inner, outer);
+        printf("\"summary\": \"%s\"}\n", a->summary);
     }
 }
 
@@ -343,13 +369,17 @@ static int call_algorithm(const collsim_algorithm *alg, const void *sendbuf, voi
 typedef struct run_context {
     const options *opt;
     const collsim_algorithm *alg;
-    collsim_params params;
+    collsim_params *params; /* the command line's, finished by set_params */
     MPI_Comm world;     /* harness traffic: checks, timing reductions */
     MPI_Comm coll_comm; /* the algorithm's own communicator */
     sync_point sync;
     check_cache references; /* rank 0's references, reused across roots */
     int rank, size;
     char library[256];
+    /* a composite algorithm's levels and group count as it resolves them
+     * (NULL, 0: not composite), echoed in every row under "resolved" */
+    const char *inner_algorithm, *outer_algorithm;
+    int group_count;
 } run_context;
 
 /* Prints "key": number, or "key": null for an infinite number (no bound). */
@@ -403,7 +433,7 @@ static void print_row(const run_context *ctx, const check_case *c, long long byt
                       double time_s, const check_result *res)
 {
     const options *opt = ctx->opt;
-    const collsim_params *params = &ctx->params;
+    const collsim_params *params = ctx->params;
     printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", "
            "\"params\": {\"gamma_s_per_byte\": %.17g, \"segment_bytes\": %zu, "
            "\"block_count\": %d, \"alpha_over_beta_bytes\": %.17g, \"group_count\": %d, ",
@@ -412,9 +442,17 @@ static void print_row(const run_context *ctx, const check_case *c, long long byt
            params->group_count);
     print_json_string_or_null("inner_algorithm", params->inner_algorithm);
     print_json_string_or_null("outer_algorithm", params->outer_algorithm);
-    printf("\"node_size\": %d}, \"np\": %d, \"contributors\": %d, \"bytes\": %lld, "
+    printf("\"node_size\": %d}, ", params->node_size);
+    if (ctx->inner_algorithm != NULL) {
+        printf("\"resolved\": {");
+        if (ctx->group_count > 0)
+            printf("\"group_count\": %d, ", ctx->group_count);
+        printf("\"inner_algorithm\": \"%s\", \"outer_algorithm\": \"%s\"}, ",
+               ctx->inner_algorithm, ctx->outer_algorithm);
+    }
+    printf("\"np\": %d, \"contributors\": %d, \"bytes\": %lld, "
            "\"count\": %d, \"dtype\": \"%s\", ",
-           params->node_size, ctx->size, c->contributors, bytes, c->count,
+           ctx->size, c->contributors, bytes, c->count,
            dtype_names[c->dtype]);
     if (c->kind == CHECK_BCAST)
         printf("\"op\": null, ");
@@ -479,8 +517,8 @@ static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long l
     const int esize = dtype_size(c->dtype);
     const size_t nbytes = (size_t)c->count * esize;
     /* contributors the algorithm does not read itself are summed here first */
-    const int folded = c->contributors > 1 && ctx->params.contributors <= 1;
-    const collsim_params *params = &ctx->params;
+    const int folded = c->contributors > 1 && ctx->params->contributors <= 1;
+    const collsim_params *params = ctx->params;
     char *sendbuf = collsim_buffer_alloc(nbytes * (size_t)c->contributors, params);
     char *recvbuf = collsim_buffer_alloc(nbytes, params);
     char *local = folded ? collsim_buffer_alloc(nbytes, params) : NULL;
@@ -513,12 +551,12 @@ static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long l
         const void *input = sendbuf;
         if (folded) {
             rc = fold_contributors(sendbuf, local, c->count, c->contributors, dtype_mpi(c->dtype),
-                                   esize, op, &ctx->params);
+                                   esize, op, ctx->params);
             input = local;
         }
         if (rc == MPI_SUCCESS)
             rc = call_algorithm(ctx->alg, input, recvbuf, c->count, dtype_mpi(c->dtype), op,
-                                c->root, ctx->coll_comm, &ctx->params);
+                                c->root, ctx->coll_comm, ctx->params);
         double end = MPI_Wtime();
 
         int failed = rc != MPI_SUCCESS, any_failed = 0;
@@ -570,29 +608,77 @@ static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long l
     return status;
 }
 
-static void set_params(run_context *ctx, const options *opt)
+/* The parameters the algorithm gets: the command line's, parsed into
+ * opt->params, finished in place (gamma resolved; the contributors only for
+ * the algorithms that read them, the harness folds for the rest); and what a
+ * composite algorithm resolves its defaults to, for the rows. */
+static void set_params(run_context *ctx, options *opt)
 {
-    ctx->params.gamma_s_per_byte = resolve_gamma(opt);
-    ctx->params.segment_bytes = (size_t)opt->segment_bytes;
-    ctx->params.block_count = opt->block_count;
-    ctx->params.alpha_over_beta_bytes = opt->alpha_over_beta_bytes;
-    ctx->params.group_count = opt->group_count;
-    ctx->params.inner_algorithm = opt->inner_algorithm;
-    ctx->params.outer_algorithm = opt->outer_algorithm;
-    ctx->params.node_size = opt->node_size;
-    ctx->params.timing_only = opt->timing_only;
-    /* only the algorithms that read it get the count; the harness folds for the rest */
-    ctx->params.contributors =
+    ctx->params = &opt->params;
+    ctx->params->gamma_s_per_byte = resolve_gamma(ctx->params->gamma_s_per_byte);
+    ctx->params->contributors =
         ctx->alg != NULL && (ctx->alg->parameters & COLLSIM_PARAM_CONTRIBUTORS)
             ? opt->contributors
             : 0;
+    if (ctx->alg != NULL)
+        collsim_composite_names(ctx->alg, ctx->params, &ctx->inner_algorithm,
+                                &ctx->outer_algorithm);
+    if (ctx->alg != NULL && (ctx->alg->parameters & COLLSIM_PARAM_GROUPS))
+        ctx->group_count = collsim_hier_group_count(ctx->alg->collective, ctx->size, ctx->params);
 }
 
-/* Checks every combination before anything runs; prints the first problem. */
-/* Count of size index s for dtype d (--count K, or --bytes N / element size). */
-static long long case_count(const options *opt, int s, dtype_id dtype)
+/* One call a selector meets: a datatype, an op (OP_SUM for a bcast) and a
+ * size of the command line, on comm_size ranks. */
+typedef struct selector_case {
+    dtype_id dtype;
+    op_id op;
+    long long count;
+    collsim_native_call call;
+} selector_case;
+
+typedef int (*selector_case_fn)(const collsim_algorithm *alg, const selector_case *c, void *arg);
+
+/* Calls fn on every case of the command line (datatype x op x size) until
+ * it returns nonzero; returns that, or 0. */
+static int for_each_selector_case(const collsim_algorithm *alg, const options *opt, int comm_size,
+                                  selector_case_fn fn, void *arg)
 {
-    return opt->ncounts > 0 ? opt->counts[s] : opt->bytes[s] / dtype_size(dtype);
+    const int nops = alg->collective == COLLSIM_BCAST ? 1 : opt->nops;
+    const int nsizes = opt->ncounts > 0 ? opt->ncounts : opt->nbytes;
+    for (int d = 0; d < opt->ndtypes; d++) {
+        for (int o = 0; o < nops; o++) {
+            for (int s = 0; s < nsizes; s++) {
+                selector_case c = {.dtype = opt->dtypes[d],
+                                   .op = alg->collective == COLLSIM_BCAST ? OP_SUM : opt->ops[o]};
+                c.count = opt->ncounts > 0 ? opt->counts[s] : opt->bytes[s] / dtype_size(c.dtype);
+                c.call = native_call(alg, comm_size, c.count, c.dtype, c.op);
+                const int rc = fn(alg, &c, arg);
+                if (rc != 0)
+                    return rc;
+            }
+        }
+    }
+    return 0;
+}
+
+typedef struct error_text {
+    char *text;
+    size_t len;
+} error_text;
+
+/* A case the selector cannot run: -1 with the sentence naming it. */
+static int refuse_selection(const collsim_algorithm *alg, const selector_case *c, void *arg)
+{
+    error_text *err = arg;
+    char buf[400];
+    const char *why = collsim_native_check(alg, &c->call, buf, sizeof buf);
+    if (why == NULL)
+        return 0;
+    snprintf(err->text, err->len, "%s/%s %s (np=%d, %lld bytes, %s%s%s)", alg->collective_name,
+             alg->name, why, c->call.comm_size, c->count * dtype_size(c->dtype),
+             dtype_names[c->dtype], alg->collective == COLLSIM_BCAST ? "" : ", op ",
+             alg->collective == COLLSIM_BCAST ? "" : op_names[c->op]);
+    return -1;
 }
 
 /* A selector that picks, for some case, an algorithm collsim lacks: the
@@ -600,29 +686,8 @@ static long long case_count(const options *opt, int s, dtype_id dtype)
 static int validate_selection(const collsim_algorithm *alg, const options *opt, int comm_size,
                               char *err, size_t errlen)
 {
-    const int nops = alg->collective == COLLSIM_BCAST ? 1 : opt->nops;
-    const int nsizes = opt->ncounts > 0 ? opt->ncounts : opt->nbytes;
-    for (int d = 0; d < opt->ndtypes; d++) {
-        for (int o = 0; o < nops; o++) {
-            const op_id op = alg->collective == COLLSIM_BCAST ? OP_SUM : opt->ops[o];
-            for (int s = 0; s < nsizes; s++) {
-                const long long count = case_count(opt, s, opt->dtypes[d]);
-                const collsim_native_call call =
-                    native_call(alg, comm_size, count, opt->dtypes[d], op);
-                char buf[400];
-                const char *why = collsim_native_check(alg, &call, buf, sizeof buf);
-                if (why != NULL) {
-                    snprintf(err, errlen, "%s/%s %s (np=%d, %lld bytes, %s%s%s)",
-                             alg->collective_name, alg->name, why, comm_size,
-                             count * dtype_size(opt->dtypes[d]), dtype_names[opt->dtypes[d]],
-                             alg->collective == COLLSIM_BCAST ? "" : ", op ",
-                             alg->collective == COLLSIM_BCAST ? "" : op_names[op]);
-                    return -1;
-                }
-            }
-        }
-    }
-    return 0;
+    error_text text = {err, errlen};
+    return for_each_selector_case(alg, opt, comm_size, refuse_selection, &text);
 }
 
 /* --native: the lines of algorithms/native.def as JSON Lines. */
@@ -642,6 +707,54 @@ static void print_native(void)
     }
 }
 
+/* One line of --native-choice. */
+static int print_native_choice(const collsim_algorithm *alg, const selector_case *c, void *arg)
+{
+    collsim_native_library library;
+    (void)arg;
+    collsim_native_selector_library(alg, &library);
+    const collsim_native_entry *e = collsim_native_choose(library, &c->call);
+    char buf[400];
+    const char *why = collsim_native_check(alg, &c->call, buf, sizeof buf);
+    printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"np\": %d, "
+           "\"bytes\": %lld, \"dtype\": \"%s\", ",
+           alg->collective_name, alg->name, c->call.comm_size,
+           c->count * dtype_size(c->dtype), dtype_names[c->dtype]);
+    if (alg->collective == COLLSIM_BCAST)
+        printf("\"op\": null, ");
+    else
+        printf("\"op\": \"%s\", ", op_names[c->op]);
+    char selected[256];
+    print_json_string_or_null("selected", collsim_native_selected(library, &c->call, selected,
+                                                                  sizeof selected));
+    printf("\"native_algorithm\": \"%s\", \"native_id\": %d, ", e->library_name, e->id);
+    /* what the library runs when a rule names each of its algorithms */
+    printf("\"forced\": {");
+    size_t n;
+    const collsim_native_entry *all = collsim_native_entries(&n);
+    int first = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (all[i].library != library || all[i].collective != alg->collective)
+            continue;
+        const collsim_native_entry *runs = collsim_native_forced(&all[i], &c->call);
+        printf("%s\"%s\": ", first ? "" : ", ", all[i].library_name);
+        if (runs == NULL)
+            printf("null");
+        else
+            printf("{\"native_algorithm\": \"%s\", \"native_id\": %d, \"selected\": %s%s%s}",
+                   runs->library_name, runs->id, runs->algorithm ? "\"" : "",
+                   runs->algorithm ? runs->algorithm : "null",
+                   runs->algorithm ? "\"" : "");
+        first = 0;
+    }
+    printf("}, ");
+    if (why == NULL)
+        printf("\"error\": null}\n");
+    else
+        printf("\"error\": \"%s/%s %s\"}\n", alg->collective_name, alg->name, why);
+    return 0;
+}
+
 /* --native-choice: what a selector picks for each case, without running it. */
 static int print_native_choices(const options *opt)
 {
@@ -652,58 +765,7 @@ static int print_native_choices(const options *opt)
                         "(openmpi_default, mpich_default) of allreduce, reduce or bcast\n");
         return EXIT_BAD_INPUT;
     }
-    const int nops = alg->collective == COLLSIM_BCAST ? 1 : opt->nops;
-    const int nsizes = opt->ncounts > 0 ? opt->ncounts : opt->nbytes;
-    for (int d = 0; d < opt->ndtypes; d++) {
-        for (int o = 0; o < nops; o++) {
-            const op_id op = alg->collective == COLLSIM_BCAST ? OP_SUM : opt->ops[o];
-            for (int s = 0; s < nsizes; s++) {
-                const long long count = case_count(opt, s, opt->dtypes[d]);
-                const collsim_native_call call =
-                    native_call(alg, opt->tree_np, count, opt->dtypes[d], op);
-                const collsim_native_entry *e = collsim_native_choose(library, &call);
-                char buf[400];
-                const char *why = collsim_native_check(alg, &call, buf, sizeof buf);
-                printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"np\": %d, "
-                       "\"bytes\": %lld, \"dtype\": \"%s\", ",
-                       alg->collective_name, alg->name, opt->tree_np,
-                       count * dtype_size(opt->dtypes[d]), dtype_names[opt->dtypes[d]]);
-                if (alg->collective == COLLSIM_BCAST)
-                    printf("\"op\": null, ");
-                else
-                    printf("\"op\": \"%s\", ", op_names[op]);
-                char selected[256];
-                print_json_string_or_null("selected", collsim_native_selected(library, &call, selected,
-                                                                              sizeof selected));
-                printf("\"native_algorithm\": \"%s\", \"native_id\": %d, ", e->library_name, e->id);
-                /* what the library runs when a rule names each of its algorithms */
-                printf("\"forced\": {");
-                size_t n;
-                const collsim_native_entry *all = collsim_native_entries(&n);
-                int first = 1;
-                for (size_t i = 0; i < n; i++) {
-                    if (all[i].library != library || all[i].collective != alg->collective)
-                        continue;
-                    const collsim_native_entry *runs = collsim_native_forced(&all[i], &call);
-                    printf("%s\"%s\": ", first ? "" : ", ", all[i].library_name);
-                    if (runs == NULL)
-                        printf("null");
-                    else
-                        printf("{\"native_algorithm\": \"%s\", \"native_id\": %d, \"selected\": %s%s%s}",
-                               runs->library_name, runs->id, runs->algorithm ? "\"" : "",
-                               runs->algorithm ? runs->algorithm : "null",
-                               runs->algorithm ? "\"" : "");
-                    first = 0;
-                }
-                printf("}, ");
-                if (why == NULL)
-                    printf("\"error\": null}\n");
-                else
-                    printf("\"error\": \"%s/%s %s\"}\n", alg->collective_name, alg->name, why);
-            }
-        }
-    }
-    return EXIT_OK;
+    return for_each_selector_case(alg, opt, opt->tree_np, print_native_choice, NULL);
 }
 
 static int validate(const run_context *ctx, char *err, size_t errlen)
@@ -729,21 +791,7 @@ static int validate(const run_context *ctx, char *err, size_t errlen)
             }
         }
     }
-    const char *names[2] = {opt->inner_algorithm, opt->outer_algorithm};
-    for (int i = 0; i < 2; i++) {
-        if (names[i] != NULL && (names[i][0] == '\0' ||
-                                 strspn(names[i], "abcdefghijklmnopqrstuvwxyz0123456789_") !=
-                                     strlen(names[i]))) {
-            snprintf(err, errlen, "malformed algorithm name '%s' for --%s", names[i],
-                     i == 0 ? "inner" : "outer");
-            return -1;
-        }
-    }
-    if (opt->segment_bytes > 0 && opt->block_count > 0) {
-        snprintf(err, errlen, "give --segment-bytes or --blocks, not both");
-        return -1;
-    }
-    const char *unused = collsim_check_parameters(ctx->alg, &ctx->params);
+    const char *unused = collsim_check_parameters(ctx->alg, ctx->params);
     if (unused != NULL) {
         snprintf(err, errlen, "%s/%s %s", ctx->alg->collective_name, ctx->alg->name, unused);
         return -1;
@@ -757,9 +805,9 @@ static int validate(const run_context *ctx, char *err, size_t errlen)
                  ctx->size);
         return -1;
     }
-    if (ctx->alg->collective == COLLSIM_BCAST)
-        return 0;
-    for (int o = 0; o < opt->nops; o++) {
+    /* a bcast has no op: only the restrictions on the process count apply */
+    const int nops = ctx->alg->collective == COLLSIM_BCAST ? 0 : opt->nops;
+    for (int o = 0; o < nops; o++) {
         const char *why = collsim_check_restrictions(ctx->alg, ctx->size,
                                                      opt->ops[o] != OP_FIRST_NONZERO);
         if (why != NULL) {
@@ -768,7 +816,7 @@ static int validate(const run_context *ctx, char *err, size_t errlen)
             return -1;
         }
     }
-    for (int o = 0; o < opt->nops; o++) {
+    for (int o = 0; o < nops; o++) {
         for (int d = 0; d < opt->ndtypes; d++) {
             MPI_Op op = MPI_OP_NULL;
             int created = 0;
@@ -790,10 +838,10 @@ static int validate(const run_context *ctx, char *err, size_t errlen)
                  ctx->size);
         return -1;
     }
-    for (int o = 0; o < opt->nops; o++) {
+    for (int o = 0; o < nops; o++) {
         char buf[256];
         const char *why2 = collsim_check_composition(
-            ctx->alg, ctx->size, opt->ops[o] != OP_FIRST_NONZERO, &ctx->params, buf, sizeof buf);
+            ctx->alg, ctx->size, opt->ops[o] != OP_FIRST_NONZERO, ctx->params, buf, sizeof buf);
         if (why2 != NULL) {
             snprintf(err, errlen, "%s/%s %s (op %s, np=%d)", ctx->alg->collective_name,
                      ctx->alg->name, why2, op_names[opt->ops[o]], ctx->size);
@@ -936,6 +984,33 @@ static int run_pingpong(run_context *ctx)
     return EXIT_OK;
 }
 
+/* The modes rank 0 answers alone, without measuring anything. */
+static int answers_alone(run_mode mode)
+{
+    return mode == MODE_DUMP_TREE || mode == MODE_NATIVE || mode == MODE_NATIVE_CHOICE ||
+           mode == MODE_HELP || mode == MODE_LIST;
+}
+
+/* Rank 0's answer in such a mode: an exit status. */
+static int answer_alone(const options *opt)
+{
+    switch (opt->mode) {
+    case MODE_DUMP_TREE:
+        return dump_tree(opt);
+    case MODE_NATIVE:
+        print_native();
+        return EXIT_OK;
+    case MODE_NATIVE_CHOICE:
+        return print_native_choices(opt);
+    case MODE_HELP:
+        options_usage(stdout);
+        return EXIT_OK;
+    default:
+        print_registry(opt->json);
+        return EXIT_OK;
+    }
+}
+
 int main(int argc, char **argv)
 {
     options opt;
@@ -956,33 +1031,12 @@ int main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     ctx.opt = &opt;
-    if (opt.mode == MODE_DUMP_TREE) {
+    if (answers_alone(opt.mode)) {
         if (ctx.rank == 0)
-            status = dump_tree(&opt);
+            status = answer_alone(&opt);
         MPI_Bcast(&status, 1, MPI_INT, 0, ctx.world);
         MPI_Finalize();
         return status;
-    }
-    if (opt.mode == MODE_NATIVE || opt.mode == MODE_NATIVE_CHOICE) {
-        if (ctx.rank == 0) {
-            if (opt.mode == MODE_NATIVE)
-                print_native();
-            else
-                status = print_native_choices(&opt);
-        }
-        MPI_Bcast(&status, 1, MPI_INT, 0, ctx.world);
-        MPI_Finalize();
-        return status;
-    }
-    if (opt.mode == MODE_HELP || opt.mode == MODE_LIST) {
-        if (ctx.rank == 0) {
-            if (opt.mode == MODE_HELP)
-                fputs(options_usage, stdout);
-            else
-                print_registry(opt.json);
-        }
-        MPI_Finalize();
-        return EXIT_OK;
     }
 
     if (opt.mode == MODE_MEASURE) {
@@ -995,7 +1049,9 @@ int main(int argc, char **argv)
             MPI_Finalize();
             return EXIT_BAD_INPUT;
         }
-        set_params(&ctx, &opt);
+    }
+    set_params(&ctx, &opt);
+    if (opt.mode == MODE_MEASURE) {
         if (validate(&ctx, err, sizeof err) != 0 ||
             validate_selection(ctx.alg, &opt, ctx.size, err, sizeof err) != 0) {
             if (ctx.rank == 0)
@@ -1005,7 +1061,6 @@ int main(int argc, char **argv)
         }
     }
 
-    set_params(&ctx, &opt);
     library_version(ctx.library, sizeof ctx.library);
     /* The algorithm's own communicator.  Under SMPI the harness sends no
      * message on world while algorithms run (its bookkeeping goes through

@@ -1,47 +1,44 @@
 /*
- * options.c: parsing of collbench's command line.
+ * options.c: collbench's command line.  One table names every option once:
+ * its argument, the parser that checks the value and stores it in struct
+ * options, and its help line; getopt_long reads argv with it, and
+ * options_usage() prints it.
  */
 #include "options.h"
 
 #include <errno.h>
-#include <stdio.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char options_usage[] =
-    "usage: collbench --list [--json]\n"
-    "       collbench --coll C --alg A (--bytes N[,N...] | --count K[,K...])\n"
-    "                 [--dtype T[,T...]] [--op O[,O...]]\n"
-    "                 [--root R[,R...]] [--seed S] [--reps K] [--gamma-s-per-byte G]\n"
-    "                 [--segment-bytes B] [--blocks K] [--groups G] [--inner A] [--outer A]\n"
-    "                 [--node-size K] [--contributors N] [--alpha-over-beta-bytes R]\n"
-    "                 [--no-check] [--timing-only]\n"
-    "       collbench --pingpong --bytes N[,N...] [--peer R] [--reps K]\n"
-    "       collbench --dump-inputs --count K [--dtype T] [--op O] [--dist D] [--seed S]\n"
-    "       collbench --dump-tree KIND --np P [--root R]\n"
-    "       collbench --native                  (algorithms/native.def, JSON Lines)\n"
-    "       collbench --native-choice --coll C --alg openmpi_default|mpich_default --np P\n"
-    "                 (--bytes N[,N...] | --count K[,K...]) [--dtype T[,T...]] [--op O[,O...]]\n"
-    "  KIND: binomial binary in_order_binary chain dual_postorder (one JSON object).\n"
-    "  C: allreduce | reduce | bcast; T: int32 int64 float double (default double);\n"
-    "  O: sum prod max min first_nonzero (default sum); sizes in bytes, multiples of T;\n"
-    "  D: uniform lognormal illcond (default uniform), for floating-point inputs;\n"
-    "  G defaults to the host property gamma_s_per_byte of the platform (else 0);\n"
-    "  R: the network's alpha/beta in bytes, for the default block counts (0: nominal).\n"
-    "  N: virtual contributors per rank: rank r holds the inputs of virtual ranks\n"
-    "  r N .. r N + N - 1 and the result covers all np N of them (the same data on\n"
-    "  np N / N' ranks with N' contributors); algorithms that do not read N get the\n"
-    "  rank's contributors summed in order first.\n"
-    "  --timing-only: buffers shared by all ranks (SMPI's shared malloc), no input data,\n"
-    "  no local reductions computed (only charged), no check: the same simulated time\n"
-    "  in a fraction of the memory.\n"
-    "  One JSON object per measurement on stdout; exit 0 ok, 1 wrong result, 2 bad input,\n"
-    "  3 MPI error.\n";
+typedef struct option_spec option_spec;
+
+/* Checks value and stores it; 0, or -1 with a one-line reason in err. */
+typedef int (*option_parser)(const option_spec *spec, const char *value, options *opt,
+                             char *err, size_t errlen);
+
+struct option_spec {
+    const char *name;    /* without the leading "--" */
+    const char *arg;     /* the value's placeholder; NULL for a flag */
+    option_parser parse;
+    size_t field;        /* offsetof(options, ...) of what parse stores */
+    size_t width;        /* its sizeof, for set_whole */
+    double min, max;     /* numbers: the accepted range; mode flags: the mode */
+    const char *what;    /* for messages: "segment size" */
+    const char *help;
+};
 
 static int fail(char *err, size_t errlen, const char *fmt, const char *what)
 {
     snprintf(err, errlen, fmt, what);
     return -1;
+}
+
+static void *field(options *opt, const option_spec *spec)
+{
+    return (char *)opt + spec->field;
 }
 
 static int parse_ll(const char *text, long long *out)
@@ -55,8 +52,121 @@ static int parse_ll(const char *text, long long *out)
     return 0;
 }
 
-/* Splits a comma-separated list in place-free fashion; calls item() on each. */
-typedef int (*item_fn)(const char *item, size_t len, options *opt, char *err, size_t errlen);
+_Static_assert(sizeof(size_t) == sizeof(uint64_t), "set_whole stores size_t fields as 64 bits");
+
+/* A whole number in [min, max], stored as the field's type (sizeof tells
+ * int from 64 bits: size_t, uint64_t); the message names what and the range. */
+static int set_whole(const option_spec *spec, const char *value, options *opt, char *err,
+                     size_t errlen)
+{
+    long long v = 0;
+    if (parse_ll(value, &v) != 0 || v < spec->min || v > spec->max) {
+        char range[64];
+        if (spec->max >= (double)LLONG_MAX)
+            snprintf(range, sizeof range, ">= %.0f", spec->min);
+        else
+            snprintf(range, sizeof range, "%.0f..%.0f", spec->min, spec->max);
+        snprintf(err, errlen, "malformed %s '%s' (%s)", spec->what, value, range);
+        return -1;
+    }
+    if (spec->width == sizeof(int))
+        *(int *)field(opt, spec) = (int)v;
+    else
+        *(uint64_t *)field(opt, spec) = (uint64_t)v;
+    return 0;
+}
+
+static int set_double(const option_spec *spec, const char *value, options *opt, char *err,
+                      size_t errlen)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(value, &end);
+    if (errno != 0 || end == value || *end != '\0' || !(v >= spec->min) || v > spec->max) {
+        snprintf(err, errlen, "malformed %s '%s' (>= 0)", spec->what, value);
+        return -1;
+    }
+    *(double *)field(opt, spec) = v;
+    return 0;
+}
+
+static int set_string(const option_spec *spec, const char *value, options *opt, char *err,
+                      size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    *(const char **)field(opt, spec) = value;
+    return 0;
+}
+
+/* A registry-style name: [a-z0-9_]+ (printed into JSON unescaped). */
+static int set_name(const option_spec *spec, const char *value, options *opt, char *err,
+                    size_t errlen)
+{
+    if (value[0] == '\0' ||
+        strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(value)) {
+        snprintf(err, errlen, "malformed algorithm name '%s' for --%s", value, spec->name);
+        return -1;
+    }
+    return set_string(spec, value, opt, err, errlen);
+}
+
+static int set_flag(const option_spec *spec, const char *value, options *opt, char *err,
+                    size_t errlen)
+{
+    (void)value;
+    (void)err;
+    (void)errlen;
+    *(int *)field(opt, spec) = (int)spec->max;
+    return 0;
+}
+
+static int set_mode(const option_spec *spec, const char *value, options *opt, char *err,
+                    size_t errlen)
+{
+    (void)value;
+    (void)err;
+    (void)errlen;
+    opt->mode = (run_mode)spec->min;
+    return 0;
+}
+
+static int set_timing_only(const option_spec *spec, const char *value, options *opt, char *err,
+                           size_t errlen)
+{
+    opt->check = 0;
+    return set_flag(spec, value, opt, err, errlen);
+}
+
+static int set_dump_tree(const option_spec *spec, const char *value, options *opt, char *err,
+                         size_t errlen)
+{
+    opt->mode = MODE_DUMP_TREE;
+    return set_string(spec, value, opt, err, errlen);
+}
+
+/* The index of name in names[0..n), or -1. */
+static int name_index(const char *name, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+static int set_dist(const option_spec *spec, const char *value, options *opt, char *err,
+                    size_t errlen)
+{
+    (void)spec;
+    const int d = name_index(value, dist_names, DIST_COUNT);
+    if (d < 0)
+        return fail(err, errlen, "unknown distribution '%s' (uniform, lognormal, illcond)", value);
+    opt->dist = (dist_id)d;
+    return 0;
+}
+
+/* Comma-separated lists: item() on each item, copied into a buffer. */
+typedef int (*item_fn)(const char *item, options *opt, char *err, size_t errlen);
 
 static int for_each_item(const char *list, item_fn item, options *opt, char *err, size_t errlen)
 {
@@ -64,9 +174,14 @@ static int for_each_item(const char *list, item_fn item, options *opt, char *err
     for (;;) {
         const char *comma = strchr(start, ',');
         size_t len = comma ? (size_t)(comma - start) : strlen(start);
+        char buf[64];
         if (len == 0)
             return fail(err, errlen, "empty item in list '%s'", list);
-        if (item(start, len, opt, err, errlen) != 0)
+        if (len >= sizeof buf)
+            return fail(err, errlen, "item too long in list '%s'", list);
+        memcpy(buf, start, len);
+        buf[len] = '\0';
+        if (item(buf, opt, err, errlen) != 0)
             return -1;
         if (!comma)
             return 0;
@@ -74,77 +189,55 @@ static int for_each_item(const char *list, item_fn item, options *opt, char *err
     }
 }
 
-static int copy_item(const char *item, size_t len, char *buf, size_t buflen)
+/* Appends a whole number in [0, max] to list (n of OPTIONS_MAX_SIZES used). */
+static int append_whole(const char *item, long long max, const char *what, long long *list,
+                        int *n, char *err, size_t errlen)
 {
-    if (len >= buflen)
+    long long v = 0;
+    if (parse_ll(item, &v) != 0 || v < 0 || v > max) {
+        snprintf(err, errlen, "malformed %s '%s' (a whole number 0..%lld)", what, item, max);
         return -1;
-    memcpy(buf, item, len);
-    buf[len] = '\0';
-    return 0;
-}
-
-static int add_size(const char *item, size_t len, options *opt, char *err, size_t errlen)
-{
-    char buf[64];
-    long long v;
-    if (copy_item(item, len, buf, sizeof buf) != 0 || parse_ll(buf, &v) != 0)
-        return fail(err, errlen, "malformed size '%s' (plain bytes expected)", item);
-    if (v < 0)
-        return fail(err, errlen, "negative size '%s'", buf);
-    if (opt->nbytes == OPTIONS_MAX_SIZES)
-        return fail(err, errlen, "%s", "too many sizes (at most 64)");
-    opt->bytes[opt->nbytes++] = v;
-    return 0;
-}
-
-static int add_count(const char *item, size_t len, options *opt, char *err, size_t errlen)
-{
-    char buf[64];
-    long long v;
-    if (copy_item(item, len, buf, sizeof buf) != 0 || parse_ll(buf, &v) != 0)
-        return fail(err, errlen, "malformed count '%s' (a number of elements expected)", item);
-    if (v < 0 || v > 0x7fffffffLL)
-        return fail(err, errlen, "count '%s' out of range (0 .. 2^31-1)", buf);
-    if (opt->ncounts == OPTIONS_MAX_SIZES)
-        return fail(err, errlen, "%s", "too many counts (at most 64)");
-    opt->counts[opt->ncounts++] = v;
-    return 0;
-}
-
-static int add_dtype(const char *item, size_t len, options *opt, char *err, size_t errlen)
-{
-    char buf[32];
-    if (copy_item(item, len, buf, sizeof buf) == 0) {
-        for (int d = 0; d < DTYPE_COUNT; d++) {
-            if (strcmp(buf, dtype_names[d]) == 0 && opt->ndtypes < DTYPE_COUNT) {
-                opt->dtypes[opt->ndtypes++] = (dtype_id)d;
-                return 0;
-            }
-        }
     }
-    return fail(err, errlen, "unknown datatype in '%s' (int32, int64, float, double)", item);
-}
-
-static int add_op(const char *item, size_t len, options *opt, char *err, size_t errlen)
-{
-    char buf[32];
-    if (copy_item(item, len, buf, sizeof buf) == 0) {
-        for (int o = 0; o < OP_COUNT; o++) {
-            if (strcmp(buf, op_names[o]) == 0 && opt->nops < OP_COUNT) {
-                opt->ops[opt->nops++] = (op_id)o;
-                return 0;
-            }
-        }
+    if (*n == OPTIONS_MAX_SIZES) {
+        snprintf(err, errlen, "too many %ss (at most %d)", what, OPTIONS_MAX_SIZES);
+        return -1;
     }
-    return fail(err, errlen, "unknown op in '%s' (sum, prod, max, min, first_nonzero)", item);
+    list[(*n)++] = v;
+    return 0;
 }
 
-static int add_root(const char *item, size_t len, options *opt, char *err, size_t errlen)
+static int add_size(const char *item, options *opt, char *err, size_t errlen)
 {
-    char buf[32];
-    long long v;
-    if (copy_item(item, len, buf, sizeof buf) != 0 || parse_ll(buf, &v) != 0 || v < 0 ||
-        v > 1000000000)
+    return append_whole(item, LLONG_MAX, "size", opt->bytes, &opt->nbytes, err, errlen);
+}
+
+static int add_count(const char *item, options *opt, char *err, size_t errlen)
+{
+    return append_whole(item, 0x7fffffffLL, "count", opt->counts, &opt->ncounts, err, errlen);
+}
+
+static int add_dtype(const char *item, options *opt, char *err, size_t errlen)
+{
+    const int d = name_index(item, dtype_names, DTYPE_COUNT);
+    if (d < 0 || opt->ndtypes == DTYPE_COUNT)
+        return fail(err, errlen, "unknown datatype in '%s' (int32, int64, float, double)", item);
+    opt->dtypes[opt->ndtypes++] = (dtype_id)d;
+    return 0;
+}
+
+static int add_op(const char *item, options *opt, char *err, size_t errlen)
+{
+    const int o = name_index(item, op_names, OP_COUNT);
+    if (o < 0 || opt->nops == OP_COUNT)
+        return fail(err, errlen, "unknown op in '%s' (sum, prod, max, min, first_nonzero)", item);
+    opt->ops[opt->nops++] = (op_id)o;
+    return 0;
+}
+
+static int add_root(const char *item, options *opt, char *err, size_t errlen)
+{
+    long long v = 0;
+    if (parse_ll(item, &v) != 0 || v < 0 || v > 1000000000)
         return fail(err, errlen, "malformed root '%s' (a rank number expected)", item);
     if (opt->nroots == OPTIONS_MAX_ROOTS)
         return fail(err, errlen, "%s", "too many roots (at most 64)");
@@ -152,7 +245,105 @@ static int add_root(const char *item, size_t len, options *opt, char *err, size_
     return 0;
 }
 
-int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
+#define LIST_PARSER(fn, item)                                                               \
+    static int fn(const option_spec *spec, const char *value, options *opt, char *err,     \
+                  size_t errlen)                                                            \
+    {                                                                                       \
+        (void)spec;                                                                         \
+        return for_each_item(value, item, opt, err, errlen);                                \
+    }
+LIST_PARSER(set_sizes, add_size)
+LIST_PARSER(set_counts, add_count)
+LIST_PARSER(set_dtypes, add_dtype)
+LIST_PARSER(set_ops, add_op)
+LIST_PARSER(set_roots, add_root)
+#undef LIST_PARSER
+
+#define AT(member) offsetof(options, member), sizeof(((options *)0)->member)
+#define NO_RANGE 0, 0
+#define ANY_COUNT 0, (double)LLONG_MAX
+
+static const option_spec option_table[] = {
+    /* what to do */
+    {"list", NULL, set_mode, 0, 0, MODE_LIST, 0, NULL, "print the registry (--json: JSON Lines)"},
+    {"json", NULL, set_flag, AT(json), 0, 1, NULL, "--list as JSON Lines"},
+    {"pingpong", NULL, set_mode, 0, 0, MODE_PINGPONG, 0, NULL,
+     "one-way time between rank 0 and --peer R (default 1), per --bytes"},
+    {"dump-inputs", NULL, set_mode, 0, 0, MODE_DUMP_INPUTS, 0, NULL,
+     "every rank's inputs for one --count (bits in hex) and their exact sums"},
+    {"dump-tree", "KIND", set_dump_tree, AT(tree_kind), NO_RANGE, NULL,
+     "one tree as JSON: binomial binary in_order_binary chain dual_postorder (with --np, --root)"},
+    {"native", NULL, set_mode, 0, 0, MODE_NATIVE, 0, NULL, "algorithms/native.def as JSON Lines"},
+    {"native-choice", NULL, set_mode, 0, 0, MODE_NATIVE_CHOICE, 0, NULL,
+     "what a selector (--alg openmpi_default|mpich_default) picks on --np P, without running"},
+    {"help", NULL, set_mode, 0, 0, MODE_HELP, 0, NULL, "this text"},
+    /* the measurement */
+    {"coll", "C", set_string, AT(collective), NO_RANGE, NULL, "allreduce | reduce | bcast"},
+    {"alg", "A", set_string, AT(algorithm), NO_RANGE, NULL, "a registry name (--list)"},
+    {"bytes", "N[,N...]", set_sizes, 0, 0, NO_RANGE, NULL, "sizes per rank in bytes, multiples of T"},
+    {"count", "K[,K...]", set_counts, 0, 0, NO_RANGE, NULL, "sizes in elements (instead of --bytes)"},
+    {"dtype", "T[,T...]", set_dtypes, 0, 0, NO_RANGE, NULL, "int32 int64 float double (default double)"},
+    {"op", "O[,O...]", set_ops, 0, 0, NO_RANGE, NULL, "sum prod max min first_nonzero (default sum)"},
+    {"root", "R[,R...]", set_roots, 0, 0, NO_RANGE, NULL, "root ranks (default 0)"},
+    {"seed", "S", set_whole, AT(seed), ANY_COUNT, "seed", "seed of the inputs (default 1)"},
+    {"dist", "D", set_dist, 0, 0, NO_RANGE, NULL,
+     "uniform lognormal illcond: floating-point inputs (default uniform)"},
+    {"reps", "K", set_whole, AT(reps), 1, 1000000, "repetition count", "repetitions (default 1)"},
+    {"np", "P", set_whole, AT(tree_np), 1, 1000000, "tree size",
+     "ranks of --dump-tree and --native-choice"},
+    {"peer", "R", set_whole, AT(peer), 1, 1000000000, "peer rank", "--pingpong's partner of rank 0"},
+    {"no-check", NULL, set_flag, AT(check), 0, 0, NULL, "do not check the results"},
+    {"timing-only", NULL, set_timing_only, AT(params.timing_only), 0, 1, NULL,
+     "buffers shared by all ranks (SMPI's shared malloc), no input data, no local reductions "
+     "computed (only charged), no check: the same simulated time in a fraction of the memory"},
+    /* the algorithm's parameters (0: its default) */
+    {"gamma-s-per-byte", "G", set_double, AT(params.gamma_s_per_byte), 0, INFINITY, "gamma",
+     "seconds per byte of a local reduction (default: the platform's host property "
+     "gamma_s_per_byte, else 0)"},
+    {"segment-bytes", "B", set_whole, AT(params.segment_bytes), ANY_COUNT, "segment size",
+     "pipelined algorithms: bytes per segment"},
+    {"blocks", "K", set_whole, AT(params.block_count), 0, INT_MAX, "block count",
+     "pipelined algorithms: number of blocks"},
+    {"alpha-over-beta-bytes", "R", set_double, AT(params.alpha_over_beta_bytes), 0, 1e300,
+     "alpha/beta ratio", "the network's alpha/beta in bytes, for the default block counts "
+     "(0: nominal)"},
+    {"groups", "G", set_whole, AT(params.group_count), 0, INT_MAX, "group count",
+     "hierarchical algorithms: number of groups"},
+    {"inner", "A", set_name, AT(params.inner_algorithm), NO_RANGE, NULL,
+     "composite algorithms: the algorithm inside groups"},
+    {"outer", "A", set_name, AT(params.outer_algorithm), NO_RANGE, NULL,
+     "composite algorithms: the algorithm between group leaders (pre-rounded: the bound's)"},
+    {"node-size", "K", set_whole, AT(params.node_size), 0, INT_MAX, "node size",
+     "node-aware algorithms: ranks per exposed node (0: the real node)"},
+    {"contributors", "N", set_whole, AT(contributors), 1, 1000000, "contributor count",
+     "virtual contributors per rank: rank r holds the inputs of virtual ranks r N .. r N + N - 1 "
+     "and the result covers all np N of them; algorithms that do not read N get the rank's "
+     "contributors combined in order first"},
+};
+
+#define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
+
+void options_usage(FILE *out)
+{
+    fputs("usage: collbench --list [--json]\n"
+          "       collbench --coll C --alg A (--bytes N[,N...] | --count K[,K...]) [options]\n"
+          "       collbench --pingpong --bytes N[,N...] [--peer R] [--reps K]\n"
+          "       collbench --dump-inputs --count K [--dtype T] [--op O] [--dist D] [--seed S]\n"
+          "       collbench --dump-tree KIND --np P [--root R]\n"
+          "       collbench --native | --native-choice --coll C --alg A --np P --bytes N\n",
+          out);
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        const option_spec *o = &option_table[i];
+        char head[64];
+        snprintf(head, sizeof head, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        fprintf(out, "  %-28s %s\n", head, o->help);
+    }
+    fputs("One JSON object per measurement on stdout; exit 0 ok, 1 wrong result, 2 bad input,\n"
+          "3 MPI error.\n",
+          out);
+}
+
+static void set_defaults(options *opt)
 {
     memset(opt, 0, sizeof *opt);
     opt->mode = MODE_MEASURE;
@@ -160,140 +351,13 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
     opt->dist = DIST_UNIFORM;
     opt->reps = 1;
     opt->check = 1;
-    opt->gamma_s_per_byte = -1.0;
+    opt->params.gamma_s_per_byte = -1.0;
     opt->peer = 1;
+}
 
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *value = (i + 1 < argc) ? argv[i + 1] : NULL;
-        long long v;
-        int takes_value = 1;
-        if (strcmp(arg, "--list") == 0) {
-            opt->mode = MODE_LIST;
-            takes_value = 0;
-        } else if (strcmp(arg, "--json") == 0) {
-            opt->json = 1;
-            takes_value = 0;
-        } else if (strcmp(arg, "--dump-inputs") == 0) {
-            opt->mode = MODE_DUMP_INPUTS;
-            takes_value = 0;
-        } else if (strcmp(arg, "--native") == 0) {
-            opt->mode = MODE_NATIVE;
-            takes_value = 0;
-        } else if (strcmp(arg, "--native-choice") == 0) {
-            opt->mode = MODE_NATIVE_CHOICE;
-            takes_value = 0;
-        } else if (strcmp(arg, "--pingpong") == 0) {
-            opt->mode = MODE_PINGPONG;
-            takes_value = 0;
-        } else if (strcmp(arg, "--no-check") == 0) {
-            opt->check = 0;
-            takes_value = 0;
-        } else if (strcmp(arg, "--timing-only") == 0) {
-            opt->timing_only = 1;
-            opt->check = 0;
-            takes_value = 0;
-        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            opt->mode = MODE_HELP;
-            takes_value = 0;
-        } else if (value == NULL) {
-            if (strncmp(arg, "--", 2) != 0)
-                return fail(err, errlen, "unexpected argument '%s'", arg);
-            return fail(err, errlen, "option %s needs a value (or is unknown)", arg);
-        } else if (strcmp(arg, "--dump-tree") == 0) {
-            opt->mode = MODE_DUMP_TREE;
-            opt->tree_kind = value;
-        } else if (strcmp(arg, "--np") == 0) {
-            if (parse_ll(value, &v) != 0 || v < 1 || v > 1000000)
-                return fail(err, errlen, "malformed tree size '%s' (1..1000000)", value);
-            opt->tree_np = (int)v;
-        } else if (strcmp(arg, "--coll") == 0) {
-            opt->collective = value;
-        } else if (strcmp(arg, "--alg") == 0) {
-            opt->algorithm = value;
-        } else if (strcmp(arg, "--bytes") == 0) {
-            if (for_each_item(value, add_size, opt, err, errlen) != 0)
-                return -1;
-        } else if (strcmp(arg, "--count") == 0) {
-            if (for_each_item(value, add_count, opt, err, errlen) != 0)
-                return -1;
-        } else if (strcmp(arg, "--dtype") == 0) {
-            if (for_each_item(value, add_dtype, opt, err, errlen) != 0)
-                return -1;
-        } else if (strcmp(arg, "--op") == 0) {
-            if (for_each_item(value, add_op, opt, err, errlen) != 0)
-                return -1;
-        } else if (strcmp(arg, "--root") == 0) {
-            if (for_each_item(value, add_root, opt, err, errlen) != 0)
-                return -1;
-        } else if (strcmp(arg, "--dist") == 0) {
-            int found = 0;
-            for (int d = 0; d < DIST_COUNT; d++) {
-                if (strcmp(value, dist_names[d]) == 0) {
-                    opt->dist = (dist_id)d;
-                    found = 1;
-                }
-            }
-            if (!found)
-                return fail(err, errlen, "unknown distribution '%s' (uniform, lognormal, illcond)",
-                            value);
-        } else if (strcmp(arg, "--seed") == 0) {
-            if (parse_ll(value, &v) != 0 || v < 0)
-                return fail(err, errlen, "malformed seed '%s'", value);
-            opt->seed = (uint64_t)v;
-        } else if (strcmp(arg, "--reps") == 0) {
-            if (parse_ll(value, &v) != 0 || v < 1 || v > 1000000)
-                return fail(err, errlen, "malformed repetition count '%s' (>= 1)", value);
-            opt->reps = (int)v;
-        } else if (strcmp(arg, "--peer") == 0) {
-            if (parse_ll(value, &v) != 0 || v < 1 || v > 1000000000)
-                return fail(err, errlen, "malformed peer rank '%s' (>= 1)", value);
-            opt->peer = (int)v;
-        } else if (strcmp(arg, "--segment-bytes") == 0) {
-            if (parse_ll(value, &v) != 0 || v < 0)
-                return fail(err, errlen, "malformed segment size '%s'", value);
-            opt->segment_bytes = v;
-        } else if (strcmp(arg, "--blocks") == 0) {
-            if (parse_ll(value, &v) != 0 || v < 0 || v > 0x7fffffffLL)
-                return fail(err, errlen, "malformed block count '%s' (0 = default)", value);
-            opt->block_count = (int)v;
-        } else if (strcmp(arg, "--groups") == 0) {
-            if (parse_ll(value, &v) != 0 || v < 0 || v > 0x7fffffffLL)
-                return fail(err, errlen, "malformed group count '%s' (0 = default)", value);
-            opt->group_count = (int)v;
-        } else if (strcmp(arg, "--node-size") == 0) {
-            if (parse_ll(value, &v) != 0 || v < 0 || v > 0x7fffffffLL)
-                return fail(err, errlen, "malformed node size '%s' (0 = the real node)", value);
-            opt->node_size = (int)v;
-        } else if (strcmp(arg, "--contributors") == 0) {
-            if (parse_ll(value, &v) != 0 || v < 1 || v > 1000000)
-                return fail(err, errlen, "malformed contributor count '%s' (>= 1)", value);
-            opt->contributors = (int)v;
-        } else if (strcmp(arg, "--inner") == 0) {
-            opt->inner_algorithm = value;
-        } else if (strcmp(arg, "--outer") == 0) {
-            opt->outer_algorithm = value;
-        } else if (strcmp(arg, "--alpha-over-beta-bytes") == 0) {
-            char *end;
-            errno = 0;
-            double r = strtod(value, &end);
-            if (errno != 0 || end == value || *end != '\0' || !(r >= 0.0) || r > 1e300)
-                return fail(err, errlen, "malformed alpha/beta ratio '%s' (bytes, >= 0)", value);
-            opt->alpha_over_beta_bytes = r;
-        } else if (strcmp(arg, "--gamma-s-per-byte") == 0) {
-            char *end;
-            errno = 0;
-            double g = strtod(value, &end);
-            if (errno != 0 || end == value || *end != '\0' || !(g >= 0.0))
-                return fail(err, errlen, "malformed gamma '%s' (seconds per byte, >= 0)", value);
-            opt->gamma_s_per_byte = g;
-        } else {
-            return fail(err, errlen, "unknown option '%s'", arg);
-        }
-        if (takes_value)
-            i++;
-    }
-
+/* What the options given together must satisfy. */
+static int check_combination(options *opt, char *err, size_t errlen)
+{
     if (opt->ndtypes == 0)
         opt->dtypes[opt->ndtypes++] = DTYPE_DOUBLE;
     if (opt->nops == 0)
@@ -321,4 +385,37 @@ int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
     if (opt->mode == MODE_MEASURE && opt->nbytes == 0 && opt->ncounts == 0)
         return fail(err, errlen, "%s", "--bytes or --count is required");
     return 0;
+}
+
+int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
+{
+    struct option longopts[OPTION_COUNT + 1];
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        longopts[i] = (struct option){option_table[i].name,
+                                      option_table[i].arg ? required_argument : no_argument,
+                                      NULL, (int)(256 + i)};
+    longopts[OPTION_COUNT] = (struct option){NULL, 0, NULL, 0};
+    set_defaults(opt);
+
+    /* "+": stop at the first non-option (argv is never permuted, so ranks
+     * sharing it read the same); ":": a missing value is told apart */
+    optind = 0; /* glibc: a full reset, for the next rank's parse */
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            opt->mode = MODE_HELP;
+        } else if (c == ':') {
+            return fail(err, errlen, "option %s needs a value", argv[optind - 1]);
+        } else if (c == '?') {
+            return fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
+        } else {
+            const option_spec *spec = &option_table[c - 256];
+            if (spec->parse(spec, optarg, opt, err, errlen) != 0)
+                return -1;
+        }
+    }
+    if (optind < argc)
+        return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+    return check_combination(opt, err, errlen);
 }

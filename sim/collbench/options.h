@@ -1,14 +1,18 @@
 /*
- * options.h: collbench's command line.  The parser keeps no state outside
- * the struct it fills (no getopt: under SMPI without privatization every rank
- * parses in the same process).
+ * options.h: collbench's command line, parsed by getopt_long from one table
+ * (options.c) that also writes the usage text.  Under SMPI without
+ * privatization every rank parses in the same process: getopt's globals are
+ * reset before each parse, and a parse never yields to another rank (it makes
+ * no MPI call), so the ranks parse one after the other.
  */
 #ifndef COLLBENCH_OPTIONS_H
 #define COLLBENCH_OPTIONS_H
 
+#include "collsim.h"
 #include "datagen.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define OPTIONS_MAX_SIZES 64
@@ -44,15 +48,11 @@ typedef struct options {
     dist_id dist;                /* --dist: distribution of floating-point inputs */
     int reps;
     int check;                   /* 0 with --no-check or --timing-only */
-    int timing_only;             /* --timing-only: shared buffers, no data, no check */
-    double gamma_s_per_byte;     /* < 0: take it from the platform */
-    long long segment_bytes;     /* --segment-bytes */
-    int block_count;             /* --blocks */
-    double alpha_over_beta_bytes; /* --alpha-over-beta-bytes (0: nominal) */
-    int group_count;             /* --groups */
-    const char *inner_algorithm; /* --inner */
-    const char *outer_algorithm; /* --outer */
-    int node_size;               /* --node-size */
+    /* --gamma-s-per-byte (< 0: take it from the platform), --segment-bytes,
+     * --blocks, --alpha-over-beta-bytes, --groups, --inner, --outer,
+     * --node-size, --timing-only: parsed straight into the struct the
+     * algorithms read (contributors: see below). */
+    collsim_params params;
     int contributors;            /* --contributors (0: one per rank) */
     int peer;                    /* --pingpong partner of rank 0 */
     const char *tree_kind;       /* --dump-tree KIND */
@@ -62,6 +62,7 @@ typedef struct options {
 /* Fills opt from argv.  Returns 0, or -1 with a one-line reason in err. */
 int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen);
 
-extern const char options_usage[];
+/* Writes the usage text, generated from the option table, to out. */
+void options_usage(FILE *out);
 
 #endif

@@ -33,8 +33,8 @@ from collsim.platforms import map_ranks
 from collsim.files import write_atomically
 from collsim.realmpi import mpirun_command
 from collsim.rules import MPI_LIBRARY, Rule, format_rules, parse_rules, read_rules, rule_from_use
-from collsim.runner import (find_algorithm, model_parameters, run_program, smpirun_command,
-                            validate_spec, RunSpec)
+from collsim.harness import find_algorithm, run_program, smpirun_command
+from collsim.runner import model_parameters, validate_spec, RunSpec
 from collsim.units import format_bytes, format_seconds
 
 __all__ = ["compile_command", "main_cc", "read_trace", "summarize", "format_summary",

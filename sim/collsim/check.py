@@ -36,7 +36,8 @@ from collsim.files import check_output_path, read_toml
 from collsim.platforms import platform_from_spec
 from collsim.files import write_atomically
 from collsim.profiles import load_profile
-from collsim.runner import NONCOMMUTATIVE_OPS, RunSpec, find_algorithm, registry, validate_spec
+from collsim.harness import find_algorithm, registry
+from collsim.runner import NONCOMMUTATIVE_OPS, RunSpec, validate_spec
 from collsim.units import format_bytes, format_seconds, parse_bytes
 
 __all__ = ["Suite", "Case", "Outcome", "load_suite", "run_suite", "main_check"]

@@ -34,9 +34,9 @@ from collsim.files import write_atomically
 from collsim.platforms.catalog import CATALOG, catalog_profile
 from collsim.profiles import builtin_profiles, load_profile
 from collsim.repro import add_repro_command
-from collsim.runner import (DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, find_algorithm, registry, run,
-                            simulate, validate_run)
-from collsim.analysis.models import AlgorithmParams, NetworkParams, message_s
+from collsim.harness import find_algorithm, registry, simulate
+from collsim.runner import DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, run, validate_run
+from collsim.analysis.models import AlgorithmParams, message_s
 from collsim.units import (
     format_bytes,
     parse_bytes,
@@ -122,18 +122,39 @@ def _emit(text: str, output: str | None) -> None:
         sys.stdout.write(text)
 
 
+def _size_bytes(text: str) -> int:
+    """argparse type of a size option (``32KiB``): its bytes, or the reason it is not one."""
+    try:
+        return parse_bytes(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+# The algorithm parameters of collsim run: option, AlgorithmParams field (the
+# argparse dest), type, help.  0 / None: the algorithm's default.
+_PARAMETER_OPTIONS = (
+    ("--segment-bytes", "segment_bytes", _size_bytes, "pipelined algorithms: segment size, "
+     "e.g. 32KiB"),
+    ("--blocks", "block_count", int, "pipelined algorithms: number of blocks"),
+    ("--groups", "group_count", int, "hierarchical algorithms: number of groups"),
+    ("--inner", "inner_algorithm", str, "two-level algorithms: algorithm inside groups"),
+    ("--outer", "outer_algorithm", str, "two-level algorithms: algorithm between group leaders"),
+    ("--node-size", "node_size", int, "node-aware algorithms: ranks per exposed node "
+     "(0: real node)"),
+)
+
+
+def _add_parameter_arguments(parser: argparse.ArgumentParser) -> None:
+    tuning = parser.add_argument_group("algorithm parameters (0: the algorithm's default)")
+    for option, name, kind, text in _PARAMETER_OPTIONS:
+        default = AlgorithmParams.__dataclass_fields__[name].default
+        tuning.add_argument(option, dest=name, type=kind, default=default, help=text)
+
+
 def _algorithm_params(args: argparse.Namespace) -> AlgorithmParams:
     """The algorithm parameters given on the command line."""
     try:
-        segment_bytes = parse_bytes(args.segment_bytes) if args.segment_bytes else 0
-        return AlgorithmParams(
-            segment_bytes=segment_bytes,
-            block_count=args.blocks,
-            group_count=args.groups,
-            inner_algorithm=args.inner,
-            outer_algorithm=args.outer,
-            node_size=args.node_size,
-        )
+        return AlgorithmParams(**{name: getattr(args, name) for _, name, _, _ in _PARAMETER_OPTIONS})
     except ValueError as error:
         raise CollsimError(str(error)) from None
 
@@ -306,19 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
                             help="buffers shared by all ranks and no result check: the same "
                                  "simulated time in a fraction of the memory (the check "
                                  "column says skipped)")
-    tuning = run_parser.add_argument_group("algorithm parameters (0: the algorithm's default)")
-    tuning.add_argument("--segment-bytes", default=None,
-                        help="pipelined algorithms: segment size, e.g. 32KiB")
-    tuning.add_argument("--blocks", type=int, default=0,
-                        help="pipelined algorithms: number of blocks")
-    tuning.add_argument("--groups", type=int, default=0,
-                        help="hierarchical algorithms: number of groups")
-    tuning.add_argument("--inner", default=None,
-                        help="two-level algorithms: algorithm inside groups")
-    tuning.add_argument("--outer", default=None,
-                        help="two-level algorithms: algorithm between group leaders")
-    tuning.add_argument("--node-size", type=int, default=0,
-                        help="node-aware algorithms: ranks per exposed node (0: real node)")
+    _add_parameter_arguments(run_parser)
     run_parser.add_argument("--json", action="store_true", help="JSON Lines instead of a table")
     run_parser.add_argument("-o", "--output", help="write the output to this file")
     _add_platform_arguments(run_parser)

@@ -41,7 +41,8 @@ from collsim.errors import CollsimError
 from collsim.lifetime import guarded, pool_options
 from collsim.platforms import platform_from_spec
 from collsim.profiles import Profile, load_profile
-from collsim.runner import RunSpec, find_collbench, find_smpirun, run
+from collsim.harness import find_collbench, find_smpirun
+from collsim.runner import RunSpec, run
 from collsim.store import claim, insert_rows, measurement_key, read_measurements, stored_keys
 from collsim.units import format_bytes
 

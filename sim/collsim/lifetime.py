@@ -3,7 +3,7 @@
 A study, a suite or a repro matrix runs its simulations in a process pool; if
 the main process dies (even of SIGKILL), each worker is told by the kernel
 (Linux ``PR_SET_PDEATHSIG``) and ends: the simulation it runs unwinds, which
-stops its smpirun (``collsim.runner.simulate``) and removes its temporary
+stops its smpirun (``collsim.harness.simulate``) and removes its temporary
 directory, and the worker exits.  In the main process SIGTERM unwinds the same
 way (as Ctrl-C does).
 """

@@ -51,7 +51,7 @@ def is_selector(algorithm: str) -> bool:
 def _collbench(args: list[str], what: str) -> list[dict]:
     from collsim.platforms import crossbar
     from collsim.profiles import load_profile
-    from collsim.runner import simulate
+    from collsim.harness import simulate
 
     rows, _ = simulate(crossbar(nodes=1), ["node-0"], load_profile("hockney"), args, what=what)
     return rows

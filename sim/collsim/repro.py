@@ -48,7 +48,8 @@ from collsim.files import write_atomically
 from collsim.profiles import Profile
 from collsim.grid import Grid, GridStore, Job, add_grid_arguments, measurement_keys
 from collsim.files import check_output_path, read_toml
-from collsim.runner import RunSpec, find_algorithm, validate_run
+from collsim.harness import find_algorithm
+from collsim.runner import RunSpec, validate_run
 from collsim.store import open_store
 from collsim.units import format_bytes, format_seconds
 

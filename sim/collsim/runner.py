@@ -1,24 +1,12 @@
-"""Running collbench under smpirun and attaching the model to every row.
+"""One run: a spec validated, simulated, and the model attached to every row.
 
-``simulate`` is the only place that starts smpirun: an argument list (no
-shell), a private working directory holding the platform XML and the
-hostfile, a timeout after which the whole process group is stopped, and one
-JSON object per measurement parsed from stdout.
+The layer below, starting smpirun and reading collbench's registry, is
+:mod:`collsim.harness`.
 """
 
 from __future__ import annotations
 
-import functools
-import json
-import os
-import re
-import shutil
-import signal
-import subprocess
-import tempfile
-import threading
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import networkx as nx
 
@@ -26,278 +14,19 @@ from collsim.analysis.models import AlgorithmParams, NetworkParams, model_for
 from collsim.analysis.models._base import factor_at, overhead_s
 from collsim.errors import CollsimError
 from collsim.platforms.network import PairParameters
-from collsim.platforms import (
-    crossbar,
-    map_ranks,
-    network_parameters,
-    platform_hash,
-    write_hostfile,
-    write_platform,
-)
-from collsim.profiles import Profile, load_profile
+from collsim.platforms import map_ranks, network_parameters, platform_hash
+from collsim.harness import find_algorithm, registry, simulate
+from collsim.profiles import Profile
 from collsim.resources import check_simulation_memory
 from collsim.units import format_bytes
 
-__all__ = [
-    "RunSpec",
-    "find_collbench",
-    "find_smpirun",
-    "registry",
-    "simulate",
-    "smpirun_command",
-    "run_program",
-    "run",
-    "DTYPE_BYTES",
-    "OPS",
-]
+__all__ = ["DTYPE_BYTES", "OPS", "RunSpec", "annotate", "collbench_args", "run", "validate_run",
+           "validate_spec"]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 DTYPE_BYTES = {"int32": 4, "int64": 8, "float": 4, "double": 8}
 OPS = ("sum", "prod", "max", "min", "first_nonzero")
 DISTRIBUTIONS = ("uniform", "lognormal", "illcond")
 NONCOMMUTATIVE_OPS = {"first_nonzero"}
-# A long simulation reports its progress this often (wall-clock seconds).
-PROGRESS_PERIOD_S = 10.0
-_PROGRESS_PREFIX = "collbench: progress: "
-
-
-def find_collbench() -> Path:
-    """Return the collbench program: $COLLSIM_COLLBENCH, else build/collbench."""
-    candidate = Path(os.environ.get("COLLSIM_COLLBENCH", REPO_ROOT / "build" / "collbench"))
-    if not candidate.is_file():
-        if "COLLSIM_COLLBENCH" in os.environ:
-            raise CollsimError(f"collbench not found at {candidate} (COLLSIM_COLLBENCH)")
-        if (REPO_ROOT / "CMakeLists.txt").is_file():  # a source tree (an editable install)
-            raise CollsimError(f"collbench not found at {candidate}: run 'make build' in "
-                               f"{REPO_ROOT} first")
-        # installed with `pip install .`: the C harness is not part of the package
-        raise CollsimError("collbench not found: build it in a collsim source tree with "
-                           "'make build', then set COLLSIM_COLLBENCH=/path/to/collsim/build/"
-                           "collbench")
-    return candidate
-
-
-def find_smpirun() -> str:
-    """Return the path of smpirun, or explain how to get it."""
-    path = shutil.which("smpirun")
-    if path is None:
-        raise CollsimError(
-            "smpirun not found on PATH: install SimGrid (apt-get install libsimgrid-dev), "
-            "or run 'make build'"
-        )
-    return path
-
-
-# a SimGrid log line: "[0.000000] ./src/surf/network_cm02.cpp:322: [root/CRITICAL] text"
-_SIMGRID_ERROR = re.compile(r"^\[[^\]]*\] (?:\S+:\d+: )?\[[\w.]+/(?:CRITICAL|ERROR)\] (.+)$")
-
-
-def _failure_message(what: str, returncode: int, stderr: str) -> str:
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    for line in lines:
-        if line.startswith("collbench: error: "):
-            return line[len("collbench: error: ") :]
-    reasons = [match.group(1) for match in map(_SIMGRID_ERROR.match, lines) if match]
-    if reasons:  # SimGrid's own reason, not the "Aborted" of the shell after it
-        return f"{what} crashed (exit status {returncode}): SimGrid: {reasons[-1]}"
-    detail = next(
-        (line for line in reversed(lines) if "did not return 0" not in line),
-        "no message",
-    )
-    return f"{what} crashed (exit status {returncode}): {detail}"
-
-
-def smpirun_command(G: nx.Graph, rank_hosts: list[str], profile: Profile, workdir: Path,
-                    program: list[str], *, privatize: bool = False) -> list[str]:
-    """The smpirun command line that runs ``program`` on the platform.
-
-    Writes the platform XML and the hostfile into ``workdir`` (which also
-    becomes SMPI's temporary directory) and returns the argument list: the
-    profile's ``--cfg`` options, the harness requirements among them.  With
-    ``privatize``, every rank gets its own copy of the program's global
-    variables (``smpi/privatization:dlopen``; simulated times do not change):
-    for programs that are not collsim's own.
-    """
-    platform_path = write_platform(G, workdir / "platform.xml")
-    hostfile_path = write_hostfile(rank_hosts, workdir / "hostfile")
-    return [
-        find_smpirun(),
-        "-np",
-        str(len(rank_hosts)),
-        "-platform",
-        str(platform_path),
-        "-hostfile",
-        str(hostfile_path),
-        *profile.smpirun_args(),
-        *_stack_guard_args(len(rank_hosts)),
-        *(["--cfg=smpi/privatization:dlopen"] if privatize else []),
-        "--cfg=smpi/tmpdir:" + str(workdir),
-        "--log=root.thres:warning",
-        *program,
-    ]
-
-
-def _stack_guard_args(np: int) -> list[str]:
-    """``contexts/guard-size:0`` when the ranks' stacks would exceed the kernel's map limit.
-
-    SimGrid protects each rank's stack with a guard page: two memory maps per
-    rank, and Linux refuses more than ``vm.max_map_count`` of them (65530 by
-    default), so 65,536 ranks abort with "Failed to protect stack".  Without
-    the guard a stack overflow corrupts memory instead of faulting; simulated
-    times do not change.
-    """
-    try:
-        limit = int(Path("/proc/sys/vm/max_map_count").read_text())
-    except (OSError, ValueError):
-        limit = 65530
-    return ["--cfg=contexts/guard-size:0"] if 2 * np + 8192 > limit else []
-
-
-def run_program(argv: list[str], *, cwd: str | Path, what: str, timeout_s: float,
-                env: dict[str, str] | None = None, deadlock_is_error: bool = True,
-                progress=None) -> tuple[int, str, str]:
-    """Run argv (no shell) in its own process group; return (status, stdout, stderr).
-
-    Both streams are read as the program writes them; with ``progress``, each
-    stderr line that collbench's progress reporter writes goes to
-    ``progress(line)`` at once (prefixed with ``what``) instead of into stderr.
-
-    Raises
-    ------
-    CollsimError
-        When it runs past ``timeout_s`` (the whole group is stopped), or, with
-        ``deadlock_is_error``, when SimGrid reports a deadlock (smpirun still
-        exits with 0 then).
-    """
-    process = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        env=env,
-    )
-    stdout_lines: list[str] = []
-    stderr_lines: list[str] = []
-
-    def drain(stream, lines, forward):
-        for line in stream:
-            if forward is not None and line.startswith(_PROGRESS_PREFIX):
-                forward(f"{what}: {line[len(_PROGRESS_PREFIX):].strip()}")
-            else:
-                lines.append(line)
-
-    readers = [threading.Thread(target=drain, args=(process.stdout, stdout_lines, None)),
-               threading.Thread(target=drain, args=(process.stderr, stderr_lines, progress))]
-    for reader in readers:
-        reader.start()
-    try:
-        process.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        raise CollsimError(
-            f"{what} did not finish within {timeout_s:g} s and was stopped "
-            "(a deadlock, or too large for this timeout: see --timeout-s)"
-        ) from None
-    except BaseException:  # interrupted, or the main process died: no smpirun left behind
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        raise
-    finally:
-        for reader in readers:
-            reader.join()
-    stdout, stderr = "".join(stdout_lines), "".join(stderr_lines)
-    if deadlock_is_error and "deadlock detected" in stderr.lower():
-        raise CollsimError(f"{what} deadlocked (SimGrid found no rank able to progress)")
-    return process.returncode, stdout, stderr
-
-
-def simulate(
-    G: nx.Graph,
-    rank_hosts: list[str],
-    profile: Profile,
-    collbench_args: list[str],
-    *,
-    what: str,
-    timeout_s: float = 600.0,
-    progress=None,
-) -> tuple[list[dict], int]:
-    """Run collbench under smpirun and return its rows and exit status.
-
-    Parameters
-    ----------
-    G : networkx.Graph
-        The platform.
-    rank_hosts : list of str
-        Host of each rank (its length is the number of ranks).
-    profile : Profile
-        The SMPI profile.
-    collbench_args : list of str
-        Arguments for collbench.
-    what : str
-        What is being simulated, for error messages ("allreduce/ring at 1MiB").
-    timeout_s : float
-        Wall-clock limit; the simulation is stopped after it.
-    progress : callable, optional
-        Called with one line (``what``, the wall time so far and the simulated
-        time reached) every ``PROGRESS_PERIOD_S`` seconds of a long simulation.
-
-    Returns
-    -------
-    rows, returncode
-        The parsed JSON rows and collbench's exit status (0 ok, 1 a wrong
-        result).
-
-    Raises
-    ------
-    CollsimError
-        On bad input detected by collbench, a deadlock, a crash or a timeout.
-    """
-    collbench = find_collbench()
-    with tempfile.TemporaryDirectory(prefix="collsim-") as workdir:
-        argv = smpirun_command(G, rank_hosts, profile, Path(workdir),
-                               [str(collbench), *collbench_args])
-        env = dict(os.environ)
-        if progress is not None:
-            env["COLLSIM_PROGRESS_S"] = repr(float(PROGRESS_PERIOD_S))
-        else:
-            env.pop("COLLSIM_PROGRESS_S", None)
-        returncode, stdout, stderr = run_program(argv, cwd=workdir, what=what,
-                                                 timeout_s=timeout_s, env=env,
-                                                 progress=progress)
-    rows = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
-    if returncode not in (0, 1):
-        raise CollsimError(_failure_message(what, returncode, stderr))
-    if returncode == 1 and not any(row.get("check") == "wrong" for row in rows):
-        raise CollsimError(_failure_message(what, returncode, stderr))
-    return rows, returncode
-
-
-@functools.lru_cache(maxsize=1)
-def registry() -> tuple[dict, ...]:
-    """Return the registry as printed by ``collbench --list --json``."""
-    G = crossbar(nodes=1)
-    rows, _ = simulate(
-        G, ["node-0"], load_profile("hockney"), ["--list", "--json"], what="collbench --list"
-    )
-    return tuple(rows)
-
-
-def find_algorithm(collective: str, algorithm: str) -> dict:
-    """Return the registry entry, or a one-line error naming the known ones."""
-    entries = registry()
-    collectives = sorted({entry["collective"] for entry in entries})
-    if collective not in collectives:
-        raise CollsimError(f"unknown collective {collective!r} (known: {', '.join(collectives)})")
-    names = [entry["algorithm"] for entry in entries if entry["collective"] == collective]
-    for entry in entries:
-        if entry["collective"] == collective and entry["algorithm"] == algorithm:
-            return entry
-    raise CollsimError(
-        f"unknown algorithm {algorithm!r} for {collective} (known: {', '.join(names)})"
-    )
 
 
 @dataclass(frozen=True)
@@ -361,18 +90,7 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
         raise CollsimError(
             f"{spec.collective}/{spec.algorithm} is in the registry but has no model "
             f"(collsim.analysis.models.{spec.collective}.{spec.algorithm})") from None
-    if (
-        "commutative" in entry["restrictions"]
-        and spec.collective != "bcast"
-        and spec.op in NONCOMMUTATIVE_OPS
-    ):
-        raise CollsimError(
-            f"{spec.collective}/{spec.algorithm} requires a commutative op ({spec.op} is not)"
-        )
-    if ("float_sum" in entry["restrictions"] and spec.collective != "bcast"
-            and (spec.op != "sum" or spec.dtype not in ("float", "double"))):
-        raise CollsimError(f"{spec.collective}/{spec.algorithm} requires op sum on float or "
-                           f"double (got {spec.op} on {spec.dtype})")
+    _check_requirements(spec, entry)
     params = spec.params
     if params.segment_bytes % DTYPE_BYTES[spec.dtype]:
         raise CollsimError(f"segment size {params.segment_bytes} bytes is not a whole number of "
@@ -384,20 +102,41 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
                                f"{name!r} (registered: {', '.join(sorted(known))})")
     check_simulation_memory(spec.np, max(spec.sizes_bytes), spec.contributors,
                             timing_only=spec.timing_only)
-    for name, given, message in (
-        ("segments", params.segment_bytes or params.block_count, "segment size or block count"),
-        ("groups", params.group_count, "group count"),
-        ("inner_outer", params.inner_algorithm or params.outer_algorithm,
-         "inner or outer algorithm"),
-        ("node_size", params.node_size, "node size"),
+    for kind, given in (
+        ("segments", params.segment_bytes or params.block_count),
+        ("groups", params.group_count),
+        ("inner_outer", params.inner_algorithm or params.outer_algorithm),
+        ("node_size", params.node_size),
     ):
-        if given and name not in entry.get("parameters", []):
-            raise CollsimError(f"{spec.collective}/{spec.algorithm} takes no {message}")
-    if "power_of_two" in entry["restrictions"] and spec.np & (spec.np - 1):
-        raise CollsimError(
-            f"{spec.collective}/{spec.algorithm} requires a power-of-two process count "
-            f"(np={spec.np})"
-        )
+        if given and kind in entry.get("takes_no", {}):
+            raise CollsimError(f"{spec.collective}/{spec.algorithm} {entry['takes_no'][kind]}")
+
+
+# What each requirement collbench publishes (``requires`` of ``collbench --list
+# --json``: which entries set it, and its sentence) asks of a run, and the detail
+# a violation names.  A requirement not listed here is left to collbench, which
+# checks every one before it runs anything.
+_REQUIREMENTS = {
+    "commutative_op": (lambda spec: spec.op not in NONCOMMUTATIVE_OPS,
+                       lambda spec: f"{spec.op} is not"),
+    "sum_on_float": (lambda spec: spec.op == "sum" and spec.dtype in ("float", "double"),
+                     lambda spec: f"got {spec.op} on {spec.dtype}"),
+    "power_of_two_np": (lambda spec: spec.np & (spec.np - 1) == 0,
+                        lambda spec: f"np={spec.np}"),
+}
+_OP_REQUIREMENTS = {"commutative_op", "sum_on_float"}  # a bcast has no op
+
+
+def _check_requirements(spec: RunSpec, entry: dict) -> None:
+    """Hold the spec against the requirements collbench publishes for its entry."""
+    for requirement, sentence in entry.get("requires", {}).items():
+        if requirement not in _REQUIREMENTS or (
+                spec.collective == "bcast" and requirement in _OP_REQUIREMENTS):
+            continue
+        meets, detail = _REQUIREMENTS[requirement]
+        if not meets(spec):
+            raise CollsimError(
+                f"{spec.collective}/{spec.algorithm} {sentence} ({detail(spec)})")
 
 
 def validate_run(spec: RunSpec, G: nx.Graph) -> None:
@@ -506,7 +245,9 @@ def annotate(row: dict, G: nx.Graph, net: NetworkParams, model_class: str, *,
         elem_bytes=DTYPE_BYTES[row["dtype"]],
         root=row["root"] or 0,
         commutative=row["op"] not in NONCOMMUTATIVE_OPS,
-        params=replace(AlgorithmParams.from_row(row["params"]), selected=row.get("selected")),
+        # a composite algorithm's levels and group count as collbench resolved them
+        params=replace(AlgorithmParams.from_row({**row["params"], **row.get("resolved", {})}),
+                       selected=row.get("selected")),
     )
     if model_class != "approx":
         model_class = "exact" if prediction.exact else "bound"

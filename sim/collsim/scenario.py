@@ -48,7 +48,8 @@ from collsim.errors import CollsimError
 from collsim.files import read_toml
 from collsim.platforms import GENERATORS, MAPPINGS
 from collsim.profiles import load_profile
-from collsim.runner import DTYPE_BYTES, OPS, RunSpec, find_algorithm, registry, validate_spec
+from collsim.harness import find_algorithm, registry
+from collsim.runner import DTYPE_BYTES, OPS, RunSpec, validate_spec
 from collsim.units import parse_bytes
 
 __all__ = ["Machine", "Workload", "Simulation", "Scenario", "load_scenario", "build_machine",

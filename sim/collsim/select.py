@@ -24,7 +24,8 @@ from collsim.files import write_atomically
 from collsim.profiles import Profile
 from collsim.analysis.models import allreduce as _allreduce_models
 from collsim.analysis.models import reduce as _reduce_models
-from collsim.runner import RunSpec, registry
+from collsim.harness import registry
+from collsim.runner import RunSpec
 from collsim.units import format_bytes, format_seconds
 
 __all__ = ["select", "candidate_entries", "format_cells", "cells_csv", "heatmap_png",

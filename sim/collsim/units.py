@@ -101,6 +101,16 @@ def parse_byte_list(text: str) -> list[int]:
     return [parse_bytes(item) for item in items]
 
 
+def _quantity(text: str | float, units: dict[str, float], what: str, examples: str) -> float:
+    """A number, or a number with one of ``units`` (none: factor 1), as a float."""
+    if isinstance(text, (int, float)):
+        return float(text)
+    match = re.fullmatch(_NUMBER + r"\s*([A-Za-z]*)", text.strip())
+    if match is None or match.group(2) not in (*units, ""):
+        raise ValueError(f"malformed {what} {text!r} (examples: {examples})")
+    return float(match.group(1)) * units.get(match.group(2), 1.0)
+
+
 def parse_bandwidth(text: str | float) -> float:
     """Parse a bandwidth (``"12.5GBps"``, ``"100Gbps"`` or a number of bytes/s).
 
@@ -109,13 +119,7 @@ def parse_bandwidth(text: str | float) -> float:
     >>> parse_bandwidth("100Gbps")
     12500000000.0
     """
-    if isinstance(text, (int, float)):
-        value = float(text)
-    else:
-        match = re.fullmatch(_NUMBER + r"\s*([A-Za-z]*)", text.strip())
-        if match is None or match.group(2) not in (*_BANDWIDTH_UNITS, ""):
-            raise ValueError(f"malformed bandwidth {text!r} (examples: 12.5GBps, 100Gbps)")
-        value = float(match.group(1)) * _BANDWIDTH_UNITS.get(match.group(2), 1.0)
+    value = _quantity(text, _BANDWIDTH_UNITS, "bandwidth", "12.5GBps, 100Gbps")
     if not value > 0 or math.isinf(value):
         raise ValueError(f"bandwidth must be positive and finite, got {text!r}")
     return value
@@ -129,13 +133,7 @@ def parse_time(text: str | float) -> float:
     >>> parse_time("1.5us")
     1.5e-06
     """
-    if isinstance(text, (int, float)):
-        value = float(text)
-    else:
-        match = re.fullmatch(_NUMBER + r"\s*([a-z]*)", text.strip())
-        if match is None or match.group(2) not in (*_TIME_UNITS, ""):
-            raise ValueError(f"malformed duration {text!r} (examples: 1us, 0.5ms, 2e-6)")
-        value = float(match.group(1)) * _TIME_UNITS.get(match.group(2), 1.0)
+    value = _quantity(text, _TIME_UNITS, "duration", "1us, 0.5ms, 2e-6")
     if value < 0 or math.isinf(value) or math.isnan(value):
         raise ValueError(f"duration must be non-negative and finite, got {text!r}")
     return value

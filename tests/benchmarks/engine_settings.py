@@ -19,7 +19,7 @@ import time
 from collsim.errors import CollsimError
 from collsim.platforms import crossbar, fat_tree
 from collsim.profiles import HARNESS_CFG, load_profile
-from collsim.runner import simulate
+from collsim.harness import simulate
 
 # (option, value) pairs tried one at a time; None: collsim's settings as they are.
 VARIANTS = [

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from collsim.platforms import dragonfly, fat_tree, pair_parameters, write_platform
 from collsim.profiles import load_profile
-from collsim.runner import simulate
+from collsim.harness import simulate
 
 PLATFORMS = {
     "fat_tree 3 levels 16x16x16 (up 1,16,16)": lambda: fat_tree(

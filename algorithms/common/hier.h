@@ -1,0 +1,53 @@
+/*
+ * hier.h: the two-level algorithms' group counts, levels and sub-communicators
+ * (common/hier.c); their default levels: collsim_composite_names (collsim.h).
+ */
+#ifndef COLLSIM_HIER_H
+#define COLLSIM_HIER_H
+
+#include "../collsim.h"
+
+/* Two-level algorithms (common/hier.c). */
+
+/* Tags for creating sub-communicators with MPI_Comm_create_group. */
+#define COLLSIM_TAG_INNER_COMM 7201
+#define COLLSIM_TAG_OUTER_COMM 7202
+
+/* The group count G of a hierarchical algorithm on size processes: the given
+ * one, else the one seed 004 (9) finds optimal for the flat algorithm,
+ * round(sqrt(p)) (allreduce: the divisor of p nearest sqrt(p)). */
+int collsim_hier_group_count(collsim_collective coll, int size, const collsim_params *params);
+
+/* Looks up and checks the inner and outer algorithms of a hierarchical
+ * algorithm on size processes; 0, or -1 with the problem in why. */
+int collsim_hier_levels(const collsim_algorithm *alg, int size, int op_is_commutative,
+                        const collsim_params *params, const collsim_algorithm **inner,
+                        const collsim_algorithm **outer, char *why, size_t len);
+
+/* What a hierarchical algorithm knows before it runs its levels. */
+typedef struct collsim_hier_setup {
+    int rank, size;
+    MPI_Aint extent;
+    int groups;                             /* G, from collsim_hier_group_count */
+    const collsim_algorithm *inner, *outer; /* checked by collsim_hier_levels */
+    collsim_params inner_params, outer_params;
+} collsim_hier_setup;
+
+/* Fills setup for the hierarchical algorithm of collective coll on comm:
+ * MPI_SUCCESS, MPI_ERR_ARG when its levels are not valid on comm (the
+ * harness checks this first and names the problem), or an MPI error. */
+int collsim_hier_prepare(collsim_collective coll, MPI_Comm comm, MPI_Datatype datatype, MPI_Op op,
+                         const collsim_params *params, collsim_hier_setup *setup);
+
+/* The parameters passed on to a sub-algorithm: gamma, and the segment size
+ * or block count when the sub-algorithm takes them. */
+void collsim_sub_params(const collsim_algorithm *sub, const collsim_params *params,
+                        collsim_params *out);
+
+/* A communicator of the n ranks of comm listed in ranks (in that order),
+ * made by MPI_Comm_create_group, so only those ranks take part; MPI_COMM_NULL
+ * when n < 2.  Under SMPI 3.32 it costs ceil(lg n) messages of 4 bytes (a
+ * broadcast of the context id inside the new group; measured). */
+int collsim_create_subcomm(MPI_Comm comm, const int *ranks, int n, int tag, MPI_Comm *sub);
+
+#endif /* COLLSIM_HIER_H */

@@ -1,0 +1,44 @@
+/*
+ * nodes.h: the node-aware algorithms' nodes and leaders, and MPICH's choice of
+ * the flat algorithm they run at each level (common/hier.c).
+ */
+#ifndef COLLSIM_NODES_H
+#define COLLSIM_NODES_H
+
+#include "../collsim.h"
+
+/* Node-aware algorithms: a rank's node and the node leaders. */
+typedef struct collsim_nodes {
+    MPI_Comm node;       /* the ranks of my node (size 1 included) */
+    MPI_Comm leaders;    /* the leaders, MPI_COMM_NULL elsewhere / before made */
+    int node_size, node_rank;
+    int leader_in_node;  /* node rank of the leader: the lowest rank in comm */
+    int root_in_node;    /* node rank of the root, -1 when it is elsewhere */
+    int is_leader;
+    int node_count;      /* number of nodes (exposed nodes: known to all) */
+    int root_node;       /* rank of the root's node's leader among the leaders */
+    int leaders_made;
+} collsim_nodes;
+
+/* Finds the nodes of comm: node_size > 0, k consecutive ranks each (the node
+ * communicators by MPI_Comm_create_group; the leaders' communicator is made
+ * later by collsim_node_leaders, so that the leaders who are done with their
+ * node make it); node_size 0, the real nodes by MPI_Comm_split_type(SHARED)
+ * (free under SMPI) and the leaders by one MPI_Comm_split over comm, made at
+ * once because every rank of comm takes part.  root < 0: no root. */
+int collsim_node_split(MPI_Comm comm, int root, int node_size, collsim_nodes *nodes);
+
+/* Makes the leaders' communicator when it is not made yet (exposed nodes). */
+int collsim_node_leaders(MPI_Comm comm, int node_size, collsim_nodes *nodes);
+
+void collsim_node_free(collsim_nodes *nodes);
+
+/* MPICH's choice of a non-topology-aware algorithm (seed 000 sec. III):
+ * reduce: binomial below 2 KiB or on a process count that is not a power of
+ * two, else reduce-scatter + gather (rabenseifner); allreduce: recursive
+ * doubling below 2 KiB or when the count is below the largest power of two
+ * <= p, else reduce-scatter + allgather (rabenseifner). */
+const collsim_algorithm *collsim_mpich_reduce(long long bytes, int size);
+const collsim_algorithm *collsim_mpich_allreduce(long long bytes, int count, int size);
+
+#endif /* COLLSIM_NODES_H */
