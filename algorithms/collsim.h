@@ -170,6 +170,12 @@ const char *collsim_check_parameters(const collsim_algorithm *alg, const collsim
  * work_bytes * gamma seconds.  For local work other than reductions, e.g.
  * the pre-rounding of the reproducible algorithms. */
 void collsim_charge_compute(double work_bytes, const collsim_params *params);
+
+/* The gamma (seconds per byte of local reduction) of the host this rank runs
+ * on: its "gamma_s_per_byte" property in the platform XML, 0 when it has none
+ * or when built against a real MPI.  collbench and the interposition library
+ * use it when no gamma is given. */
+double collsim_platform_gamma_s_per_byte(void);
 /* NULL when the composition parameters of alg (a two-level algorithm's
  * group count, inner and outer algorithm, node size; a pre-rounded
  * algorithm's inner algorithm and bound allreduce) can be used on comm_size

@@ -11,9 +11,21 @@
  */
 #include "common/internal.h"
 
+#include <stdlib.h>
+
 #ifdef COLLSIM_SMPI
 #include <simgrid/host.h>
 #endif
+
+double collsim_platform_gamma_s_per_byte(void)
+{
+#ifdef COLLSIM_SMPI
+    const char *prop = sg_host_get_property_value(sg_host_self(), "gamma_s_per_byte");
+    if (prop != NULL)
+        return strtod(prop, NULL);
+#endif
+    return 0.0;
+}
 
 void collsim_charge_compute(double work_bytes, const collsim_params *params)
 {

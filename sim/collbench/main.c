@@ -28,7 +28,6 @@
 
 #ifdef COLLSIM_SMPI
 #include <simgrid/barrier.h>
-#include <simgrid/host.h>
 #include <simgrid/version.h>
 #endif
 
@@ -240,14 +239,7 @@ static void library_version(char *buf, size_t len)
 /* gamma from the command line, else from the platform's host property. */
 static double resolve_gamma(double given_s_per_byte)
 {
-    if (given_s_per_byte >= 0.0)
-        return given_s_per_byte;
-#ifdef COLLSIM_SMPI
-    const char *prop = sg_host_get_property_value(sg_host_self(), "gamma_s_per_byte");
-    if (prop != NULL)
-        return strtod(prop, NULL);
-#endif
-    return 0.0;
+    return given_s_per_byte >= 0.0 ? given_s_per_byte : collsim_platform_gamma_s_per_byte();
 }
 
 /* --list: the registry; with json, one JSON object per entry holding what

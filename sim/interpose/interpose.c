@@ -43,10 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef COLLSIM_SMPI
-#include <simgrid/host.h>
-#endif
-
 typedef struct comm_sequence {
     uint64_t key;
     long long calls;
@@ -90,17 +86,6 @@ static void set_state(rank_state *st)
 static const char *collective_names[] = {"allreduce", "reduce", "bcast"};
 static const char *function_names[] = {"MPI_Allreduce", "MPI_Reduce", "MPI_Bcast"};
 
-/* gamma from the platform's host property, as collbench reads it. */
-static double host_gamma(void)
-{
-#ifdef COLLSIM_SMPI
-    const char *prop = sg_host_get_property_value(sg_host_self(), "gamma_s_per_byte");
-    if (prop != NULL)
-        return strtod(prop, NULL);
-#endif
-    return 0.0;
-}
-
 /* Builds this rank's state after PMPI_Init; on a bad rules file or trace
  * path every rank stops the program with the same one-line message. */
 static void setup(void)
@@ -113,7 +98,7 @@ static void setup(void)
         snprintf(err, sizeof err, "out of memory");
     } else {
         st->world_rank = rank;
-        st->gamma_s_per_byte = host_gamma();
+        st->gamma_s_per_byte = collsim_platform_gamma_s_per_byte();
         const char *ratio = getenv("COLLSIM_ALPHA_OVER_BETA_BYTES");
         if (ratio != NULL && ratio[0] != '\0') {
             char *end;
