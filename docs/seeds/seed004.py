@@ -228,25 +228,29 @@ SHORT = {"-": "-", "linear": "lin", "chain": "chain", "overlapped_binomial": "bn
 
 
 def plot_native(ax, rows) -> None:
-    """Fig. 3 and 4: time against G, each point labelled inside/between choice."""
-    for name, colour in zip(NATIVE_BYTES, ("tab:green", "tab:red")):
+    """Fig. 3 and 4: time over the time at G = 1, each point labelled inside/between."""
+    for name, colour, dy in zip(NATIVE_BYTES, ("tab:green", "tab:red"), (-14, 6)):
         native = [row for row in rows if row[0] == name]
+        flat_s, flat_model_s = native[0][4], native[0][5]
         groups = [row[3] for row in native]
-        ax.plot(groups, [row[4] * 1e3 for row in native], "-o", ms=3, color=colour,
-                label=f"{name} (collsim)")
-        ax.plot(groups, [row[5] * 1e3 for row in native], "--", color=colour, alpha=0.6,
+        ax.plot(groups, [row[4] / flat_s for row in native], "-o", ms=3, color=colour,
+                label=f"{name} (collsim; G = 1: {flat_s * 1e3:.3g} ms)")
+        ax.plot(groups, [row[5] / flat_model_s for row in native], "--", color=colour, alpha=0.6,
                 label=f"{name} (model of the choices)")
         for row in native:
             ax.annotate(f"{SHORT.get(row[7], row[7])}/{SHORT.get(row[8], row[8])}",
-                        (row[3], row[4] * 1e3), fontsize=6, rotation=45,
-                        xytext=(2, 4), textcoords="offset points")
+                        (row[3], row[4] / flat_s), fontsize=6, rotation=30,
+                        xytext=(2, dy), textcoords="offset points", color=colour)
+    ax.axhline(1 / PAPER_GAIN["native_16MiB"], color="tab:red", lw=0.8, ls=":",
+               label="paper, 16 MB: 1/30 at the best G")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("groups G (p = 512; labels: inside / between)")
-    ax.set_ylabel("reduce time (ms)")
+    ax.set_ylim(0.02, 2)
+    ax.set_xlabel("groups G (p = 512; labels: Open MPI 4.1's choice inside / between)")
+    ax.set_ylabel("reduce time / time at G = 1")
     ax.set_title("native: Open MPI 4.1 default at both levels (Fig. 3, 4)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="lower left")
 
 
 if __name__ == "__main__":
