@@ -1,7 +1,7 @@
 """Seed 004 (Hasanov & Lastovetsky 2015): the two-level reduce against G on Graphene, p = 512.
 
 Regenerates ``docs/seeds/seed004.tsv`` and ``docs/seeds/seed004.png`` (about
-15 minutes on 2 busy cores)::
+16 minutes on 2 busy cores)::
 
     .venv/bin/python docs/seeds/seed004.py
 
@@ -106,8 +106,10 @@ def native_time_s(G, groups, n_bytes, inner, outer) -> float:
     """One hierarchical reduce with the given level algorithms (selectors allowed).
 
     Through ``simulate``, not ``run``: ``run`` annotates the row with the model
-    of ``reduce hierarchical``, which cannot price a selector as a level (the
-    row does not say what it chose); the script prices the choice itself.
+    of ``reduce hierarchical``, which raises ValueError ("reduce/openmpi_default:
+    the model needs the algorithm the selector chose") for a selector as a
+    level, since the row has no ``selected`` for the levels; the script prices
+    the choices itself (``native_model_s``).
     """
     params = AlgorithmParams(group_count=groups, inner_algorithm=inner, outer_algorithm=outer)
     spec = RunSpec("reduce", "hierarchical", P, (n_bytes,), dtype="int32", op="max",
