@@ -1,7 +1,7 @@
 """Seed 004 (Hasanov & Lastovetsky 2015): the two-level reduce against G on Graphene, p = 512.
 
 Regenerates ``docs/seeds/seed004.tsv`` and ``docs/seeds/seed004.png`` (about
-16 minutes on 2 busy cores)::
+17 minutes on 2 busy cores)::
 
     .venv/bin/python docs/seeds/seed004.py
 
@@ -18,6 +18,11 @@ with the same algorithm inside and between the groups (seed 004's Algorithm
 ``pipeline_32KiB_crossbar``
     the cause experiment for contention: the same 128 nodes on one
     non-blocking switch instead of Graphene's four switches under a router.
+``table1_smpi``, ``table1_seed002_openmpi``
+    cause experiments for the flat pipeline, at Table 1's choices where both
+    levels share a segment size (G = 1: 32 KiB, G = 16: 64 KiB), under
+    SMPI's own network model and under rendezvous above 4 KiB with per-message
+    overheads (profile ``seed002_openmpi``) instead of Graphene's ``hockney``.
 ``native_16KiB``, ``native_16MiB``
     Fig. 3 and 4, the "hierarchical native reduce": ``openmpi_default``
     (Open MPI 4.1's fixed decision, ``algorithms/common/native.c``) inside
@@ -57,6 +62,11 @@ PIPELINE_GROUPS = (1, 16, 32)
 NATIVE_GROUPS = tuple(2 ** k for k in range(10))          # 1 ... 512
 NATIVE_BYTES = {"native_16KiB": 16 * 2 ** 10, "native_16MiB": N_BYTES}
 SELECTOR = "openmpi_default"
+# Table 1 where both levels get the same segment: G = 1 (32 KB), G = 16 (64 KB)
+TABLE1_SAME_SEGMENT = ((1, 32768), (16, 65536))
+# the cause experiments for the flat pipeline: SMPI's own network model, and
+# rendezvous above 4 KiB with 0.1 us per-message overheads
+CAUSE_PROFILES = ("smpi", "seed002_openmpi")
 # seed 004 sec. 4.1: hierarchical over flat at the best G
 PAPER_GAIN = {"pipeline_32KiB": 26.5, "pipeline_64KiB": 18.5, "native_16MiB": 30.0,
               "native_16KiB": 1.0}
@@ -83,12 +93,12 @@ def graphene_on_one_switch():
                     speed_flops=params["speed_flops"])
 
 
-def time_s(G, algorithm, groups, segment_bytes, platform):
+def time_s(G, algorithm, groups, segment_bytes, platform, profile=None):
     params = AlgorithmParams(group_count=groups, inner_algorithm=algorithm,
                              outer_algorithm=algorithm, segment_bytes=segment_bytes)
     spec = RunSpec("reduce", "hierarchical", P, (N_BYTES,), dtype="int32", op="max",
                    check=False, timing_only=True, params=params)
-    rows, _ = run(spec, G, load_profile(catalog_profile(MACHINE)), platform=platform)
+    rows, _ = run(spec, G, load_profile(profile or catalog_profile(MACHINE)), platform=platform)
     return rows[0]["time_s"]
 
 
@@ -166,6 +176,14 @@ def main() -> int:
                          N_BYTES, algorithm, algorithm, "-", "-"))
             print(f"{name:24} G={groups:3}  {t * 1e3:10.3f} ms  (seed 004's formula "
                   f"{rows[-1][5] * 1e3:10.3f} ms)", flush=True)
+    for profile in CAUSE_PROFILES:
+        for groups, segment in TABLE1_SAME_SEGMENT:
+            t = time_s(graphene, "pipeline", groups, segment, MACHINE, profile)
+            rows.append((f"table1_{profile}", "pipeline", segment, groups, t,
+                         hockney_s("pipeline", groups, segment), N_BYTES, "pipeline", "pipeline",
+                         "-", "-"))
+            print(f"table1_{profile:18} G={groups:3}  {t * 1e3:10.3f} ms  ({segment} B segments)",
+                  flush=True)
     rows += native_rows(graphene)
     with open(HERE / "seed004.tsv", "w") as out:
         out.write("experiment\talgorithm\tsegment_bytes\tgroups\ttime_s\thockney_s\tbytes\t"
@@ -185,7 +203,7 @@ def summarize(rows) -> None:
     print("\nexperiment               best G  gain over G=1 (collsim)  gain (model: seed 004's "
           "formula; native: collsim's)  paper")
     for experiment in ("linear", "pipeline_32KiB", "pipeline_64KiB", "pipeline_32KiB_crossbar",
-                       *NATIVE_BYTES):
+                       *(f"table1_{profile}" for profile in CAUSE_PROFILES), *NATIVE_BYTES):
         sim, model = series(rows, experiment), series(rows, experiment, 5)
         best = min(sim, key=sim.get)
         best_model = min(model, key=model.get)
