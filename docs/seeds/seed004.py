@@ -1,7 +1,7 @@
 """Seed 004 (Hasanov & Lastovetsky 2015): the two-level reduce against G on Graphene, p = 512.
 
 Regenerates ``docs/seeds/seed004.tsv`` and ``docs/seeds/seed004.png`` (about
-17 minutes on 2 busy cores)::
+10 minutes on 2 cores at load 5, 17 at load 12)::
 
     .venv/bin/python docs/seeds/seed004.py
 
