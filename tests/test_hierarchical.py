@@ -83,3 +83,18 @@ def test_one_group_and_p_groups_are_the_plain_algorithm(crossbar64, hockney, col
                       crossbar64, hockney, platform="crossbar")
         assert [r["time_s"] for r in rows] == [r["time_s"] for r in plain]
         assert [r["result_hash"] for r in rows] == [r["result_hash"] for r in plain]
+
+
+@pytest.mark.parametrize("collective, p, groups, selector", [("reduce", 16, 4, "openmpi_default"),
+                                                             ("allreduce", 12, 3, "mpich_default")])
+def test_a_library_selector_as_both_levels_agrees_with_its_model(crossbar64, hockney, collective, p,
+                                                                 groups, selector):
+    """Seed 004's hierarchical native reduce: each level runs what the library picks for its
+    group size; no row records those picks, so the model asks collbench for them
+    (collsim.native.choices), one decision in C for both."""
+    params = AlgorithmParams(group_count=groups, inner_algorithm=selector, outer_algorithm=selector)
+    rows, status = run(RunSpec(collective, "hierarchical", p, (8, 16384, 1 << 20), params=params),
+                       crossbar64, hockney, platform="crossbar")
+    assert status == 0
+    for row in rows:
+        assert row["check"] == "ok" and row["model_class"] == "exact" and row["model_agrees"]

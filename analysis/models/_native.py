@@ -2,14 +2,39 @@
 
 A selector runs the algorithm its library picks; collbench decides once, in C
 (``algorithms/common/native.c``), and records the choice in the row's
-``selected``.  The model of a selector is the model of that recorded choice:
-there is no second copy of the decision tables in Python.
+``selected``.  The model of a selector is the model of that recorded choice.
+Where no row records it (a selector used as a level of a composite, or a
+prediction without a run), the model asks collbench for the choice
+(``collbench --native-choice``, :func:`collsim.native.choices`): there is no
+second copy of the decision tables in Python.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ._base import DEFAULT_PARAMS, AlgorithmParams, NetworkParams, Prediction, check_arguments, exact, total
 from ._lookup import model_for
+
+#: The datatype collbench is asked about for an element size (the libraries'
+#: decisions depend on the message size in bytes, not on the type).
+_DTYPE_OF_ELEM_BYTES = {4: "int32", 8: "double"}
+
+
+def _choice(collective: str, selector: str, p: int, n_bytes: int, elem_bytes: int,
+            commutative: bool) -> str:
+    """The algorithm the selector runs for this call, as collbench decides it."""
+    from collsim.native import LIBRARIES, choices
+
+    if elem_bytes not in _DTYPE_OF_ELEM_BYTES:
+        raise ValueError(f"{collective}/{selector}: no library choice for {elem_bytes}-byte elements")
+    op = "sum" if commutative else "first_nonzero"
+    library = next(name for name, entry in LIBRARIES.items() if entry == selector)
+    row = choices(collective, library, p, (n_bytes,), op=op, dtype=_DTYPE_OF_ELEM_BYTES[elem_bytes])[0]
+    if row["selected"] is None:
+        raise ValueError(f"{collective}/{selector} on {p} ranks at {n_bytes} B: "
+                         f"{row['error'] or 'the library runs an algorithm collsim does not have'}")
+    return row["selected"]
 
 _LIBRARIES = {"openmpi_default": "Open MPI 4.1", "mpich_default": "MPICH 4.0"}
 
@@ -50,8 +75,8 @@ def selected_model(collective: str, selector: str, p: int, n_bytes: int, net: Ne
     if check_arguments(p, n_bytes, elem_bytes) == 0 or p == 1:
         return exact(0.0)
     if params.selected is None:
-        raise ValueError(f"{collective}/{selector}: the model needs the algorithm the selector "
-                         "chose (the 'selected' field of the collbench row)")
+        params = replace(params, selected=_choice(collective, selector, p, n_bytes, elem_bytes,
+                                                  commutative))
     if collective == "allreduce" and params.selected.startswith("reduce:"):
         # Open MPI's nonoverlapping: its reduce to rank 0, then its bcast from rank 0
         parts = dict(part.split(":", 1) for part in params.selected.split("+"))

@@ -52,7 +52,9 @@ from collsim.native import choices
 from collsim.platforms import crossbar
 from collsim.platforms.catalog import CATALOG, catalog_platform, catalog_profile
 from collsim.profiles import load_profile
-from collsim.runner import RunSpec, collbench_args, map_ranks, model_parameters, run, simulate
+from collsim.harness import simulate
+from collsim.platforms import map_ranks
+from collsim.runner import RunSpec, collbench_args, model_parameters, run
 
 HERE = Path(__file__).resolve().parent
 MACHINE = "seed004_graphene"
