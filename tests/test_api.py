@@ -66,3 +66,13 @@ def test_study_then_load(tmp_path):
 def test_unknown_attribute():
     with pytest.raises(AttributeError, match="no attribute 'simulate'"):
         collsim.simulate  # noqa: B018
+
+
+def test_the_functions_survive_the_commands_modules_being_imported():
+    """Importing a submodule sets an attribute of the package: none may shadow the API."""
+    import collsim.checks  # noqa: F401
+    import collsim.cli  # noqa: F401
+    import collsim.studies  # noqa: F401
+
+    for name in collsim.__all__:
+        assert callable(getattr(collsim, name)) and not isinstance(getattr(collsim, name), type(collsim))

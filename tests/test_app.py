@@ -21,7 +21,7 @@ import pytest
 from collsim.cli import main
 from collsim.rules import (Rule, format_rules, match, parse_rules, read_rules, rule_from_use,
                            rules_from_cells)
-from collsim.analysis.models import AlgorithmParams
+from collsim.params import AlgorithmParams
 
 DATA = Path(__file__).parent / "data" / "app"
 

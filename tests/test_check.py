@@ -185,7 +185,7 @@ def test_missing_suite(tmp_path, capsys):
 
 
 def test_the_projects_gate_covers_the_registry(entries):
-    from collsim.check import load_suite
+    from collsim.checks import load_suite
     from collsim.harness import REPO_ROOT
 
     suite = load_suite(REPO_ROOT / "scenarios" / "ci.toml")

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from collsim.analysis.models import AlgorithmParams
+from collsim.params import AlgorithmParams
 from collsim.analysis.models._base import message_s, reduce_s
 from collsim.analysis.models._composite import subcomm_creation_s
 from collsim.runner import RunSpec, model_parameters, run

@@ -15,7 +15,7 @@ import os
 
 import pytest
 
-from collsim.analysis.models import AlgorithmParams
+from collsim.params import AlgorithmParams
 from collsim.native import LIBRARY_ALGORITHMS, is_selector
 from collsim.errors import CollsimError
 from collsim.harness import find_algorithm, registry

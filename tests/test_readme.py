@@ -6,7 +6,7 @@ import shlex
 
 import pytest
 
-from collsim.check import load_suite
+from collsim.checks import load_suite
 from collsim.cli import main
 from collsim.harness import REPO_ROOT
 from collsim.scenario import load_scenario

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from typing import Callable
 
+from collsim.params import AlgorithmParams
+
 from . import allreduce, bcast, reduce
-from ._base import AlgorithmParams, NetworkParams, Prediction, message_s, reduce_s
+from ._base import NetworkParams, Prediction, message_s, reduce_s
 from ._lookup import model_for
 
 __all__ = ["AlgorithmParams", "NetworkParams", "Prediction", "model_for", "predict", "message_s", "reduce_s"]

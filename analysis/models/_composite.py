@@ -7,7 +7,9 @@ and the first step of both pre-rounded algorithms (an allreduce of bounds).
 
 from __future__ import annotations
 
-from ._base import AlgorithmParams, NetworkParams, Prediction, ceil_log2, message_s, reduce_s, shared_link_s
+from collsim.params import AlgorithmParams
+
+from ._base import NetworkParams, Prediction, ceil_log2, message_s, reduce_s, shared_link_s
 from ._lookup import part_model
 
 __all__ = ["PREROUND_LEVELS", "comm_split_s", "preround_bound_s", "sub_params", "subcomm_creation_s",

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ._base import DEFAULT_PARAMS, AlgorithmParams, NetworkParams, Prediction, check_arguments, exact, total
+from collsim.params import DEFAULT_PARAMS, AlgorithmParams
+
+from ._base import NetworkParams, Prediction, check_arguments, exact, total
 from ._lookup import model_for
 
 #: The datatype collbench is asked about for an element size (the libraries'

@@ -17,10 +17,12 @@ docstrings are what this path gives for equal blocks
 
 from __future__ import annotations
 
+from collsim.params import AlgorithmParams
+
 from ..schedule import Step, recv, schedule_time, send
 from ..segments import block_elems
 from ..trees import TreeNode, dual_first_size, in_order_root, tree
-from ._base import AlgorithmParams, NetworkParams
+from ._base import NetworkParams
 
 __all__ = ["plan_bytes", "reduce_tree_s", "bcast_tree_s", "allreduce_in_order_tree_s",
            "dual_root_s", "steady_steps"]

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import math
 
-from ._base import (DEFAULT_PARAMS, AlgorithmParams, NetworkParams, Prediction, check_arguments,
-                    exact, floor_log2, message_s, reduce_s, total)
+from collsim.params import DEFAULT_PARAMS, AlgorithmParams
+
+from ._base import (NetworkParams, Prediction, check_arguments, exact, floor_log2, message_s,
+                    reduce_s, total)
 from . import _blocks, _pipelined, bcast, reduce
 from ._composite import (PREROUND_LEVELS, comm_split_s, preround_bound_s, sub_params, subcomm_creation_s,
                          two_level_names)

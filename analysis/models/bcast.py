@@ -6,11 +6,13 @@ classes hold on the crossbar (one rank per node) under the ``hockney`` profile.
 
 from __future__ import annotations
 
+from collsim.params import DEFAULT_PARAMS, AlgorithmParams
+
 from . import _pipelined
 from ._native import selector
 from ._replay import Clocks
-from ._base import (DEFAULT_PARAMS, AlgorithmParams, NetworkParams, Prediction, ceil_log2,
-                    check_arguments, exact, message_s, shared_link_s, staggered_shared_link_s)
+from ._base import (NetworkParams, Prediction, ceil_log2, check_arguments, exact, message_s,
+                    shared_link_s, staggered_shared_link_s)
 
 __all__ = ["binomial", "linear", "chain", "pipeline", "binary", "scatter_allgather",
            "scatter_recursive_doubling_allgather", "concurrent_binomial", "concurrent_knomial", "concurrent_binary",

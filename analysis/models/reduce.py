@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 
+from collsim.params import DEFAULT_PARAMS, AlgorithmParams
+
 from . import _blocks, _pipelined
-from ._base import (DEFAULT_PARAMS, AlgorithmParams, NetworkParams, Prediction, ceil_log2,
-                    check_arguments, exact, message_s, shared_link_s, reduce_s, total)
+from ._base import (NetworkParams, Prediction, ceil_log2, check_arguments, exact, message_s,
+                    shared_link_s, reduce_s, total)
 from ._composite import (PREROUND_LEVELS, comm_split_s, preround_bound_s, sub_params, subcomm_creation_s,
                          two_level_names)
 from ._lookup import composite_defaults, model_for, part_model

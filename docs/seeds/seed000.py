@@ -27,7 +27,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from collsim.analysis.models import AlgorithmParams
+from collsim.params import AlgorithmParams
 from collsim.platforms import fat_tree
 from collsim.platforms.catalog import CATALOG, catalog_platform, catalog_profile
 from collsim.profiles import load_profile

@@ -10,7 +10,10 @@ From Python (notebooks, scripts)::
 
 Each returns a pandas DataFrame whose ``attrs["units"]`` names the unit of
 every column that has one.  The functions live in :mod:`collsim.api` and are
-imported on first use, so that ``import collsim.platforms`` stays light.
+imported on first use, so that ``import collsim.platforms`` stays light.  (No
+submodule is named ``run``, ``study``, ``check`` or ``load``: importing one
+would replace the function of that name; the commands live in ``studies``
+and ``checks``.)
 """
 
 __version__ = "0.1.0"

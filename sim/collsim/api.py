@@ -136,7 +136,7 @@ def run(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
     """
     from dataclasses import fields
 
-    from collsim.analysis.models import AlgorithmParams
+    from collsim.params import AlgorithmParams
     from collsim.platforms.catalog import CATALOG, catalog_profile
     from collsim.profiles import load_profile
     from collsim.runner import RunSpec
@@ -229,7 +229,7 @@ def study(scenario_path: str | os.PathLike, *, db: str | os.PathLike | None = No
         retries the failed ones).
     """
     from collsim.scenario import load_scenario
-    from collsim.study import run_study
+    from collsim.studies import run_study
 
     scenario = load_scenario(scenario_path, timing_only=timing_only)
     db_path = str(db or scenario.path.with_suffix(".db"))
@@ -250,7 +250,7 @@ def check(suite_path: str | os.PathLike, *, jobs: int = 0, timing_only: bool = F
     """
     from dataclasses import asdict
 
-    from collsim.check import load_suite, run_suite
+    from collsim.checks import load_suite, run_suite
 
     suite = load_suite(suite_path, timing_only=timing_only)
     outcomes = run_suite(suite, jobs=jobs)

@@ -36,7 +36,8 @@ from collsim.profiles import builtin_profiles, load_profile
 from collsim.repro import add_repro_command
 from collsim.harness import find_algorithm, registry, simulate
 from collsim.runner import DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, run, validate_run
-from collsim.analysis.models import AlgorithmParams, message_s
+from collsim.analysis.models import message_s
+from collsim.params import AlgorithmParams
 from collsim.units import (
     format_bytes,
     parse_bytes,
@@ -375,7 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from collsim.check import main_check
+    from collsim.checks import main_check
 
     return main_check(args.suite, junit=args.junit, json_path=args.json_path,
                       update_baseline=args.update_baseline, jobs=args.jobs,
@@ -383,7 +384,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
                       timing_only=args.timing_only)
 
 
-# --- studies: collsim study / export / report (collsim.study, .store, .report) ---
+# --- studies: collsim study / export / report (collsim.studies, .store, .report) ---
 
 def _add_study_commands(commands) -> None:
     study_parser = commands.add_parser(
@@ -409,7 +410,7 @@ def _add_study_commands(commands) -> None:
 
 
 def _cmd_study(args: argparse.Namespace) -> int:
-    from collsim.study import main_study
+    from collsim.studies import main_study
 
     return main_study(args.scenario, db=args.db, jobs=args.jobs, scheduler=args.scheduler,
                       timing_only=args.timing_only)

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from collsim.analysis.models import AlgorithmParams
+from collsim.params import AlgorithmParams
 from collsim.analysis.trees import in_order_root, tree
 from collsim.errors import CollsimError
 from collsim.platform_cli import _refuse_options, add_platform_arguments

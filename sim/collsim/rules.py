@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from collsim.analysis.models import AlgorithmParams
+from collsim.params import AlgorithmParams
 
 __all__ = [
     "Rule",

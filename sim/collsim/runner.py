@@ -10,9 +10,10 @@ from dataclasses import dataclass, replace
 
 import networkx as nx
 
-from collsim.analysis.models import AlgorithmParams, NetworkParams, model_for
+from collsim.analysis.models import NetworkParams, model_for
 from collsim.analysis.models._base import factor_at, overhead_s
 from collsim.errors import CollsimError
+from collsim.params import AlgorithmParams
 from collsim.platforms.network import PairParameters
 from collsim.platforms import map_ranks, network_parameters, platform_hash
 from collsim.harness import find_algorithm, registry, simulate

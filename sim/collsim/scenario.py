@@ -41,9 +41,9 @@ from pathlib import Path
 import networkx as nx
 
 from collsim import platforms
-from collsim.analysis.models import AlgorithmParams
+from collsim.params import AlgorithmParams
 from collsim.native import is_selector
-from collsim.check import _fail, _positive_ints
+from collsim.checks import _fail, _positive_ints
 from collsim.errors import CollsimError
 from collsim.files import read_toml
 from collsim.platforms import GENERATORS, MAPPINGS
