@@ -17,13 +17,20 @@ simulated times (equal when the routes and the work are: collsim runs with
     .venv/bin/python tests/benchmarks/vs_smpi.py [CASE ...]    # default: all cases
     .venv/bin/python tests/benchmarks/vs_smpi.py --list
 
-Figures of 2026-11-23 (2 cores, SimGrid 3.32; other work running, load 6-13,
-so wall times are pessimistic; peak memory then still from the RSS):
+Figures of 2026-11-25 (2 cores, SimGrid 3.32, machine otherwise idle):
 
     case                     run                      wall     peak
-    fat_tree_256_ring_1MiB   smpirun lr               6.5 s    305 MB
-                             collsim ring (checked)  17.1 s    563 MB
-                             collsim --timing-only    7.5 s    (shared pages)
+    fat_tree_256_ring_1MiB   smpirun lr               1.5 s    304 MB
+                             collsim ring (checked)   4.4 s    600 MB
+                             collsim --timing-only    1.9 s     79 MB
+    fat_tree_1024_ring_1MiB  smpirun lr              36.0 s   1237 MB
+                             collsim ring (checked)  45.4 s   2177 MB
+                             collsim --timing-only   42.7 s    114 MB
+
+Figures of 2026-11-23 (other work running, load 6-13, so wall times are
+pessimistic; peak memory then still from the RSS):
+
+    case                     run                      wall     peak
     dragonfly_256_ring_1MiB  smpirun lr               8.4 s    304 MB
                              collsim ring (checked)  12.8 s    563 MB
                              collsim --timing-only    9.1 s    (shared pages)
