@@ -254,8 +254,8 @@ class Progress:
     whichever comes first, and at the end, so that a CI log stays short.
     """
 
-    _LINE = "{desc}: {n}/{total} simulations, {rate_fmt}, ETA {remaining}{postfix}"
-    _BAR = "{desc}: {n}/{total} simulations |{bar}| {rate_fmt}, ETA {remaining}{postfix}"
+    _LINE = "{desc}: {n}/{total} simulations, {rate_noinv_fmt}, ETA {remaining}{postfix}"
+    _BAR = "{desc}: {n}/{total} simulations |{bar}| {rate_noinv_fmt}, ETA {remaining}{postfix}"
 
     def __init__(self, what: str, total: int, *, skipped: int = 0, stream=None,
                  log_interval_s: float = 30.0):
