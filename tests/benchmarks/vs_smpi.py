@@ -27,6 +27,10 @@ Figures of 2026-11-25 (2 cores, SimGrid 3.32, machine otherwise idle):
                              collsim ring (checked)  45.4 s   2177 MB
                              collsim --timing-only   42.7 s    114 MB
 
+The 1024-rank gap is the platform, not the harness: collbench's ring run by
+plain smpirun on the same native FAT_TREE cluster (``--timing-only --gamma
+0``) took 35.6 s, with the same simulated time.
+
 Figures of 2026-11-23 (other work running, load 6-13, so wall times are
 pessimistic; peak memory then still from the RSS):
 
