@@ -125,7 +125,7 @@ def run(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
     **options
         The fields of :class:`collsim.runner.RunSpec` (``dtype``, ``op``,
         ``root``, ``mapping``, ``seed``, ``reps``, ``check``, ``timing_only``,
-        ...) and of :class:`collsim.analysis.models.AlgorithmParams`
+        ...) and of :class:`collsim.params.AlgorithmParams`
         (``segment_bytes``, ``group_count``, ``inner_algorithm``...).
 
     Returns

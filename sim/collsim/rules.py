@@ -20,7 +20,7 @@ Format (plain text, one rule per line, ``#`` starts a comment)::
   (count times the datatype's size); a range is ``N``, ``LO-HI`` (inclusive)
   or ``LO-`` (no upper bound), decimal integers.  A missing range holds every
   value.
-- Parameters (the :class:`~collsim.analysis.models.AlgorithmParams` names):
+- Parameters (the :class:`~collsim.params.AlgorithmParams` names):
   ``segment_bytes``, ``block_count``, ``group_count``, ``node_size`` (integers
   >= 0), ``inner_algorithm``, ``outer_algorithm`` (registry names); only those
   the algorithm reads.
@@ -168,9 +168,7 @@ def _rule_from_words(words: list[str], line: int) -> Rule:
     settings: dict = {}
     for word in words[2:]:
         _parse_setting(word, settings)
-    params = AlgorithmParams(**settings.pop("params", {}))
-    if params.segment_bytes and params.block_count:
-        raise ValueError("give segment_bytes or block_count, not both")
+    params = AlgorithmParams(**settings.pop("params", {}))  # checks "not both" itself
     return Rule(words[0], words[1], params=params, line=line, **settings)
 
 
