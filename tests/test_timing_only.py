@@ -38,3 +38,16 @@ def test_timing_only_gives_the_checked_runs_time(crossbar64, hockney, collective
 
 def test_no_algorithm_is_left_out():
     assert len(ALGORITHMS) == len(registry())
+
+
+def test_a_timing_only_run_beyond_the_kernels_map_limit_is_refused_first(monkeypatch):
+    """With --timing-only every buffer is an SMPI shared mapping: 16,384 ranks crossed
+    vm.max_map_count = 65530 and aborted inside SimGrid; now one line says so first."""
+    from collsim import resources
+    from collsim.errors import CollsimError
+
+    monkeypatch.setattr(resources, "memory_map_limit", lambda: 65530)
+    with pytest.raises(CollsimError, match=r"needs about 90,112 memory maps.*vm.max_map_count"):
+        resources.check_simulation_memory(16384, 8, timing_only=True)
+    resources.check_simulation_memory(8192, 8, timing_only=True)  # fits
+    resources.check_simulation_memory(16384, 8)  # private buffers: no shared maps

@@ -30,6 +30,7 @@ import networkx as nx
 from collsim.errors import CollsimError
 from collsim.platforms import crossbar, write_hostfile, write_platform
 from collsim.profiles import Profile, load_profile
+from collsim.resources import BASE_MAPS, SHARED_BUFFERS_PER_RANK, STACK_MAPS_PER_RANK, memory_map_limit
 
 __all__ = ["REPO_ROOT", "composite_defaults", "find_algorithm", "find_collbench", "find_smpirun",
            "registry", "run_program", "simulate", "smpirun_command"]
@@ -108,7 +109,7 @@ def smpirun_command(G: nx.Graph, rank_hosts: list[str], profile: Profile, workdi
         "-hostfile",
         str(hostfile_path),
         *profile.smpirun_args(),
-        *_stack_guard_args(len(rank_hosts)),
+        *_stack_guard_args(len(rank_hosts), shared_buffers="--timing-only" in program),
         *(["--cfg=smpi/privatization:dlopen"] if privatize else []),
         "--cfg=smpi/tmpdir:" + str(workdir),
         "--log=root.thres:warning",
@@ -116,20 +117,20 @@ def smpirun_command(G: nx.Graph, rank_hosts: list[str], profile: Profile, workdi
     ]
 
 
-def _stack_guard_args(np: int) -> list[str]:
-    """``contexts/guard-size:0`` when the ranks' stacks would exceed the kernel's map limit.
+def _stack_guard_args(np: int, *, shared_buffers: bool = False) -> list[str]:
+    """``contexts/guard-size:0`` when the ranks' memory maps would exceed the kernel's limit.
 
     SimGrid protects each rank's stack with a guard page: two memory maps per
     rank, and Linux refuses more than ``vm.max_map_count`` of them (65530 by
-    default), so 65,536 ranks abort with "Failed to protect stack".  Without
-    the guard a stack overflow corrupts memory instead of faulting; simulated
-    times do not change.
+    default), so 65,536 ranks abort with "Failed to protect stack".  With
+    ``shared_buffers`` (``--timing-only``) the ranks' shared buffers count too
+    (``collsim.resources``, which refuses a run that would not fit even then).
+    Without the guard a stack overflow corrupts memory instead of faulting;
+    simulated times do not change.
     """
-    try:
-        limit = int(Path("/proc/sys/vm/max_map_count").read_text())
-    except (OSError, ValueError):
-        limit = 65530
-    return ["--cfg=contexts/guard-size:0"] if 2 * np + 8192 > limit else []
+    buffers = SHARED_BUFFERS_PER_RANK if shared_buffers else 0
+    maps = BASE_MAPS + np * (STACK_MAPS_PER_RANK + buffers)
+    return ["--cfg=contexts/guard-size:0"] if maps > memory_map_limit() else []
 
 
 def run_program(argv: list[str], *, cwd: str | Path, what: str, timeout_s: float,

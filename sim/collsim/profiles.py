@@ -35,7 +35,7 @@ __all__ = ["Profile", "HARNESS_CFG", "load_profile", "builtin_profiles"]
 # simulations faster was elsewhere: DijkstraCache routing, no MPI_Comm_dup,
 # no messages for the harness's bookkeeping.  contexts/guard-size:0 is added
 # only where the stacks' guard pages would pass the kernel's map limit
-# (collsim.runner._stack_guard_args).
+# (collsim.harness._stack_guard_args).
 HARNESS_CFG = {
     "smpi/simulate-computation": "no",
     "smpi/wtime": "0",

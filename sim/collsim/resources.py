@@ -6,18 +6,54 @@ three times the message (send, receive, reference; measured: 11.8 MiB per rank
 at 4 MiB), more with virtual contributors (their inputs).  A run that would
 not fit is refused at once with the memory it would need, instead of swapping
 for minutes.
+
+The other limit is the number of memory maps Linux allows one process
+(``vm.max_map_count``, 65530 by default): SimGrid maps each rank's stack (two
+maps with its guard page), and with ``--timing-only`` every buffer comes from
+SMPI's shared malloc, one map per MiB of buffer per rank.  16,384 ranks with
+``--timing-only`` need more than 65530 and would abort inside SimGrid.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from collsim.errors import CollsimError
 from collsim.platforms.size import machine_memory_bytes
 
-__all__ = ["simulation_memory_bytes", "check_simulation_memory"]
+__all__ = ["simulation_memory_bytes", "check_simulation_memory", "memory_map_limit",
+           "timing_only_maps"]
 
 BASE_BYTES = 64 << 20
 BYTES_PER_RANK = 64 << 10
 BUFFERS_PER_BYTE = 4
+# maps of smpirun's own (libraries, heap) before the ranks', and per rank: the
+# stack with its guard page, and with --timing-only the shared buffers (the
+# harness's send and receive buffers, up to two scratch buffers of an algorithm)
+BASE_MAPS = 8192
+STACK_MAPS_PER_RANK = 2
+SHARED_BUFFERS_PER_RANK = 4
+SHARED_MALLOC_BLOCK_BYTES = 1 << 20  # SMPI's smpi/shared-malloc-blocksize default
+
+
+def memory_map_limit() -> int:
+    """``vm.max_map_count``: the memory maps Linux allows one process (65530 if unknown)."""
+    try:
+        return int(Path("/proc/sys/vm/max_map_count").read_text())
+    except (OSError, ValueError):
+        return 65530
+
+
+def timing_only_maps(np: int, max_bytes: int) -> int:
+    """An upper estimate of the memory maps of a ``--timing-only`` run (stacks unguarded).
+
+    Examples
+    --------
+    >>> timing_only_maps(16384, 8)
+    90112
+    """
+    blocks = max(1, -(-max_bytes // SHARED_MALLOC_BLOCK_BYTES))
+    return BASE_MAPS + np * (STACK_MAPS_PER_RANK // 2 + SHARED_BUFFERS_PER_RANK * blocks)
 
 
 def simulation_memory_bytes(np: int, max_bytes: int, contributors: int = 1, *,
@@ -40,6 +76,13 @@ def check_simulation_memory(np: int, max_bytes: int, contributors: int = 1, *,
                             timing_only: bool = False) -> None:
     """Refuse np ranks at max_bytes whose simulation would not fit in this machine's
     memory, saying what it would need (and whether ``--timing-only`` would fit)."""
+    if timing_only and timing_only_maps(np, max_bytes) > memory_map_limit():
+        maps = timing_only_maps(np, max_bytes)
+        raise CollsimError(
+            f"--timing-only on {np:,} ranks at {max_bytes:,} bytes needs about {maps:,} memory maps "
+            f"(SMPI's shared buffers); this machine allows {memory_map_limit():,} "
+            f"(vm.max_map_count): raise it (sysctl -w vm.max_map_count={2 * maps}) or run "
+            "without --timing-only")
     need = simulation_memory_bytes(np, max_bytes, contributors, timing_only=timing_only)
     have = machine_memory_bytes()
     if need <= have:
