@@ -27,6 +27,12 @@ Figures of 2026-11-25 (2 cores, SimGrid 3.32, machine otherwise idle):
                              collsim ring (checked)  45.4 s   2177 MB
                              collsim --timing-only   42.7 s    114 MB
 
+    crossbar_16384_rdb_8B    smpirun rdb             17.8 s    343 MB
+                             collsim run (checked)   10.7 s    577 MB
+                             collsim --timing-only   13.2 s    585 MB
+    (--timing-only at 16384 ranks needs vm.max_map_count raised, here to
+    262144; collsim refuses it with that advice under the default 65530.)
+
 The 1024-rank gap is the platform, not the harness: collbench's ring run by
 plain smpirun on the same native FAT_TREE cluster (``--timing-only --gamma
 0``) took 35.6 s, with the same simulated time.
@@ -40,6 +46,7 @@ pessimistic; peak memory then still from the RSS):
                              collsim --timing-only    9.1 s    (shared pages)
     crossbar_16384_rdb_8B    smpirun rdb             76.4 s    351 MB
                              collbench (checked)     14.8 s    498 MB
+                             (collbench under smpirun directly: no Python)
     crossbar_65536_rdb_8B    collbench (checked)      127 s    2.2 GB
 
 (The 16384- and 65536-rank figures: smpirun of the two programs directly,
