@@ -12,8 +12,7 @@ from collsim.params import AlgorithmParams
 from ._base import NetworkParams, Prediction, ceil_log2, message_s, reduce_s, shared_link_s
 from ._lookup import part_model
 
-__all__ = ["PREROUND_LEVELS", "comm_split_s", "preround_bound_s", "sub_params", "subcomm_creation_s",
-           "two_level_names"]
+__all__ = ["PREROUND_LEVELS", "comm_split_s", "preround_bound_s", "sub_params", "subcomm_creation_s"]
 
 PREROUND_LEVELS = 2  # algorithms/common/prerounding.h
 
@@ -44,12 +43,6 @@ def comm_split_s(net: NetworkParams, p: int, leaders: int) -> float:
     if leaders > 1:
         scatter = shared_link_s(net, 8, leaders - 1)
     return gather + scatter + subcomm_creation_s(net, leaders)
-
-
-def two_level_names(params: AlgorithmParams, default: str) -> tuple[str, str]:
-    """(inner, outer): the given names; one given = both; none = default."""
-    inner = params.inner_algorithm or params.outer_algorithm or default
-    return inner, params.outer_algorithm or inner
 
 
 def sub_params(params: AlgorithmParams) -> AlgorithmParams:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Callable
 
-__all__ = ["COLLECTIVES", "COMPOSITES", "composite_defaults", "model_for", "part_model"]
+__all__ = ["COLLECTIVES", "COMPOSITES", "composite_names", "model_for", "part_model"]
 
 #: The collectives with a model module of their own name.
 COLLECTIVES = ("allreduce", "bcast", "reduce")
@@ -71,14 +71,14 @@ def part_model(collective: str, algorithm: str, role: str) -> Callable:
     return model
 
 
-def composite_defaults(collective: str, algorithm: str) -> dict:
-    """The inner and outer algorithms a composite entry runs when given none.
+def composite_names(collective: str, algorithm: str, params) -> tuple[str, str]:
+    """The (inner, outer) algorithms of a composite entry under ``params``.
 
-    C decides them (``algorithms/common/hier.c``) and ``collbench --list
-    --json`` publishes them (:func:`collsim.harness.composite_defaults`); a
-    model reads them from there when it predicts without a run.  (A run's
-    rows carry what collbench resolved, and the runner passes that on.)
+    C decides them (``collsim_composite_names``, ``algorithms/common/hier.c``)
+    and collbench publishes the rule (:func:`collsim.harness.composite_names`);
+    a model reads it from there when it predicts without a run.  (A run's rows
+    carry what collbench resolved, and the runner passes that on.)
     """
-    from collsim.harness import composite_defaults as published
+    from collsim.harness import composite_names as published
 
-    return published(collective, algorithm)
+    return published(collective, algorithm, params.inner_algorithm, params.outer_algorithm)

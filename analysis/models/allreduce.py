@@ -18,9 +18,8 @@ from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 from ._base import (NetworkParams, Prediction, check_arguments, exact, floor_log2, message_s,
                     reduce_s, total)
 from . import _blocks, _pipelined, bcast, reduce
-from ._composite import (PREROUND_LEVELS, comm_split_s, preround_bound_s, sub_params, subcomm_creation_s,
-                         two_level_names)
-from ._lookup import composite_defaults, model_for, part_model
+from ._composite import PREROUND_LEVELS, comm_split_s, preround_bound_s, sub_params, subcomm_creation_s
+from ._lookup import composite_names, model_for, part_model
 from ._native import selector
 from ._replay import Clocks
 
@@ -204,8 +203,7 @@ def hierarchical(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 
     groups = params.group_count or default_group_count(p)
     if groups > p or p % groups:
         raise ValueError(f"group_count must divide p={p}, got {groups}")
-    inner_name, outer_name = two_level_names(
-        params, composite_defaults("allreduce", "hierarchical")["inner_algorithm"])
+    inner_name, outer_name = composite_names("allreduce", "hierarchical", params)
     inner = part_model("allreduce", inner_name, "inner")
     outer = part_model("allreduce", outer_name, "outer")
     common = dict(elem_bytes=elem_bytes, commutative=commutative, params=sub_params(params))
@@ -308,9 +306,8 @@ def prerounded(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8,
     count = check_arguments(p, n_bytes, elem_bytes)
     if p == 1 or count == 0:
         return exact(0.0)
-    inner_name = (params.inner_algorithm
-                  or composite_defaults("allreduce", "prerounded")["inner_algorithm"])
-    bound, skew_s = preround_bound_s(p, count, net, params.outer_algorithm or inner_name)
+    inner_name, outer_name = composite_names("allreduce", "prerounded", params)
+    bound, skew_s = preround_bound_s(p, count, net, outer_name)
     levels = part_model("allreduce", inner_name, "inner")(p, 8 * count * PREROUND_LEVELS, net, elem_bytes=8)
     sequential = total(bound, levels, extra_s=reduce_s(net, 8 * count * PREROUND_LEVELS))
     if skew_s:

@@ -13,9 +13,8 @@ from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 from . import _blocks, _pipelined
 from ._base import (NetworkParams, Prediction, ceil_log2, check_arguments, exact, message_s,
                     shared_link_s, reduce_s, total)
-from ._composite import (PREROUND_LEVELS, comm_split_s, preround_bound_s, sub_params, subcomm_creation_s,
-                         two_level_names)
-from ._lookup import composite_defaults, model_for, part_model
+from ._composite import PREROUND_LEVELS, comm_split_s, preround_bound_s, sub_params, subcomm_creation_s
+from ._lookup import composite_names, model_for, part_model
 from ._native import selector
 from ._replay import Clocks
 from .bcast import level_order_binary_children
@@ -216,8 +215,7 @@ def hierarchical(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 
     groups = params.group_count or default_group_count(p)
     if groups > p:
         raise ValueError(f"group_count must be in 1..p={p}, got {groups}")
-    inner_name, outer_name = two_level_names(
-        params, composite_defaults("reduce", "hierarchical")["inner_algorithm"])
+    inner_name, outer_name = composite_names("reduce", "hierarchical", params)
     inner = part_model("reduce", inner_name, "inner")
     outer = part_model("reduce", outer_name, "outer")
     sub = sub_params(params)
@@ -376,9 +374,9 @@ def prerounded(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8,
     count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
-    defaults = composite_defaults("reduce", "prerounded")
-    inner = part_model("reduce", params.inner_algorithm or defaults["inner_algorithm"], "inner")
-    bound, skew_s = preround_bound_s(p, count, net, params.outer_algorithm or defaults["outer_algorithm"])
+    inner_name, outer_name = composite_names("reduce", "prerounded", params)
+    inner = part_model("reduce", inner_name, "inner")
+    bound, skew_s = preround_bound_s(p, count, net, outer_name)
     levels = inner(p, 8 * count * PREROUND_LEVELS, net, elem_bytes=8, root=root)
     sequential = total(bound, levels,
                        extra_s=reduce_s(net, 8 * count * PREROUND_LEVELS))

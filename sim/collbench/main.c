@@ -301,11 +301,21 @@ static void print_registry(int json)
         printf(", \"takes_no\": ");
         print_flags(parameters, nkinds, ~a->parameters, 1);
         printf(", ");
+        /* the defaults, and which level follows the other when one is given:
+         * collsim_composite_names asked with one level set to a marker */
+        static const char marker[] = "?";
         const collsim_params none = {0};
-        const char *inner, *outer;
-        if (collsim_composite_names(a, &none, &inner, &outer) == 0)
-            printf("\"defaults\": {\"inner_algorithm\": \"%s\", \"outer_algorithm\": \"%s\"}, ",
-                   inner, outer);
+        const collsim_params only_inner = {.inner_algorithm = marker};
+        const collsim_params only_outer = {.outer_algorithm = marker};
+        const char *inner, *outer, *inner_given, *outer_follows, *inner_follows, *outer_given;
+        if (collsim_composite_names(a, &none, &inner, &outer) == 0) {
+            collsim_composite_names(a, &only_inner, &inner_given, &outer_follows);
+            collsim_composite_names(a, &only_outer, &inner_follows, &outer_given);
+            printf("\"defaults\": {\"inner_algorithm\": \"%s\", \"outer_algorithm\": \"%s\", "
+                   "\"outer_from_inner\": %s, \"inner_from_outer\": %s}, ",
+                   inner, outer, outer_follows == marker ? "true" : "false",
+                   inner_follows == marker ? "true" : "false");
+        }
         printf("\"summary\": \"%s\"}\n", a->summary);
     }
 }

@@ -137,20 +137,14 @@ def run(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
     from dataclasses import fields
 
     from collsim.params import AlgorithmParams
-    from collsim.platforms.catalog import CATALOG, catalog_profile
-    from collsim.profiles import load_profile
+    from collsim.cli import checked_profile, default_profile
     from collsim.runner import RunSpec
     from collsim.runner import run as run_spec
 
     if platform == "crossbar":
         platform = {"generator": "crossbar", "nodes": np}
     G, label = _platform(platform)
-    if profile is None:
-        profile = catalog_profile(label) if label in CATALOG else "hockney"
-    try:
-        loaded = load_profile(profile)
-    except ValueError as error:
-        raise CollsimError(str(error)) from None
+    loaded = checked_profile(profile or default_profile(label))
     spec_names = {f.name for f in fields(RunSpec)} - {"collective", "algorithm", "np", "sizes_bytes",
                                                        "params"}
     param_names = {f.name for f in fields(AlgorithmParams)}

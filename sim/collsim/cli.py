@@ -82,7 +82,8 @@ def default_profile(platform: str | None) -> str:
     return "hockney"
 
 
-def _load_profile(name: str):
+def checked_profile(name: str):
+    """A profile by name or file (``profiles.load_profile``), a bad one as a CollsimError."""
     try:
         return load_profile(name)
     except ValueError as error:
@@ -186,7 +187,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.output:
         check_output_path(args.output, "-o")
     sizes = _parse_sizes(args.bytes)
-    profile = _load_profile(args.profile)
+    profile = checked_profile(args.profile)
     params = _algorithm_params(args)
     selected = _selected_algorithms(args.coll, args.alg)
     if sizes:
@@ -249,7 +250,7 @@ def _cmd_pingpong(args: argparse.Namespace) -> int:
     if args.output:
         check_output_path(args.output, "-o")
     sizes = _parse_sizes(args.bytes)
-    profile = _load_profile(args.profile)
+    profile = checked_profile(args.profile)
     if args.np < 2:
         raise CollsimError(f"a ping-pong needs np >= 2, got {args.np}")
     if sizes:
@@ -361,17 +362,17 @@ def build_parser() -> argparse.ArgumentParser:
     check_parser.set_defaults(handler=_cmd_check)
 
     register_platform_command(commands, _Parser)
-    add_repro_command(commands, _Parser, build_platform, _load_profile, _parse_sizes)
+    add_repro_command(commands, _Parser, build_platform, checked_profile, _parse_sizes)
     _add_study_commands(commands)
     # collsim select lives in its own module (collsim.select)
     from collsim.select import add_select_parser
 
-    add_select_parser(commands, _add_platform_arguments, build_platform, _load_profile,
+    add_select_parser(commands, _add_platform_arguments, build_platform, checked_profile,
                       _parse_sizes)
     # collsim cc and collsim app live in collsim.app
     from collsim.app import add_app_parser
 
-    add_app_parser(commands, _Parser, _add_platform_arguments, build_platform, _load_profile)
+    add_app_parser(commands, _Parser, _add_platform_arguments, build_platform, checked_profile)
     return parser
 
 

@@ -30,9 +30,9 @@ import networkx as nx
 from collsim.errors import CollsimError
 from collsim.platforms import crossbar, write_hostfile, write_platform
 from collsim.profiles import Profile, load_profile
-from collsim.resources import BASE_MAPS, SHARED_BUFFERS_PER_RANK, STACK_MAPS_PER_RANK, memory_map_limit
+from collsim.resources import memory_map_limit, memory_maps
 
-__all__ = ["REPO_ROOT", "composite_defaults", "find_algorithm", "find_collbench", "find_smpirun",
+__all__ = ["REPO_ROOT", "composite_defaults", "composite_names", "find_algorithm", "find_collbench", "find_smpirun",
            "registry", "run_program", "simulate", "smpirun_command"]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -128,8 +128,7 @@ def _stack_guard_args(np: int, *, shared_buffers: bool = False) -> list[str]:
     Without the guard a stack overflow corrupts memory instead of faulting;
     simulated times do not change.
     """
-    buffers = SHARED_BUFFERS_PER_RANK if shared_buffers else 0
-    maps = BASE_MAPS + np * (STACK_MAPS_PER_RANK + buffers)
+    maps = memory_maps(np, shared_bytes=0 if shared_buffers else None)
     return ["--cfg=contexts/guard-size:0"] if maps > memory_map_limit() else []
 
 
@@ -292,4 +291,29 @@ def composite_defaults(collective: str, algorithm: str) -> dict:
     >>> composite_defaults("reduce", "prerounded")
     {'inner_algorithm': 'binomial', 'outer_algorithm': 'recursive_doubling'}
     """
-    return dict(find_algorithm(collective, algorithm).get("defaults", {}))
+    published = find_algorithm(collective, algorithm).get("defaults", {})
+    return {name: published[name] for name in ("inner_algorithm", "outer_algorithm") if name in published}
+
+
+def composite_names(collective: str, algorithm: str, inner: str | None = None,
+                    outer: str | None = None) -> tuple[str, str]:
+    """The (inner, outer) algorithms a composite entry runs given these, as C resolves them.
+
+    ``collsim_composite_names`` (``algorithms/common/hier.c``) decides, and
+    ``collbench --list --json`` publishes the defaults and which level follows
+    the other when only one is given (``outer_from_inner``,
+    ``inner_from_outer``); the registry is read only when a level is missing.
+
+    Examples
+    --------
+    >>> composite_names("reduce", "hierarchical", outer="binomial")
+    ('binomial', 'binomial')
+    >>> composite_names("reduce", "prerounded", inner="linear")
+    ('linear', 'recursive_doubling')
+    """
+    if inner and outer:
+        return inner, outer
+    published = find_algorithm(collective, algorithm)["defaults"]
+    inner = inner or (outer if published["inner_from_outer"] else None) or published["inner_algorithm"]
+    outer = outer or (inner if published["outer_from_inner"] else published["outer_algorithm"])
+    return inner, outer

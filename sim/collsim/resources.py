@@ -21,8 +21,7 @@ from pathlib import Path
 from collsim.errors import CollsimError
 from collsim.platforms.size import machine_memory_bytes
 
-__all__ = ["simulation_memory_bytes", "check_simulation_memory", "memory_map_limit",
-           "timing_only_maps"]
+__all__ = ["simulation_memory_bytes", "check_simulation_memory", "memory_map_limit", "memory_maps"]
 
 BASE_BYTES = 64 << 20
 BYTES_PER_RANK = 64 << 10
@@ -44,16 +43,22 @@ def memory_map_limit() -> int:
         return 65530
 
 
-def timing_only_maps(np: int, max_bytes: int) -> int:
-    """An upper estimate of the memory maps of a ``--timing-only`` run (stacks unguarded).
+def memory_maps(np: int, *, guarded: bool = True, shared_bytes: int | None = None) -> int:
+    """An upper estimate of smpirun's memory maps for np ranks: their stacks (two maps
+    each with the guard page, one without) and, for a ``--timing-only`` run whose
+    largest buffer is ``shared_bytes``, the shared buffers.
 
     Examples
     --------
-    >>> timing_only_maps(16384, 8)
+    >>> memory_maps(65536)
+    139264
+    >>> memory_maps(16384, guarded=False, shared_bytes=8)
     90112
     """
-    blocks = max(1, -(-max_bytes // SHARED_MALLOC_BLOCK_BYTES))
-    return BASE_MAPS + np * (STACK_MAPS_PER_RANK // 2 + SHARED_BUFFERS_PER_RANK * blocks)
+    per_rank = STACK_MAPS_PER_RANK if guarded else STACK_MAPS_PER_RANK // 2
+    if shared_bytes is not None:
+        per_rank += SHARED_BUFFERS_PER_RANK * max(1, -(-shared_bytes // SHARED_MALLOC_BLOCK_BYTES))
+    return BASE_MAPS + np * per_rank
 
 
 def simulation_memory_bytes(np: int, max_bytes: int, contributors: int = 1, *,
@@ -76,8 +81,8 @@ def check_simulation_memory(np: int, max_bytes: int, contributors: int = 1, *,
                             timing_only: bool = False) -> None:
     """Refuse np ranks at max_bytes whose simulation would not fit in this machine's
     memory, saying what it would need (and whether ``--timing-only`` would fit)."""
-    if timing_only and timing_only_maps(np, max_bytes) > memory_map_limit():
-        maps = timing_only_maps(np, max_bytes)
+    maps = memory_maps(np, guarded=False, shared_bytes=max_bytes)
+    if timing_only and maps > memory_map_limit():
         raise CollsimError(
             f"--timing-only on {np:,} ranks at {max_bytes:,} bytes needs about {maps:,} memory maps "
             f"(SMPI's shared buffers); this machine allows {memory_map_limit():,} "
