@@ -137,7 +137,7 @@ def run(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
     from dataclasses import fields
 
     from collsim.params import AlgorithmParams
-    from collsim.cli import checked_profile, default_profile
+    from collsim.profiles import checked_profile, default_profile
     from collsim.runner import RunSpec
     from collsim.runner import run as run_spec
 

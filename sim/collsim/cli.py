@@ -31,8 +31,7 @@ from collsim.resources import check_simulation_memory
 from collsim.platform_cli import add_platform_arguments, build_platform, register_platform_command
 from collsim.platforms import map_ranks, pair_parameters
 from collsim.files import write_atomically
-from collsim.platforms.catalog import CATALOG, catalog_profile
-from collsim.profiles import builtin_profiles, load_profile
+from collsim.profiles import builtin_profiles, checked_profile, default_profile
 from collsim.repro import add_repro_command
 from collsim.harness import find_algorithm, registry, simulate
 from collsim.runner import DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, run, validate_run
@@ -71,21 +70,6 @@ def _add_platform_arguments(parser: argparse.ArgumentParser) -> None:
 def _parse_sizes(text: str) -> tuple[int, ...]:
     try:
         return tuple(parse_byte_list(text))
-    except ValueError as error:
-        raise CollsimError(str(error)) from None
-
-
-def default_profile(platform: str | None) -> str:
-    """The profile of a run that names none: a catalog machine's own, else ``hockney``."""
-    if platform in CATALOG:
-        return catalog_profile(platform)
-    return "hockney"
-
-
-def checked_profile(name: str):
-    """A profile by name or file (``profiles.load_profile``), a bad one as a CollsimError."""
-    try:
-        return load_profile(name)
     except ValueError as error:
         raise CollsimError(str(error)) from None
 

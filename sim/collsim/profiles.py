@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from collsim.analysis.models._base import NetworkParams, parse_factors
+from collsim.errors import CollsimError
 from collsim.files import read_toml
+from collsim.platforms.catalog import CATALOG, catalog_profile
 
 
-__all__ = ["Profile", "HARNESS_CFG", "load_profile", "builtin_profiles"]
+__all__ = ["Profile", "HARNESS_CFG", "builtin_profiles", "checked_profile", "default_profile", "load_profile"]
 
 # What collbench needs whatever the network model: simulated times must not
 # depend on the host (no timing of host code), timing calls must not cost
@@ -242,3 +244,18 @@ def load_profile(name_or_path: str) -> Profile:
         )
     data, _ = read_toml(path, "profile")
     return _profile_from_table(path.stem, data, str(path))
+
+
+def default_profile(platform: str | None) -> str:
+    """The profile of a run that names none: a catalog machine's own, else ``hockney``."""
+    if platform in CATALOG:
+        return catalog_profile(platform)
+    return "hockney"
+
+
+def checked_profile(name: str):
+    """A profile by name or file (``profiles.load_profile``), a bad one as a CollsimError."""
+    try:
+        return load_profile(name)
+    except ValueError as error:
+        raise CollsimError(str(error)) from None
