@@ -45,6 +45,12 @@ typedef struct collsim_params {
     /* Node-aware algorithms: ranks per exposed node (0 = the real node, as
      * grouped by MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)). */
     int node_size;
+    /* Node-aware algorithms: 1 = the node and leader communicators are made
+     * once per communicator, on the first call, and kept (as an MPI attribute
+     * of the communicator) for every later call, as MPICH makes them when a
+     * communicator is created; collbench then makes one untimed call before
+     * timing.  0 (the default) = made and freed in every call, and timed. */
+    int cached_comms;
     /* Virtual contributors per rank (0 or 1: one, the usual case).  With
      * N > 1, sendbuf holds N vectors of count elements, the inputs of the
      * consecutive virtual ranks rank * N .. rank * N + N - 1, and the result
@@ -96,7 +102,8 @@ enum {
     COLLSIM_PARAM_GROUPS = 1u << 1,    /* group_count */
     COLLSIM_PARAM_INNER_OUTER = 1u << 2, /* inner_algorithm, outer_algorithm */
     COLLSIM_PARAM_NODE_SIZE = 1u << 3, /* node_size */
-    COLLSIM_PARAM_CONTRIBUTORS = 1u << 4 /* contributors */
+    COLLSIM_PARAM_CONTRIBUTORS = 1u << 4, /* contributors */
+    COLLSIM_PARAM_CACHED_COMMS = 1u << 5  /* cached_comms */
 };
 
 /* What a parameter flag means, for the check and for collbench --list

@@ -90,6 +90,7 @@ static const collsim_parameter parameters[] = {
     {COLLSIM_PARAM_INNER_OUTER, "inner_outer", "takes no inner or outer algorithm"},
     {COLLSIM_PARAM_NODE_SIZE, "node_size", "takes no node size"},
     {COLLSIM_PARAM_CONTRIBUTORS, "contributors", "takes no virtual contributors"},
+    {COLLSIM_PARAM_CACHED_COMMS, "cached_comms", "takes no cached communicators (it makes no node communicators)"},
 };
 
 const collsim_parameter *collsim_parameters(size_t *count)
@@ -107,7 +108,8 @@ static unsigned parameters_given(const collsim_params *params)
                 ? COLLSIM_PARAM_INNER_OUTER
                 : 0u) |
            (params->node_size ? COLLSIM_PARAM_NODE_SIZE : 0u) |
-           (params->contributors > 1 ? COLLSIM_PARAM_CONTRIBUTORS : 0u);
+           (params->contributors > 1 ? COLLSIM_PARAM_CONTRIBUTORS : 0u) |
+           (params->cached_comms ? COLLSIM_PARAM_CACHED_COMMS : 0u);
 }
 
 const char *collsim_check_parameters(const collsim_algorithm *alg, const collsim_params *params)

@@ -5,8 +5,11 @@ A mapping is a string, so that it can be stored in every result row:
 ``block``
     Fill a node's cores (socket 0's, then socket 1's, ...) before the next
     node: ``mpirun --map-by core``.
-``cyclic``
-    Round-robin over nodes: rank r on node r mod N (skipping full nodes).
+``cyclic`` or ``cyclic:N``
+    Round-robin over nodes: rank r on node r mod N (skipping full nodes), N
+    every node of the platform, or the first N nodes: a job given N nodes
+    by its batch system and started round-robin over them (``mpirun
+    --map-by node``; MPICH's Hydra with a host list of N names).
 ``socket``
     Round-robin over the sockets of a node, filling the node before the next
     one: ``mpirun --map-by socket`` (seed 002's socket mapping).  On a
@@ -75,7 +78,7 @@ def map_ranks(G: nx.Graph, np: int, mapping: str = "block") -> list[str]:
     np : int
         Number of ranks, at least 1 and at most the platform's cores.
     mapping : str
-        ``block``, ``cyclic``, ``socket``, ``random[:SEED]`` or ``file:PATH``
+        ``block``, ``cyclic[:NODES]``, ``socket``, ``random[:SEED]`` or ``file:PATH``
         (see the module docstring).
 
     Returns
@@ -96,14 +99,16 @@ def map_ranks(G: nx.Graph, np: int, mapping: str = "block") -> list[str]:
     ['node-0', 'node-0', 'node-1']
     >>> map_ranks(crossbar(nodes=2, cores_per_node=2), 3, "cyclic")
     ['node-0', 'node-1', 'node-0']
+    >>> map_ranks(crossbar(nodes=3, cores_per_node=2), 4, "cyclic:2")
+    ['node-0', 'node-1', 'node-0', 'node-1']
     """
     if isinstance(np, bool) or not isinstance(np, int) or np < 1:
         raise ValueError(f"np must be an integer >= 1, got {np!r}")
     if not isinstance(mapping, str):
         raise ValueError(f"mapping must be a string, got {mapping!r}")
     kind, _, argument = mapping.partition(":")
-    if kind not in MAPPINGS or (argument and kind not in ("random", "file")):
-        raise ValueError(f"unknown mapping {mapping!r} (known: block, cyclic, socket, "
+    if kind not in MAPPINGS or (argument and kind not in ("random", "file", "cyclic")):
+        raise ValueError(f"unknown mapping {mapping!r} (known: block, cyclic[:NODES], socket, "
                          "random[:SEED], file:PATH)")
     total = sum(G.nodes[h]["cores"] for h in hosts(G))
     if np > total:
@@ -124,6 +129,19 @@ def map_ranks(G: nx.Graph, np: int, mapping: str = "block") -> list[str]:
     nodes = _node_slots(G, kind == "socket")
     if kind == "socket":
         return [h for node in nodes for h in node][:np]
+    if argument:
+        try:
+            count = int(argument)
+        except ValueError:
+            count = 0
+        if count < 1 or count > len(nodes):
+            raise ValueError(f"mapping cyclic:NODES needs a node count from 1 to the "
+                             f"platform's {len(nodes)}, got {argument!r}")
+        nodes = nodes[:count]
+        cores = sum(len(node) for node in nodes)
+        if np > cores:
+            raise ValueError(f"np={np} is larger than the {cores} cores of the first "
+                             f"{count} nodes (mapping {mapping})")
     result, depth = [], 0
     while len(result) < np:
         for node in nodes:

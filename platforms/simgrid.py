@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import weakref
+from collections import Counter
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -105,12 +106,17 @@ def _routed_xml(G: nx.Graph) -> ET.Element:
     zone = ET.SubElement(platform, "zone", id="world", routing="DijkstraCache")
     gamma = repr(float(G.graph["gamma_s_per_byte"]))
     host_names = [n for n, kind in G.nodes(data="kind") if kind == "host"]
+    hosts_per_node = Counter(G.nodes[name]["node"] for name in host_names)
     for name in host_names:
         data = G.nodes[name]
         host = ET.SubElement(zone, "host", id=name, speed=f"{float(data['speed_flops'])!r}f",
                              core=str(data["cores"]))
         ET.SubElement(host, "prop", id="gamma_s_per_byte", value=gamma)
         ET.SubElement(host, "prop", id="node", value=str(data["node"]))
+        if hosts_per_node[data["node"]] > 1:
+            # one host of several in a node (a socket): SMPI's MPI_COMM_TYPE_SHARED
+            # groups a host, so node-aware algorithms group by "node" instead
+            ET.SubElement(host, "prop", id="socket", value=str(data["socket"]))
     R = routing_graph(G) if layered else None
     routers = (n for n in R.nodes if n not in G or G.nodes[n]["kind"] != "host") if layered else (
         n for n, kind in G.nodes(data="kind") if kind != "host")

@@ -30,7 +30,7 @@ int collsim_allreduce_node_aware(const void *sendbuf, void *recvbuf, int count,
 {
     int rc = MPI_SUCCESS, rank, size, type_size;
     MPI_Aint extent;
-    collsim_nodes nodes = {MPI_COMM_NULL, MPI_COMM_NULL, 0, 0, 0, -1, 0, 0, 0, 0};
+    collsim_nodes nodes = {MPI_COMM_NULL, MPI_COMM_NULL, 0, 0, 0, -1, 0, 0, 0, 0, 0};
     void *partial = NULL;
     collsim_params sub;
 
@@ -46,7 +46,7 @@ int collsim_allreduce_node_aware(const void *sendbuf, void *recvbuf, int count,
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
     }
-    COLLSIM_CHECK(collsim_node_split(comm, -1, params->node_size, &nodes));
+    COLLSIM_CHECK(collsim_node_split(comm, -1, params, &nodes));
 
     /* 1. every node reduces to its leader */
     const void *contribution = sendbuf;

@@ -12,6 +12,11 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#ifdef COLLSIM_SMPI
+#include <simgrid/host.h>
+#endif
 
 /* The defaults of the composite algorithms, the one place that keeps them
  * (see reduce_hierarchical.c and allreduce_hierarchical.c for why these).
@@ -208,14 +213,47 @@ cleanup:
     return rc;
 }
 
-int collsim_node_split(MPI_Comm comm, int root, int node_size, collsim_nodes *nodes)
+/* The ranks' real node, as a communicator: SMPI's MPI_Comm_split_type(SHARED)
+ * groups the ranks of a SimGrid host (no simulated cost); where a node is
+ * several hosts (collsim's multicore platforms: one host per socket, each
+ * carrying the properties "node" and "socket"), the ranks are split by the
+ * host's "node" instead, an MPI_Comm_split of comm. */
+static int real_node_comm(MPI_Comm comm, int rank, MPI_Comm *node)
+{
+#ifdef COLLSIM_SMPI
+    const char *node_id = sg_host_get_property_value(sg_host_self(), "node");
+    if (node_id != NULL && sg_host_get_property_value(sg_host_self(), "socket") != NULL)
+        return MPI_Comm_split(comm, atoi(node_id), rank, node);
+#endif
+    return MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+}
+
+/* The world ranks (ranks in comm) of the members of node, in node order. */
+static int node_world_ranks(MPI_Comm comm, MPI_Comm node, int n, int *world_ranks)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Group world = MPI_GROUP_NULL, local = MPI_GROUP_NULL;
+    int *members = malloc((size_t)n * sizeof *members);
+    if (members == NULL)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++)
+        members[i] = i;
+    COLLSIM_CHECK(MPI_Comm_group(comm, &world));
+    COLLSIM_CHECK(MPI_Comm_group(node, &local));
+    COLLSIM_CHECK(MPI_Group_translate_ranks(local, n, members, world, world_ranks));
+cleanup:
+    free_groups(&local, &world);
+    free(members);
+    return rc;
+}
+
+/* Made in every call (params->cached_comms 0): the layout of the first
+ * version, whose cost the models count. */
+static int node_split_per_call(MPI_Comm comm, int root, int node_size, collsim_nodes *nodes)
 {
     int rc = MPI_SUCCESS, rank, size;
-    MPI_Group world = MPI_GROUP_NULL, local = MPI_GROUP_NULL;
     int *members = NULL, *world_ranks = NULL;
 
-    nodes->node = MPI_COMM_NULL;
-    nodes->leaders = MPI_COMM_NULL;
     COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
     COLLSIM_CHECK(MPI_Comm_size(comm, &size));
 
@@ -224,7 +262,7 @@ int collsim_node_split(MPI_Comm comm, int root, int node_size, collsim_nodes *no
         const int node = rank / node_size, first = node * node_size;
         const int n = (first + node_size <= size ? node_size : size - first);
         const int count = (size + node_size - 1) / node_size;
-        members = malloc((size_t)(n > count ? n : count) * sizeof *members);
+        members = malloc((size_t)n * sizeof *members);
         if (members == NULL) {
             rc = MPI_ERR_NO_MEM;
             goto cleanup;
@@ -242,24 +280,18 @@ int collsim_node_split(MPI_Comm comm, int root, int node_size, collsim_nodes *no
         nodes->root_node = root >= 0 ? root / node_size : 0;
         nodes->leaders_made = 0;
     } else {
-        /* real nodes: SMPI groups by host and ignores the key, so the
-         * members' ranks in comm are looked up rather than assumed */
-        COLLSIM_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
-                                          &nodes->node));
+        /* real nodes: the members' ranks in comm are looked up rather than
+         * assumed (SMPI groups by host and ignores the key) */
+        COLLSIM_CHECK(real_node_comm(comm, rank, &nodes->node));
         COLLSIM_CHECK(MPI_Comm_size(nodes->node, &nodes->node_size));
         COLLSIM_CHECK(MPI_Comm_rank(nodes->node, &nodes->node_rank));
         const int n = nodes->node_size;
-        members = malloc((size_t)n * sizeof *members);
         world_ranks = malloc((size_t)n * sizeof *world_ranks);
-        if (members == NULL || world_ranks == NULL) {
+        if (world_ranks == NULL) {
             rc = MPI_ERR_NO_MEM;
             goto cleanup;
         }
-        for (int i = 0; i < n; i++)
-            members[i] = i;
-        COLLSIM_CHECK(MPI_Comm_group(comm, &world));
-        COLLSIM_CHECK(MPI_Comm_group(nodes->node, &local));
-        COLLSIM_CHECK(MPI_Group_translate_ranks(local, n, members, world, world_ranks));
+        COLLSIM_CHECK(node_world_ranks(comm, nodes->node, n, world_ranks));
         nodes->leader_in_node = 0;
         nodes->root_in_node = -1;
         for (int i = 0; i < n; i++) {
@@ -282,10 +314,218 @@ int collsim_node_split(MPI_Comm comm, int root, int node_size, collsim_nodes *no
     }
 
 cleanup:
-    free_groups(&local, &world);
     free(members);
     free(world_ranks);
     return rc;
+}
+
+/* Made once per communicator (params->cached_comms 1): what does not depend
+ * on the root, kept in a list on the communicator (an MPI attribute), one
+ * entry per node size. */
+typedef struct node_layout {
+    struct node_layout *next;
+    int node_size_param;  /* the key: params->node_size */
+    collsim_nodes nodes;  /* root_in_node, root_node: unset */
+    int *world_ranks;     /* the node's members' ranks in comm, node order */
+    int *node_of;         /* real nodes, leaders only: the leaders' rank of every rank's node */
+} node_layout;
+
+/* The attribute: one list per rank of the communicator.  Under SMPI a
+ * communicator such as MPI_COMM_WORLD is one object shared by its ranks (and
+ * so are its attributes); under a real MPI each process has its own, with
+ * only its own slot used. */
+typedef struct node_layouts {
+    int size;
+    node_layout **by_rank;
+} node_layouts;
+
+static int layout_keyval = MPI_KEYVAL_INVALID;
+
+static void layout_free(node_layout *layout)
+{
+    while (layout != NULL) {
+        node_layout *next = layout->next;
+        if (layout->nodes.node != MPI_COMM_NULL)
+            MPI_Comm_free(&layout->nodes.node);
+        if (layout->nodes.leaders != MPI_COMM_NULL)
+            MPI_Comm_free(&layout->nodes.leaders);
+        free(layout->world_ranks);
+        free(layout->node_of);
+        free(layout);
+        layout = next;
+    }
+}
+
+static int layout_delete(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    node_layouts *all = value;
+    for (int r = 0; r < all->size; r++)
+        layout_free(all->by_rank[r]);
+    free(all->by_rank);
+    free(all);
+    return MPI_SUCCESS;
+}
+
+/* Builds the layout of node size k on comm: every rank of comm takes part. */
+static int layout_make(MPI_Comm comm, int k, node_layout *layout)
+{
+    int rc = MPI_SUCCESS, rank, size;
+    collsim_nodes *nodes = &layout->nodes;
+    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
+    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
+    if (k > 0) {
+        const int first = rank / k * k, n = first + k <= size ? k : size - first;
+        const int count = (size + k - 1) / k;
+        int *leaders = malloc((size_t)count * sizeof *leaders);
+        layout->world_ranks = malloc((size_t)n * sizeof *layout->world_ranks);
+        if (leaders == NULL || layout->world_ranks == NULL) {
+            free(leaders);
+            return MPI_ERR_NO_MEM;
+        }
+        for (int i = 0; i < n; i++)
+            layout->world_ranks[i] = first + i;
+        for (int i = 0; i < count; i++)
+            leaders[i] = i * k;
+        rc = collsim_create_subcomm(comm, layout->world_ranks, n, COLLSIM_TAG_INNER_COMM,
+                                    &nodes->node);
+        if (rc == MPI_SUCCESS && rank == first)
+            rc = collsim_create_subcomm(comm, leaders, count, COLLSIM_TAG_OUTER_COMM,
+                                        &nodes->leaders);
+        free(leaders);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        nodes->node_size = n;
+        nodes->node_rank = rank - first;
+        nodes->leader_in_node = 0;
+        nodes->is_leader = rank == first;
+        nodes->node_count = count;
+    } else {
+        COLLSIM_CHECK(real_node_comm(comm, rank, &nodes->node));
+        COLLSIM_CHECK(MPI_Comm_size(nodes->node, &nodes->node_size));
+        COLLSIM_CHECK(MPI_Comm_rank(nodes->node, &nodes->node_rank));
+        const int n = nodes->node_size;
+        layout->world_ranks = malloc((size_t)n * sizeof *layout->world_ranks);
+        if (layout->world_ranks == NULL)
+            return MPI_ERR_NO_MEM;
+        COLLSIM_CHECK(node_world_ranks(comm, nodes->node, n, layout->world_ranks));
+        nodes->leader_in_node = 0;
+        for (int i = 0; i < n; i++)
+            if (layout->world_ranks[i] < layout->world_ranks[nodes->leader_in_node])
+                nodes->leader_in_node = i;
+        nodes->is_leader = nodes->node_rank == nodes->leader_in_node;
+        /* leaders in the order of their ranks in comm; they exchange their
+         * nodes' members (among the leaders only: an allgather over comm
+         * costs SimGrid's solver more than the rest of the run) to know the
+         * leader of any root */
+        COLLSIM_CHECK(MPI_Comm_split(comm, nodes->is_leader ? 0 : MPI_UNDEFINED, rank,
+                                     &nodes->leaders));
+        nodes->node_count = -1; /* only the leaders know it */
+        if (nodes->leaders != MPI_COMM_NULL) {
+            COLLSIM_CHECK(MPI_Comm_size(nodes->leaders, &nodes->node_count));
+            const int count = nodes->node_count;
+            int *sizes = malloc((size_t)count * sizeof *sizes);
+            int *displs = malloc((size_t)count * sizeof *displs);
+            int *all = malloc((size_t)size * sizeof *all);
+            layout->node_of = malloc((size_t)size * sizeof *layout->node_of);
+            if (sizes == NULL || displs == NULL || all == NULL || layout->node_of == NULL) {
+                free(sizes);
+                free(displs);
+                free(all);
+                return MPI_ERR_NO_MEM;
+            }
+            rc = MPI_Allgather(&nodes->node_size, 1, MPI_INT, sizes, 1, MPI_INT, nodes->leaders);
+            for (int i = 0, at = 0; i < count; at += sizes[i], i++)
+                displs[i] = at;
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Allgatherv(layout->world_ranks, n, MPI_INT, all, sizes, displs, MPI_INT,
+                                    nodes->leaders);
+            for (int i = 0; rc == MPI_SUCCESS && i < count; i++)
+                for (int j = 0; j < sizes[i]; j++)
+                    layout->node_of[all[displs[i] + j]] = i;
+            free(sizes);
+            free(displs);
+            free(all);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+    }
+    nodes->leaders_made = 1;
+cleanup:
+    return rc;
+}
+
+/* The cached layout of node size k on comm, made on first use. */
+static int layout_find(MPI_Comm comm, int k, node_layout **out)
+{
+    int rc = MPI_SUCCESS, found = 0, rank, size;
+    node_layouts *all = NULL;
+    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
+    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
+    if (layout_keyval == MPI_KEYVAL_INVALID)
+        COLLSIM_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, layout_delete,
+                                             &layout_keyval, NULL));
+    COLLSIM_CHECK(MPI_Comm_get_attr(comm, layout_keyval, &all, &found));
+    if (!found) {
+        all = malloc(sizeof *all);
+        if (all == NULL)
+            return MPI_ERR_NO_MEM;
+        all->size = size;
+        all->by_rank = calloc((size_t)size, sizeof *all->by_rank);
+        if (all->by_rank == NULL) {
+            free(all);
+            return MPI_ERR_NO_MEM;
+        }
+        COLLSIM_CHECK(MPI_Comm_set_attr(comm, layout_keyval, all));
+    }
+    for (node_layout *l = all->by_rank[rank]; l != NULL; l = l->next)
+        if (l->node_size_param == k) {
+            *out = l;
+            return MPI_SUCCESS;
+        }
+    node_layout *layout = calloc(1, sizeof *layout);
+    if (layout == NULL)
+        return MPI_ERR_NO_MEM;
+    layout->node_size_param = k;
+    layout->nodes.node = layout->nodes.leaders = MPI_COMM_NULL;
+    rc = layout_make(comm, k, layout);
+    if (rc != MPI_SUCCESS) {
+        layout_free(layout);
+        return rc;
+    }
+    layout->next = all->by_rank[rank];
+    all->by_rank[rank] = layout;
+    *out = layout;
+cleanup:
+    return rc;
+}
+
+int collsim_node_split(MPI_Comm comm, int root, const collsim_params *params,
+                       collsim_nodes *nodes)
+{
+    nodes->node = MPI_COMM_NULL;
+    nodes->leaders = MPI_COMM_NULL;
+    nodes->cached = 0;
+    if (!params->cached_comms)
+        return node_split_per_call(comm, root, params->node_size, nodes);
+    node_layout *layout = NULL;
+    int rc = layout_find(comm, params->node_size, &layout);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *nodes = layout->nodes;
+    nodes->cached = 1;
+    nodes->root_in_node = -1;
+    for (int i = 0; i < nodes->node_size; i++)
+        if (layout->world_ranks[i] == root)
+            nodes->root_in_node = i;
+    /* the root's node among the leaders: known to the leaders, who need it */
+    nodes->root_node = root < 0                   ? 0
+                       : params->node_size > 0    ? root / params->node_size
+                       : layout->node_of != NULL  ? layout->node_of[root]
+                                                  : 0;
+    return MPI_SUCCESS;
 }
 
 int collsim_node_leaders(MPI_Comm comm, int node_size, collsim_nodes *nodes)
@@ -310,6 +550,8 @@ cleanup:
 
 void collsim_node_free(collsim_nodes *nodes)
 {
+    if (nodes->cached)
+        return; /* the communicator's, freed with it */
     if (nodes->node != MPI_COMM_NULL)
         MPI_Comm_free(&nodes->node);
     if (nodes->leaders != MPI_COMM_NULL)

@@ -18,15 +18,22 @@ typedef struct collsim_nodes {
     int node_count;      /* number of nodes (exposed nodes: known to all) */
     int root_node;       /* rank of the root's node's leader among the leaders */
     int leaders_made;
+    int cached;          /* the communicator's (params->cached_comms): not freed */
 } collsim_nodes;
 
-/* Finds the nodes of comm: node_size > 0, k consecutive ranks each (the node
- * communicators by MPI_Comm_create_group; the leaders' communicator is made
- * later by collsim_node_leaders, so that the leaders who are done with their
- * node make it); node_size 0, the real nodes by MPI_Comm_split_type(SHARED)
- * (free under SMPI) and the leaders by one MPI_Comm_split over comm, made at
- * once because every rank of comm takes part.  root < 0: no root. */
-int collsim_node_split(MPI_Comm comm, int root, int node_size, collsim_nodes *nodes);
+/* Finds the nodes of comm (params->node_size):  k > 0, k consecutive ranks
+ * each; 0, the real nodes (MPI_Comm_split_type(SHARED), free under SMPI, which
+ * groups a SimGrid host; on hosts that are sockets of a node, an MPI_Comm_split
+ * by the host's "node" property).  root < 0: no root.
+ * params->cached_comms 0: made in this call (exposed nodes by
+ * MPI_Comm_create_group, the leaders' communicator later by
+ * collsim_node_leaders, so that the leaders who are done with their node make
+ * it; real nodes: the leaders by one MPI_Comm_split with the root's leader
+ * first) and freed by collsim_node_free.  1: made by every rank of comm on the
+ * first call for that node size, kept on comm (an attribute, freed with it),
+ * and only the root's node looked up in later calls: no communication. */
+int collsim_node_split(MPI_Comm comm, int root, const collsim_params *params,
+                       collsim_nodes *nodes);
 
 /* Makes the leaders' communicator when it is not made yet (exposed nodes). */
 int collsim_node_leaders(MPI_Comm comm, int node_size, collsim_nodes *nodes);

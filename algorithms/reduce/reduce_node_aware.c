@@ -45,7 +45,7 @@ int collsim_reduce_node_aware(const void *sendbuf, void *recvbuf, int count,
 {
     int rc = MPI_SUCCESS, rank, size, type_size;
     MPI_Aint extent;
-    collsim_nodes nodes = {MPI_COMM_NULL, MPI_COMM_NULL, 0, 0, 0, -1, 0, 0, 0, 0};
+    collsim_nodes nodes = {MPI_COMM_NULL, MPI_COMM_NULL, 0, 0, 0, -1, 0, 0, 0, 0, 0};
     void *partial = NULL, *from_nodes = NULL;
     collsim_params sub;
 
@@ -57,7 +57,7 @@ int collsim_reduce_node_aware(const void *sendbuf, void *recvbuf, int count,
     const long long bytes = (long long)count * type_size;
 
     COLLSIM_CHECK(collsim_buffer_pair(count, extent, params, &partial, &from_nodes));
-    COLLSIM_CHECK(collsim_node_split(comm, root, params->node_size, &nodes));
+    COLLSIM_CHECK(collsim_node_split(comm, root, params, &nodes));
     const int on_root_node = nodes.root_in_node >= 0;
 
     /* 1. every node but the root's reduces to its leader */

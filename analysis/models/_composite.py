@@ -12,7 +12,8 @@ from collsim.params import AlgorithmParams
 from ._base import NetworkParams, Prediction, ceil_log2, message_s, reduce_s, shared_link_s
 from ._lookup import part_model
 
-__all__ = ["PREROUND_LEVELS", "comm_split_s", "preround_bound_s", "sub_params", "subcomm_creation_s"]
+__all__ = ["PREROUND_LEVELS", "comm_split_s", "node_comms_s", "preround_bound_s", "sub_params",
+           "subcomm_creation_s"]
 
 PREROUND_LEVELS = 2  # algorithms/common/prerounding.h
 
@@ -43,6 +44,21 @@ def comm_split_s(net: NetworkParams, p: int, leaders: int) -> float:
     if leaders > 1:
         scatter = shared_link_s(net, 8, leaders - 1)
     return gather + scatter + subcomm_creation_s(net, leaders)
+
+
+def node_comms_s(net: NetworkParams, params: AlgorithmParams, *, create: int = 0,
+                 split: tuple[int, int] | None = None) -> float:
+    """What the node-aware algorithms' sub-communicators cost in a timed call.
+
+    ``create``: a communicator of that many ranks by MPI_Comm_create_group
+    (:func:`subcomm_creation_s`); ``split``: (p, leaders) of an MPI_Comm_split
+    (:func:`comm_split_s`).  0 with ``params.cached_comms``: the communicators
+    are made once per communicator, in an untimed first call
+    (algorithms/common/hier.c), as MPICH makes them with the communicator.
+    """
+    if params.cached_comms:
+        return 0.0
+    return subcomm_creation_s(net, create) + (comm_split_s(net, *split) if split else 0.0)
 
 
 def sub_params(params: AlgorithmParams) -> AlgorithmParams:

@@ -18,7 +18,8 @@ from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 from ._base import (NetworkParams, Prediction, check_arguments, exact, floor_log2, message_s,
                     reduce_s, total)
 from . import _blocks, _pipelined, bcast, reduce
-from ._composite import PREROUND_LEVELS, comm_split_s, preround_bound_s, sub_params, subcomm_creation_s
+from ._composite import (PREROUND_LEVELS, node_comms_s, preround_bound_s, sub_params,
+                         subcomm_creation_s)
 from ._lookup import composite_names, model_for, part_model
 from ._native import selector
 from ._replay import Clocks
@@ -238,7 +239,8 @@ def node_aware(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8,
     may be smaller): ``T = max(C(k) + T_r(k)) + C(N) + T_a(N) + T_b(k)``,
     T_r MPICH's reduce choice (``reduce.mpich_reduce_choice``), T_a its
     allreduce choice (:func:`mpich_allreduce_choice`), T_b the binomial
-    broadcast, ``C(q) = ceil(lg q)(alpha + 20 beta)`` a sub-communicator.
+    broadcast, ``C(q) = ceil(lg q)(alpha + 20 beta)`` a sub-communicator (0
+    with ``cached_comms``: made once, untimed; ``_composite.node_comms_s``).
     ``node_size`` 0 is modelled for one rank per node: the leaders'
     MPI_Comm_split (``reduce.comm_split_s``) and ``T_a(p)``.
 
@@ -267,16 +269,16 @@ def node_aware(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8,
     k = params.node_size
     if k == 0:
         across = t_allreduce(p)
-        split = comm_split_s(net, p, p)
+        split = node_comms_s(net, params, split=(p, p))
         return Prediction(split + across.time_s, split + across.low_s, split + across.high_s)
     nodes = -(-p // k)
     sizes = sorted({min(k, p - i * k) for i in range(nodes)})
-    firsts = [(subcomm_creation_s(net, q) + t_reduce(q).low_s,
-               subcomm_creation_s(net, q) + t_reduce(q).high_s) for q in sizes]
+    firsts = [(node_comms_s(net, params, create=q) + t_reduce(q).low_s,
+               node_comms_s(net, params, create=q) + t_reduce(q).high_s) for q in sizes]
     lasts = [bcast.binomial(q, n_bytes, net, elem_bytes=elem_bytes) if q > 1 else exact(0.0)
              for q in sizes]
     across = t_allreduce(nodes)
-    middle_low = subcomm_creation_s(net, nodes) + across.low_s
+    middle_low = node_comms_s(net, params, create=nodes) + across.low_s
     middle_high = subcomm_creation_s(net, nodes) + across.high_s
     low = min(f[0] for f in firsts) + middle_low + min(b.low_s for b in lasts)
     high = max(f[1] for f in firsts) + middle_high + max(b.high_s for b in lasts)

@@ -13,7 +13,8 @@ from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 from . import _blocks, _pipelined
 from ._base import (NetworkParams, Prediction, ceil_log2, check_arguments, exact, message_s,
                     shared_link_s, reduce_s, total)
-from ._composite import PREROUND_LEVELS, comm_split_s, preround_bound_s, sub_params, subcomm_creation_s
+from ._composite import (PREROUND_LEVELS, node_comms_s, preround_bound_s, sub_params,
+                         subcomm_creation_s)
 from ._lookup import composite_names, model_for, part_model
 from ._native import selector
 from ._replay import Clocks
@@ -278,7 +279,8 @@ def node_aware(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8,
     ``T = max(C(k) + T_r(k)) + C(N) + T_r(N) + T_r(k_root)``, each ``T_r``
     being MPICH's choice (binomial below 2 KiB or p not a power of two, else
     ``rabenseifner``) and ``C(q) = ceil(lg q)(alpha + 20 beta)`` the cost of a
-    sub-communicator.  ``node_size`` 0 (the real nodes) is modelled for one
+    sub-communicator (0 with ``cached_comms``: made once, untimed;
+    :func:`node_comms_s`).  ``node_size`` 0 (the real nodes) is modelled for one
     rank per node: no reduction inside nodes, the leaders' MPI_Comm_split
     (:func:`comm_split_s`) and ``T_r(p)`` to rank 0 of the leaders, which is
     the root.
@@ -302,7 +304,7 @@ def node_aware(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8,
     k = params.node_size
     if k == 0:
         outer = t_reduce(p, 0)
-        split = comm_split_s(net, p, p)
+        split = node_comms_s(net, params, split=(p, p))
         return Prediction(split + outer.time_s, split + outer.low_s, split + outer.high_s)
     nodes = -(-p // k)
     root_node = root // k
@@ -310,17 +312,17 @@ def node_aware(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8,
     firsts_low, firsts_high = [], []
     for i, q in enumerate(sizes):
         if i == root_node:
-            start = subcomm_creation_s(net, q)
+            start = node_comms_s(net, params, create=q)
             firsts_low.append(start)
             firsts_high.append(start)
         else:
             level = t_reduce(q, 0)
-            firsts_low.append(subcomm_creation_s(net, q) + level.low_s)
-            firsts_high.append(subcomm_creation_s(net, q) + level.high_s)
+            firsts_low.append(node_comms_s(net, params, create=q) + level.low_s)
+            firsts_high.append(node_comms_s(net, params, create=q) + level.high_s)
     across = t_reduce(nodes, root_node)
     inside = t_reduce(sizes[root_node], root - root_node * k)
-    tail_low = subcomm_creation_s(net, nodes) + across.low_s + inside.low_s
-    tail_high = subcomm_creation_s(net, nodes) + across.high_s + inside.high_s
+    tail_low = node_comms_s(net, params, create=nodes) + across.low_s + inside.low_s
+    tail_high = node_comms_s(net, params, create=nodes) + across.high_s + inside.high_s
     low, high = min(firsts_low) + tail_low, max(firsts_high) + tail_high
     return Prediction(high, low, high) if low < high else exact(high)
 

@@ -315,6 +315,9 @@ static const option_spec option_table[] = {
      "composite algorithms: the algorithm between group leaders (pre-rounded: the bound's)"},
     {"node-size", "K", set_whole, AT(params.node_size), 0, INT_MAX, "node size",
      "node-aware algorithms: ranks per exposed node (0: the real node)"},
+    {"cached-comms", NULL, set_flag, AT(params.cached_comms), 0, 1, NULL,
+     "node-aware algorithms: make the node and leader communicators once, in an untimed "
+     "first call, and keep them (MPICH makes them with the communicator)"},
     {"contributors", "N", set_whole, AT(contributors), 1, 1000000, "contributor count",
      "virtual contributors per rank: rank r holds the inputs of virtual ranks r N .. r N + N - 1 "
      "and the result covers all np N of them; algorithms that do not read N get the rank's "

@@ -58,7 +58,7 @@ def _add_platform_arguments(parser: argparse.ArgumentParser) -> None:
     # The platform options live in platform_cli (generators, catalog, XML files).
     add_platform_arguments(parser)
     parser.add_argument("--mapping", default="block",
-                        help="ranks to hosts: block, cyclic, socket, random[:SEED] or file:PATH "
+                        help="ranks to hosts: block, cyclic[:NODES], socket, random[:SEED] or file:PATH "
                         "(default block)")
     parser.add_argument("--profile", default=None,
                         help=f"SMPI profile: {', '.join(builtin_profiles())} or a .toml file "
@@ -135,12 +135,16 @@ def _add_parameter_arguments(parser: argparse.ArgumentParser) -> None:
     for option, name, kind, text in _PARAMETER_OPTIONS:
         default = AlgorithmParams.__dataclass_fields__[name].default
         tuning.add_argument(option, dest=name, type=kind, default=default, help=text)
+    tuning.add_argument("--cached-comms", dest="cached_comms", action="store_true",
+                        help="node-aware algorithms: make the node and leader communicators "
+                             "once, untimed, and keep them (as MPICH does with the communicator)")
 
 
 def _algorithm_params(args: argparse.Namespace) -> AlgorithmParams:
     """The algorithm parameters given on the command line."""
     try:
-        return AlgorithmParams(**{name: getattr(args, name) for _, name, _, _ in _PARAMETER_OPTIONS})
+        return AlgorithmParams(cached_comms=args.cached_comms,
+                               **{name: getattr(args, name) for _, name, _, _ in _PARAMETER_OPTIONS})
     except ValueError as error:
         raise CollsimError(str(error)) from None
 

@@ -36,6 +36,11 @@ class AlgorithmParams:
         Two-level algorithms: registry names used inside groups / between leaders.
     node_size : int
         Node-aware algorithms: ranks per exposed node (0 = the real node).
+    cached_comms : bool
+        Node-aware algorithms: the node and leader communicators are made once
+        per communicator and kept, as MPICH makes them with the communicator
+        (collbench makes them in an untimed first call); False: made and freed
+        in every call, and timed.
     selected : str or None
         Selectors (``openmpi_default``, ``mpich_default``): the registry entry
         the selector ran, as collbench records it in the row's ``selected``;
@@ -49,6 +54,7 @@ class AlgorithmParams:
     inner_algorithm: str | None = None
     outer_algorithm: str | None = None
     node_size: int = 0
+    cached_comms: bool = False
     selected: str | None = None
 
     def __post_init__(self) -> None:
@@ -56,6 +62,8 @@ class AlgorithmParams:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+        if not isinstance(self.cached_comms, bool):
+            raise ValueError(f"cached_comms must be true or false, got {self.cached_comms!r}")
         ratio = self.alpha_over_beta_bytes
         if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not (
                 0 <= ratio < float("inf")):

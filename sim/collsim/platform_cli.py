@@ -354,7 +354,7 @@ def register_platform_command(commands, parser_class) -> None:
     generate.add_argument("--hostfile", help="also write a hostfile for --np ranks")
     generate.add_argument("--np", type=int, help="ranks (default: every core)")
     generate.add_argument("--mapping", default="block",
-                          help="block, cyclic, socket, random[:SEED] or file:PATH")
+                          help="block, cyclic[:NODES], socket, random[:SEED] or file:PATH")
     generate.set_defaults(handler=_cmd_generate)
     describe_parser = sub.add_parser("describe", help="hosts, links, diameter, bisection, "
                                      "(alpha, beta) classes")

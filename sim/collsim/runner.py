@@ -108,6 +108,7 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
         ("groups", params.group_count),
         ("inner_outer", params.inner_algorithm or params.outer_algorithm),
         ("node_size", params.node_size),
+        ("cached_comms", params.cached_comms),
     ):
         if given and kind in entry.get("takes_no", {}):
             raise CollsimError(f"{spec.collective}/{spec.algorithm} {entry['takes_no'][kind]}")
@@ -178,6 +179,8 @@ def collbench_args(spec: RunSpec, *, alpha_over_beta_bytes: float = 0.0) -> list
     ):
         if value:
             args += [option, str(value)]
+    if params.cached_comms:
+        args.append("--cached-comms")
     ratio = params.alpha_over_beta_bytes or alpha_over_beta_bytes
     if ratio > 0:
         args += ["--alpha-over-beta-bytes", repr(float(ratio))]
