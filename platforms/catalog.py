@@ -43,7 +43,7 @@ CATALOG = {
                                   bandwidth_Bps=4e9, latency_s=5e-7, loopback_latency_s=1e-7,
                                   loopback_bandwidth_Bps=50e9, speed_flops=10.64e9)),
         params=dict(sockets_per_node=2, cores_per_socket=4, socket_bandwidth_Bps=12.8e9,
-                    socket_latency_s=2e-7, memory_bandwidth_Bps=8e9, memory_latency_s=1e-7),
+                    socket_latency_s=2e-7, memory_bandwidth_Bps=16e9, memory_latency_s=1e-7),
         profile="seed000_mpich_qdr",
         sources=dict(
             nodes="seed 000 sec. VI.B: 320 nodes",
@@ -57,10 +57,14 @@ CATALOG = {
             socket_bandwidth_Bps="Intel X5550 (ark.intel.com): QPI at 6.4 GT/s = 12.8 GB/s "
                                  "per direction between the two sockets",
             memory_bandwidth_Bps="Intel X5550 (ark.intel.com): 32 GB/s (3 channels DDR3-1333) "
-                                 "per socket; MPICH nemesis copies a message twice through a "
-                                 "shared buffer (Buntinas, Mercier, Gropp 2006), 4 bytes of "
-                                 "memory traffic per byte moved: 8 GB/s shared by the socket's "
-                                 "intra-socket messages",
+                                 "per socket; MPICH nemesis copies a message twice, through a "
+                                 "shared copy buffer of 8 x 32 KiB per pair reused in a ring "
+                                 "(ch3/channels/nemesis/src/mpid_nem_lmt_shm.c: NUM_BUFS, "
+                                 "MPID_NEM_COPY_BUF_LEN), which stays in the 8 MB L3, so the "
+                                 "memory sees 2 bytes per byte moved (read the source, write "
+                                 "the destination): 16 GB/s shared by the socket's intra-socket "
+                                 "messages (the copy buffer in cache is inferred, not measured; "
+                                 "with it in memory, 4 bytes: 8 GB/s, docs/seeds/seed000.md)",
             memory_latency_s=_INTRA, loopback_bandwidth_Bps=_INTRA,
             profile="seed000_mpich_qdr in sim/collsim/profiles.toml (MPICH's eager limit; "
                     "assumed overheads)",

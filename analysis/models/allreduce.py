@@ -279,7 +279,7 @@ def node_aware(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8,
              for q in sizes]
     across = t_allreduce(nodes)
     middle_low = node_comms_s(net, params, create=nodes) + across.low_s
-    middle_high = subcomm_creation_s(net, nodes) + across.high_s
+    middle_high = node_comms_s(net, params, create=nodes) + across.high_s
     low = min(f[0] for f in firsts) + middle_low + min(b.low_s for b in lasts)
     high = max(f[1] for f in firsts) + middle_high + max(b.high_s for b in lasts)
     return Prediction(high, low, high) if low < high else exact(high)
