@@ -148,3 +148,15 @@ def test_cyclic_bad_node_count_from_the_cli_is_one_line(capsys):
                    "--mapping", "cyclic:0"])
     err = capsys.readouterr().err
     assert status == 2 and len(err.strip().splitlines()) == 1 and "cyclic:NODES" in err
+
+
+def test_cached_comms_under_a_real_mpi():
+    """Open MPI, 13 processes on this machine's one node: the cached communicators live on
+    each process's own communicator and are freed with it; two calls, every result right."""
+    from collsim.realmpi import run_mpirun
+
+    for node_size, root in (("4", "5"), ("0", "12")):
+        rows, status = run_mpirun(13, ["--coll", "reduce", "--alg", "node_aware", "--node-size",
+                                       node_size, "--cached-comms", "--bytes", "8,8000",
+                                       "--root", root, "--reps", "2"], what="node_aware")
+        assert status == 0 and [row["check"] for row in rows] == ["ok"] * 4
