@@ -45,8 +45,8 @@ __all__ = ["Suite", "Case", "Outcome", "load_suite", "run_suite", "main_check"]
 _SUITE_KEYS = {"name", "baseline", "profile", "baseline_rel_tol"}
 _CASE_KEYS = {"name", "platform", "collective", "algorithms", "np", "bytes", "dtype", "op",
               "root", "profile", "checks", "baseline_rel_tol", "params", "timing_only"}
-_PARAM_KEYS = {"segment_bytes", "block_count", "group_count", "inner_algorithm",
-               "outer_algorithm", "node_size"}
+# every algorithm parameter but the selectors' output (one home: AlgorithmParams)
+_PARAM_KEYS = set(AlgorithmParams.__dataclass_fields__) - {"selected"}
 _CHECKS = ("model", "baseline")
 BASELINE_HEADER = "# case\tsimgrid\tplatform_hash\ttime_s"
 
