@@ -160,3 +160,11 @@ def test_cached_comms_under_a_real_mpi():
                                        node_size, "--cached-comms", "--bytes", "8,8000",
                                        "--root", root, "--reps", "2"], what="node_aware")
         assert status == 0 and [row["check"] for row in rows] == ["ok"] * 4
+
+
+@pytest.mark.parametrize("collective", ["reduce", "allreduce"])
+def test_timing_only_gives_the_checked_time_with_cached_comms(hockney, collective):
+    G = crossbar(nodes=13)
+    checked = _times(G, hockney, collective, 13, (8, 65536), CACHED, root=0)
+    timed = _times(G, hockney, collective, 13, (8, 65536), CACHED, root=0, timing_only=True)
+    assert [r["time_s"] for r in timed] == [r["time_s"] for r in checked]
