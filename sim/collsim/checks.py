@@ -46,7 +46,7 @@ _SUITE_KEYS = {"name", "baseline", "profile", "baseline_rel_tol"}
 _CASE_KEYS = {"name", "platform", "collective", "algorithms", "np", "bytes", "dtype", "op",
               "root", "profile", "checks", "baseline_rel_tol", "params", "timing_only"}
 _PARAM_KEYS = {"segment_bytes", "block_count", "group_count", "inner_algorithm",
-               "outer_algorithm", "node_size"}
+               "outer_algorithm", "node_size", "chain_fanout"}
 _CHECKS = ("model", "baseline")
 BASELINE_HEADER = "# case\tsimgrid\tplatform_hash\ttime_s"
 
