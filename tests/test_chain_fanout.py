@@ -177,3 +177,17 @@ def test_bad_values_in_python():
         tree_node("chain", rank=0, size=4, chain_fanout=33)
     with pytest.raises(ValueError, match="shapes the chain tree only"):
         tree_node("binary", rank=0, size=4, chain_fanout=2)
+
+
+def test_the_reduce_model_ends_on_long_chains():
+    """The root's two-in-flight replay once looped forever when its clock (a long
+    chain's arrival) dwarfed a message's work: 4 B at 128 and 256 ranks."""
+    net = NetworkParams(alpha_s=2e-6, beta_s_per_byte=8e-11, envelope_bytes=16)
+    for p in (128, 256):
+        longest = -(-(p - 1) // 4)
+        hop_s = 2e-6 + 20 * 8e-11
+        time_s = predict("reduce", "chain", p, 4, net, elem_bytes=4,
+                         params=AlgorithmParams(chain_fanout=4)).time_s
+        # the longest chains arrive together after L hops; the root then takes
+        # the other heads' vectors on its shared link
+        assert longest * hop_s <= time_s <= (longest + 1) * hop_s

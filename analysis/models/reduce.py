@@ -554,13 +554,19 @@ def _two_in_flight_s(ready_s: list[float], latency_s: float, work_s: float,
     t = 0.0
     while len(combined) < k:
         share = len(active)
-        next_done = t + min(active.values()) * share if active else float("inf")
+        least = min(active.values()) if active else float("inf")
+        next_done = t + least * share if active else float("inf")
         next_start = min(pending.values()) if pending else float("inf")
         step = min(next_done, next_start)
         if step == float("inf"):
             raise AssertionError("a message is neither active nor pending")
+        # the messages with the least work left end at next_done: marked so, not
+        # left to the subtraction, which cannot move a late clock (t >> work_s)
+        # past t and would loop forever
+        ending = ({i for i, left in active.items() if left - least <= 1e-12 * work_s}
+                  if next_done <= next_start else set())
         for i in active:
-            active[i] -= (step - t) / share
+            active[i] = 0.0 if i in ending else active[i] - (step - t) / share
         t = step
         for i in [i for i, when in pending.items() if when <= t]:
             active[i] = work_s
