@@ -192,3 +192,12 @@ def test_the_reduce_model_ends_on_long_chains():
         # link: the third and fourth start only once the root posts their
         # receives, one latency later
         assert longest * hop_s < time_s <= (longest + 2) * hop_s
+
+
+def test_a_rules_file_carries_the_fanout():
+    from collsim.rules import format_rules, parse_rules, rule_from_use
+
+    rule = rule_from_use("bcast:chain:chain_fanout=4")
+    assert rule.params.chain_fanout == 4
+    (back,) = parse_rules(format_rules([rule]))
+    assert back.params.chain_fanout == 4
