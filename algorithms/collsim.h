@@ -42,6 +42,10 @@ typedef struct collsim_params {
      * group leaders, by registry name (NULL = the algorithm's default). */
     const char *inner_algorithm;
     const char *outer_algorithm;
+    /* Chain algorithms: the number of chains the root heads (Open MPI's
+     * coll_tuned_<collective>_algorithm_chain_fanout); 0 = the registry's
+     * default (collsim_chain_fanout). */
+    int chain_fanout;
     /* Node-aware algorithms: ranks per exposed node (0 = the real node, as
      * grouped by MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)). */
     int node_size;
@@ -103,7 +107,8 @@ enum {
     COLLSIM_PARAM_INNER_OUTER = 1u << 2, /* inner_algorithm, outer_algorithm */
     COLLSIM_PARAM_NODE_SIZE = 1u << 3, /* node_size */
     COLLSIM_PARAM_CONTRIBUTORS = 1u << 4, /* contributors */
-    COLLSIM_PARAM_CACHED_COMMS = 1u << 5  /* cached_comms */
+    COLLSIM_PARAM_CHAIN_FANOUT = 1u << 5, /* chain_fanout */
+    COLLSIM_PARAM_CACHED_COMMS = 1u << 6  /* cached_comms */
 };
 
 /* What a parameter flag means, for the check and for collbench --list
@@ -112,6 +117,8 @@ typedef struct collsim_parameter {
     unsigned flag;        /* COLLSIM_PARAM_* */
     const char *name;     /* its name in --list ("segments") */
     const char *sentence; /* the error when it is given to an algorithm that does not read it */
+    int default_value;    /* what 0 stands for, published by collbench --list --json; -1: the
+                           * algorithm decides (a block count, the real node, ...) */
 } collsim_parameter;
 
 /* Every parameter flag, *count of them. */
@@ -161,6 +168,10 @@ const char *collsim_check_op_restrictions(const collsim_algorithm *alg, MPI_Op o
 
 /* Virtual contributors per rank in params (>= 1). */
 int collsim_contributors(const collsim_params *params);
+
+/* The fan-out of the chain algorithms under params: the given one, else the
+ * registry's default (1, the textbook single chain; see registry.c). */
+int collsim_chain_fanout(const collsim_params *params);
 
 /* Nonzero for a pre-rounded algorithm (common/prerounding.h).  They are the
  * algorithms restricted to floating-point sums: the restriction comes from

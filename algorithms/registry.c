@@ -84,14 +84,32 @@ int collsim_is_prerounded(const collsim_algorithm *alg)
     return (alg->restrictions & COLLSIM_RESTRICT_FLOAT_SUM) != 0;
 }
 
+/* The chain algorithms' default fan-out: one chain, the textbook chain of
+ * seeds 002 and 004 that the models' closed forms, the tests and the CI
+ * baseline use, and what Open MPI's fixed rules run (they pass fan-out 0,
+ * which ompi_coll_base_topo_build_chain forces to 1).  Open MPI's chain when
+ * forced (coll_tuned_bcast_algorithm / coll_tuned_reduce_algorithm 2) takes
+ * the MCA default coll_tuned_<collective>_algorithm_chain_fanout = 4
+ * (ompi_coll_tuned_init_chain_fanout, coll_tuned_component.c, v4.1.4): give
+ * chain_fanout 4 to run that one (docs/seeds/seed002.py does). */
+#define COLLSIM_DEFAULT_CHAIN_FANOUT 1
+
 static const collsim_parameter parameters[] = {
-    {COLLSIM_PARAM_SEGMENTS, "segments", "takes no segment size or block count"},
-    {COLLSIM_PARAM_GROUPS, "groups", "takes no group count"},
-    {COLLSIM_PARAM_INNER_OUTER, "inner_outer", "takes no inner or outer algorithm"},
-    {COLLSIM_PARAM_NODE_SIZE, "node_size", "takes no node size"},
-    {COLLSIM_PARAM_CONTRIBUTORS, "contributors", "takes no virtual contributors"},
-    {COLLSIM_PARAM_CACHED_COMMS, "cached_comms", "takes no cached communicators (it makes no node communicators)"},
+    {COLLSIM_PARAM_SEGMENTS, "segments", "takes no segment size or block count", -1},
+    {COLLSIM_PARAM_GROUPS, "groups", "takes no group count", -1},
+    {COLLSIM_PARAM_INNER_OUTER, "inner_outer", "takes no inner or outer algorithm", -1},
+    {COLLSIM_PARAM_NODE_SIZE, "node_size", "takes no node size", -1},
+    {COLLSIM_PARAM_CONTRIBUTORS, "contributors", "takes no virtual contributors", -1},
+    {COLLSIM_PARAM_CHAIN_FANOUT, "chain_fanout", "takes no chain fan-out",
+     COLLSIM_DEFAULT_CHAIN_FANOUT},
+    {COLLSIM_PARAM_CACHED_COMMS, "cached_comms",
+     "takes no cached communicators (it makes no node communicators)", -1},
 };
+
+int collsim_chain_fanout(const collsim_params *params)
+{
+    return params->chain_fanout > 0 ? params->chain_fanout : COLLSIM_DEFAULT_CHAIN_FANOUT;
+}
 
 const collsim_parameter *collsim_parameters(size_t *count)
 {
@@ -109,6 +127,7 @@ static unsigned parameters_given(const collsim_params *params)
                 : 0u) |
            (params->node_size ? COLLSIM_PARAM_NODE_SIZE : 0u) |
            (params->contributors > 1 ? COLLSIM_PARAM_CONTRIBUTORS : 0u) |
+           (params->chain_fanout ? COLLSIM_PARAM_CHAIN_FANOUT : 0u) |
            (params->cached_comms ? COLLSIM_PARAM_CACHED_COMMS : 0u);
 }
 

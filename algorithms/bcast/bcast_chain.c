@@ -1,20 +1,43 @@
 /*
- * bcast_chain.c: unsegmented chain broadcast.
+ * bcast_chain.c: unsegmented chain broadcast with a fan-out: Open MPI's chain
+ * (coll/tuned id 2, ompi_coll_base_bcast_intra_chain with segsize 0).
  *
- *     0 (root) -> 1 -> 2 -> ... -> p-1          v = (rank - root) mod p
+ * The root heads f = min(chain_fanout, p - 1) chains of consecutive ranks
+ * (Open MPI's ompi_coll_base_topo_build_chain; common/tree.c draws it), on
+ * v = (rank - root) mod p.  f = 1 (the default) is the single chain
  *
- * Each rank receives the whole vector from v - 1 and sends it to v + 1.
- * Runs on the pipelined tree engine with one block (common/pipeline.c).
+ *     0 (root) -> 1 -> 2 -> ... -> p-1
+ *
+ * and p = 9, f = 4 the chains 1-2, 3-4, 5-6, 7-8.  The root sends to the f
+ * heads at once (one MPI_Isend each, then MPI_Waitall, as Open MPI's
+ * ompi_coll_base_bcast_intra_generic does: the f messages share its link);
+ * every other rank receives the whole vector from its parent and sends it to
+ * its one child (common/generic_tree.c).
  *
  * Restrictions: none.
- * Reference: seed 002 (Open MPI "chain" with fan-out 1).
- * Cost:      (p - 1) (alpha + n beta)
+ * Reference: seed 002 (Open MPI "chain"; forced, its fan-out is the MCA
+ *            default coll_tuned_bcast_algorithm_chain_fanout = 4); Open MPI
+ *            v4.1.4 ompi/mca/coll/base/coll_base_bcast.c, coll_base_topo.c.
+ * Cost:      alpha + f n beta + (L - 1)(alpha + n beta), L = ceil((p - 1) / f);
+ *            f = 1: (p - 1)(alpha + n beta)
  */
-#include "common/pipeline.h"
+#include "common/generic_tree.h"
+#include "common/internal.h"
+#include "common/tree.h"
 
 int collsim_bcast_chain(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                         const collsim_params *params)
 {
-    return collsim_bcast_along_tree(buffer, count, datatype, root, comm, params,
-                                    COLLSIM_TREE_CHAIN, 0);
+    int rc = MPI_SUCCESS, rank, size;
+    collsim_tree_node node;
+    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
+    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
+    /* built on relative ranks (root 0), which the generic engine takes */
+    if (collsim_tree_build_chain((rank - root + size) % size, size, 0,
+                                 collsim_chain_fanout(params), &node) != 0)
+        return MPI_ERR_ARG;
+    return collsim_generic_tree_bcast(buffer, count, datatype, root, comm, node.parent,
+                                      node.children, node.nchildren);
+cleanup:
+    return rc;
 }

@@ -70,11 +70,17 @@ int collsim_generic_tree_reduce(const void *sendbuf, void *recvbuf, int count,
         return rc;
     }
 
+    /* child 0 arrives in the accumulator, child i >= 1 in inbuf[i % 2]: a
+     * rank of a chain needs no input buffer, a binary tree's one; shared
+     * buffers under timing_only (collsim_buffer_alloc) */
     const size_t nbytes = (size_t)count * (size_t)extent;
-    acc = rank == root ? recvbuf : malloc(nbytes);
-    inbuf[0] = malloc(nbytes);
-    inbuf[1] = malloc(nbytes);
-    if (acc == NULL || inbuf[0] == NULL || inbuf[1] == NULL) {
+    acc = rank == root ? recvbuf : collsim_buffer_alloc(nbytes, params);
+    if (nchildren > 1)
+        inbuf[1] = collsim_buffer_alloc(nbytes, params);
+    if (nchildren > 2)
+        inbuf[0] = collsim_buffer_alloc(nbytes, params);
+    if (acc == NULL || (nchildren > 1 && inbuf[1] == NULL) ||
+        (nchildren > 2 && inbuf[0] == NULL)) {
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
     }
@@ -96,8 +102,8 @@ int collsim_generic_tree_reduce(const void *sendbuf, void *recvbuf, int count,
 
 cleanup:
     if (acc != recvbuf)
-        free(acc);
-    free(inbuf[0]);
-    free(inbuf[1]);
+        collsim_buffer_free(acc, params);
+    collsim_buffer_free(inbuf[0], params);
+    collsim_buffer_free(inbuf[1], params);
     return rc;
 }

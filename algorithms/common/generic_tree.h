@@ -2,7 +2,9 @@
  * generic_tree.h: Open MPI's generic tree broadcast and reduce, unsegmented
  * (ompi_coll_base_bcast_intra_generic, ompi_coll_base_reduce_generic in
  * ompi/mca/coll/base, v4.1.4, with one segment as its fixed rules run them),
- * over a tree given by relative ranks v = (rank - root) mod p.
+ * over a tree given by relative ranks v = (rank - root) mod p.  Used by the
+ * concurrent_* bcasts, the overlapped_* reduces and both chains (the chain
+ * tree of tree.h with a fan-out).
  */
 #ifndef COLLSIM_GENERIC_TREE_H
 #define COLLSIM_GENERIC_TREE_H

@@ -6,7 +6,9 @@
  * dec_fixed() in ompi/mca/coll/tuned/coll_tuned_decision_fixed.c (read in
  * v4.1.4; the tables are those of the whole 4.1 series), transcribed below as
  * rows of (communicator size below, total bytes below, algorithm id); the
- * fixed rules pass fan-out 0 and segment size 0 to every algorithm.  Then the
+ * fixed rules pass fan-out 0 and segment size 0 to every algorithm (a chain
+ * of fan-out 0 is one chain: collsim's chain with its default chain_fanout,
+ * which the selectors leave unset).  Then the
  * fallbacks inside the algorithms (ompi/mca/coll/base/coll_base_*.c):
  * allreduce ring runs recursive doubling when count < p; segmented ring with
  * segment size 0 runs the ring; allreduce rabenseifner runs basic_linear when

@@ -1,7 +1,7 @@
 /*
  * pipeline.h: the one engine of the pipelined tree algorithms (reduce and
  * bcast along any tree of tree.h, block by block along a segment plan).  The
- * reduce and bcast wrappers (chain, pipeline, binary, in_order_binary) and the
+ * reduce and bcast wrappers (pipeline, binary, in_order_binary) and the
  * tree allreduces only choose a tree and a plan.
  */
 #ifndef COLLSIM_PIPELINE_H

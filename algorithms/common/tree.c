@@ -41,6 +41,21 @@
  *
  *       0 - 1 - 2 - ... - size-1
  *
+ * CHAIN with fan-out f (collsim_tree_build_chain; Open MPI's
+ * ompi_coll_base_topo_build_chain, the layout read in v4.1.4): the root heads
+ * f' = min(f, size - 1) chains of consecutive ranks 1..size-1, in order.  With
+ * L = ceil((size - 1) / f') and m = (size - 1) mod f' (m = f' when f' divides
+ * size - 1), the first m chains hold L ranks and the others L - 1, so chain c
+ * starts at v = 1 + c L - max(0, c - m).  The root's children are the heads,
+ * first chain first; the height is L.
+ *
+ *              0                 size = 12, f = 4: L = 3, m = 3
+ *        /   /   \     *       1   4     7    10
+ *       |   |     |    |
+ *       2   5     8    11
+ *       |   |     |
+ *       3   6     9
+ *
  * DUAL_POSTORDER (seed 003): ranks [0, s1) form the first tree and [s1, size)
  * the second, s1 = ceil(size / 2).  Each is post-order: over [lo, hi) the node
  * is hi - 1, the left subtree [lo, lo + L) and the right subtree
@@ -136,6 +151,48 @@ static void build_chain(int v, int size, int root, collsim_tree_node *node)
     node->height = size - 1;
 }
 
+/* The chain that v > 0 lies on: its head and length (see the picture). */
+static void chain_of(int v, int size, int fanout, int *head, int *length)
+{
+    const int rest = size - 1, longest = (rest + fanout - 1) / fanout;
+    const int nlong = rest % fanout ? rest % fanout : fanout;
+    if (v - 1 < nlong * longest) {
+        *head = 1 + (v - 1) / longest * longest;
+        *length = longest;
+    } else {
+        *head = 1 + nlong * longest + (v - 1 - nlong * longest) / (longest - 1) * (longest - 1);
+        *length = longest - 1;
+    }
+}
+
+static void build_fanout_chain(int v, int size, int root, int fanout, collsim_tree_node *node)
+{
+    if (fanout > size - 1)
+        fanout = size - 1;
+    if (size == 1) {
+        node->parent = -1;
+        return;
+    }
+    const int longest = (size - 1 + fanout - 1) / fanout;
+    node->height = longest;
+    if (v == 0) {
+        node->parent = -1;
+        for (int c = 0, head = 1; c < fanout; c++) {
+            int first, length;
+            add_child(node, (head + root) % size);
+            chain_of(head, size, fanout, &first, &length);
+            head += length;
+        }
+        return;
+    }
+    int head, length;
+    chain_of(v, size, fanout, &head, &length);
+    node->parent = v == head ? root : (v - 1 + root) % size;
+    if (v < head + length - 1)
+        add_child(node, (v + 1 + root) % size);
+    node->depth = v - head + 1;
+}
+
 static void build_in_order(int rank, int size, collsim_tree_node *node)
 {
     int lo = 0, hi = size, parent = -1, depth = 0;
@@ -193,6 +250,16 @@ int collsim_tree_dual_first_size(int size)
 int collsim_tree_in_order_root(int size)
 {
     return size / 2;
+}
+
+int collsim_tree_build_chain(int rank, int size, int root, int fanout, collsim_tree_node *node)
+{
+    if (size < 1 || rank < 0 || rank >= size || root < 0 || root >= size || fanout < 1 ||
+        fanout > COLLSIM_TREE_MAX_CHILDREN)
+        return -1;
+    memset(node, 0, sizeof *node);
+    build_fanout_chain((rank - root + size) % size, size, root, fanout, node);
+    return 0;
 }
 
 int collsim_tree_build(collsim_tree_kind kind, int rank, int size, int root,

@@ -13,15 +13,16 @@
 extern "C" {
 #endif
 
-/* A binomial tree of 2^31 ranks has 31 children at its root; no other tree
- * has more than two. */
+/* A binomial tree of 2^31 ranks has 31 children at its root; a chain tree's
+ * root has its fan-out (at most this, Open MPI's MAXTREEFANOUT); no other
+ * tree has more than two. */
 #define COLLSIM_TREE_MAX_CHILDREN 32
 
 typedef enum collsim_tree_kind {
     COLLSIM_TREE_BINOMIAL,        /* rooted at root, farthest child first */
     COLLSIM_TREE_BINARY,          /* heap order relative to root */
     COLLSIM_TREE_IN_ORDER_BINARY, /* in-order over ranks 0..size-1; root ignored */
-    COLLSIM_TREE_CHAIN,           /* root -> root+1 -> ... (mod size) */
+    COLLSIM_TREE_CHAIN,           /* root -> root+1 -> ... (mod size); fan-out 1 */
     COLLSIM_TREE_DUAL_POSTORDER,  /* two post-order binary trees (seed 003); root ignored */
     COLLSIM_TREE_KIND_COUNT
 } collsim_tree_kind;
@@ -39,6 +40,13 @@ typedef struct collsim_tree_node {
  * [0, size), unknown kind). */
 int collsim_tree_build(collsim_tree_kind kind, int rank, int size, int root,
                        collsim_tree_node *node);
+
+/* Fills *node for rank in Open MPI's chain tree with the given fan-out
+ * (ompi_coll_base_topo_build_chain): the root heads min(fanout, size - 1)
+ * chains of consecutive ranks; fan-out 1 is the CHAIN of collsim_tree_build.
+ * Returns 0, or -1 when an argument is out of range (as collsim_tree_build,
+ * or fanout outside [1, COLLSIM_TREE_MAX_CHILDREN]). */
+int collsim_tree_build_chain(int rank, int size, int root, int fanout, collsim_tree_node *node);
 
 /* The kind's whole-word name ("in_order_binary"), or NULL. */
 const char *collsim_tree_kind_name(collsim_tree_kind kind);

@@ -14,7 +14,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Callable
 
-__all__ = ["COLLECTIVES", "COMPOSITES", "composite_names", "model_for", "part_model"]
+__all__ = ["COLLECTIVES", "COMPOSITES", "composite_names", "model_for", "parameter_default",
+           "part_model"]
 
 #: The collectives with a model module of their own name.
 COLLECTIVES = ("allreduce", "bcast", "reduce")
@@ -82,3 +83,16 @@ def composite_names(collective: str, algorithm: str, params) -> tuple[str, str]:
     from collsim.harness import composite_names as published
 
     return published(collective, algorithm, params.inner_algorithm, params.outer_algorithm)
+
+
+def parameter_default(collective: str, algorithm: str, parameter: str) -> int:
+    """What 0 stands for in ``parameter`` of a registry entry (``chain_fanout``
+    of ``chain``: 1).
+
+    C decides it (the parameters table of ``algorithms/registry.c``) and
+    collbench publishes it (``parameter_defaults`` of ``collbench --list
+    --json``); a model reads it from there when its params leave it at 0.
+    """
+    from collsim.harness import find_algorithm
+
+    return find_algorithm(collective, algorithm)["parameter_defaults"][parameter]

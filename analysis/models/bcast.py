@@ -9,6 +9,7 @@ from __future__ import annotations
 from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 
 from . import _pipelined
+from ._lookup import parameter_default
 from ._native import selector
 from ._replay import Clocks
 from ._base import (NetworkParams, Prediction, ceil_log2, check_arguments, exact, message_s,
@@ -64,16 +65,28 @@ def linear(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, roo
 
 def chain(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
           commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
-    """Unsegmented chain broadcast.
+    """Unsegmented chain broadcast with fan-out f (Open MPI's chain).
 
-    ``T = (p - 1) (alpha + n beta)`` (seed 004 formula (3) without gamma;
-    seed 002 "chain").
+    The root sends to the heads of f' = min(f, p - 1) chains at once (they
+    share its link), each chain then passes the vector on; the longest chain
+    holds L = ceil((p - 1) / f') ranks (Open MPI's build_chain,
+    :mod:`collsim.analysis.trees`):
 
-    Accuracy: exact (the replayed schedule, :mod:`collsim.analysis.models._pipelined`).
+    ``T = alpha + f' (n + envelope) beta + (L - 1) (alpha + (n + envelope) beta)``
+
+    f = ``params.chain_fanout``, else the registry's default (1: ``T = (p - 1)
+    (alpha + n beta)``, seed 004 formula (3) without gamma; seed 002 "chain"
+    with fan-out 1).  Open MPI's forced chain takes f = 4.
+
+    Accuracy: exact on a full-duplex crossbar, for the reason given in
+    :func:`concurrent_binomial`.
     """
     count = check_arguments(p, n_bytes, elem_bytes, root=root)
-    return exact(_pipelined.bcast_tree_s("chain", p, count, net, elem_bytes=elem_bytes, root=root,
-                                   params=params, segmented=False))
+    if p == 1 or count == 0:
+        return exact(0.0)
+    fanout = params.chain_fanout or parameter_default("bcast", "chain", "chain_fanout")
+    return exact(_concurrent_tree_s(p, n_bytes, _pipelined.one_way(net),
+                                    _pipelined.chain_children(p, fanout)))
 
 
 def pipeline(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,

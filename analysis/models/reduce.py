@@ -15,7 +15,7 @@ from ._base import (NetworkParams, Prediction, ceil_log2, check_arguments, exact
                     shared_link_s, reduce_s, total)
 from ._composite import (PREROUND_LEVELS, node_comms_s, preround_bound_s, sub_params,
                          subcomm_creation_s)
-from ._lookup import composite_names, model_for, part_model
+from ._lookup import composite_names, model_for, parameter_default, part_model
 from ._native import selector
 from ._replay import Clocks
 from .bcast import level_order_binary_children
@@ -463,15 +463,27 @@ def _fixed_order_add(held: set, level: int, index: int, leaves: int, top_level: 
 
 def chain(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
           commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
-    """Unsegmented chain reduce (seed 004 "linear tree").
+    """Unsegmented chain reduce with fan-out f (Open MPI's chain; seed 004 "linear tree").
 
-    ``T = (p - 1) (alpha + n beta + n gamma)`` (seed 004 formula (3)).
+    f' = min(f, p - 1) chains end at the root (Open MPI's build_chain,
+    :mod:`collsim.analysis.trees`), the longest holding L = ceil((p - 1) / f')
+    ranks; the root receives from the chain heads two at a time
+    (:func:`_two_in_flight_s`), combining in head order.  With equal chains
+    ``T ~ L (alpha + n beta + n gamma) + (f' - 1)(n beta + n gamma)``;
+    f = 1: ``T = (p - 1) (alpha + n beta + n gamma)`` (seed 004 formula (3)).
 
-    Accuracy: exact (the replayed schedule, :mod:`collsim.analysis.models._pipelined`).
+    f = ``params.chain_fanout``, else the registry's default (1).  Open MPI's
+    forced chain takes f = 4.
+
+    Accuracy: exact on a full-duplex crossbar, for the reason given in
+    :func:`overlapped_binomial`.
     """
     count = check_arguments(p, n_bytes, elem_bytes, root=root)
-    return exact(_pipelined.reduce_tree_s("chain", p, count, net, elem_bytes=elem_bytes, root=root,
-                                   params=params, segmented=False))
+    if p == 1 or count == 0:
+        return exact(0.0)
+    fanout = params.chain_fanout or parameter_default("reduce", "chain", "chain_fanout")
+    return exact(_generic_tree_reduce_s(p, n_bytes, _pipelined.one_way(net),
+                                        _pipelined.chain_children(p, fanout)))
 
 
 def pipeline(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
@@ -544,13 +556,19 @@ def _two_in_flight_s(ready_s: list[float], latency_s: float, work_s: float,
     t = 0.0
     while len(combined) < k:
         share = len(active)
-        next_done = t + min(active.values()) * share if active else float("inf")
+        least = min(active.values()) if active else float("inf")
+        next_done = t + least * share if active else float("inf")
         next_start = min(pending.values()) if pending else float("inf")
         step = min(next_done, next_start)
         if step == float("inf"):
             raise AssertionError("a message is neither active nor pending")
+        # the messages with the least work left end at next_done: marked so, not
+        # left to the subtraction, which cannot move a late clock (t >> work_s)
+        # past t and would loop forever
+        ending = ({i for i, left in active.items() if left - least <= 1e-12 * work_s}
+                  if next_done <= next_start else set())
         for i in active:
-            active[i] -= (step - t) / share
+            active[i] = 0.0 if i in ending else active[i] - (step - t) / share
         t = step
         for i in [i for i, when in pending.items() if when <= t]:
             active[i] = work_s

@@ -6,6 +6,13 @@ Regenerates ``docs/seeds/seed002.tsv`` and ``docs/seeds/seed002.png``::
 
 Each machine runs under its calibrated profile (``seed002_openmpi``), ranks
 placed in blocks (Open MPI's ``--map-by core``), unless a row says otherwise.
+The paper forced each algorithm with the other MCA parameters at their
+defaults, so its "chain" is Open MPI's chain with fan-out 4
+(``coll_tuned_bcast_algorithm_chain_fanout`` and
+``coll_tuned_reduce_algorithm_chain_fanout``, both
+``ompi_coll_tuned_init_chain_fanout = 4`` in coll_tuned_component.c, v4.1.4):
+collsim's ``chain`` with ``chain_fanout=4``.  Its "pipeline" is Open MPI's
+pipeline, always one chain (fan-out 1).
 
 ``scaling``
     Fig. 1-4: bcast and reduce on the two EPYC nodes, np = 2 ... 256, 4 B,
@@ -17,6 +24,9 @@ placed in blocks (Open MPI's ``--map-by core``), unless a row says otherwise.
 ``no_overheads``
     the cause experiment for the bcast order at small sizes: the same EPYC
     runs at 4 B under ``hockney`` (no per-message overhead).
+``single_chain``
+    the cause experiment for the chain: bcast at 4 B on EPYC with collsim's
+    default fan-out 1 (one chain of p - 1 messages), as it ran before issue 13.
 """
 
 from __future__ import annotations
@@ -25,6 +35,7 @@ import sys
 from pathlib import Path
 
 from collsim.platforms.catalog import catalog_platform, catalog_profile
+from collsim.params import AlgorithmParams
 from collsim.profiles import load_profile
 from collsim.runner import RunSpec, run
 
@@ -35,13 +46,19 @@ ALGORITHMS = {"bcast": ("linear", "chain", "pipeline", "binary", "binomial"),
 SCALING_NP = (2, 8, 16, 32, 64, 128, 256)
 SCALING_BYTES = (4, 1024, 262144)
 NODES_BYTES = tuple(4 ** k for k in range(1, 12))   # 4 B ... 4 MiB
+# Open MPI's MCA default for a forced chain (see the module docstring)
+OPENMPI_CHAIN_FANOUT = 4
+OPENMPI_PARAMS = {"chain": AlgorithmParams(chain_fanout=OPENMPI_CHAIN_FANOUT)}
 
 
-def times_s(machine, collective, algorithm, np, sizes, profile=None, mapping="block"):
+def times_s(machine, collective, algorithm, np, sizes, profile=None, mapping="block",
+            params=None):
     G = catalog_platform(machine)
     profile = load_profile(profile or catalog_profile(machine))
+    if params is None:
+        params = OPENMPI_PARAMS.get(algorithm, AlgorithmParams())
     spec = RunSpec(collective, algorithm, np, tuple(sizes), dtype="int32", mapping=mapping,
-                   check=False)
+                   check=False, params=params)
     rows, _ = run(spec, G, profile, platform=machine)
     return {row["bytes"]: row["time_s"] for row in rows}
 
@@ -50,9 +67,10 @@ def main() -> int:
     rows = []   # (experiment, machine, mapping, profile, collective, algorithm, np, bytes, time_s)
 
     def record(experiment, machine, collective, algorithm, np, sizes, profile=None,
-               mapping="block"):
+               mapping="block", params=None):
         name = profile or catalog_profile(machine)
-        for n, t in times_s(machine, collective, algorithm, np, sizes, profile, mapping).items():
+        for n, t in times_s(machine, collective, algorithm, np, sizes, profile, mapping,
+                            params).items():
             rows.append((experiment, machine, mapping, name, collective, algorithm, np, n, t))
 
     for collective, algorithms in ALGORITHMS.items():
@@ -69,6 +87,8 @@ def main() -> int:
     for np in SCALING_NP:
         for algorithm in ALGORITHMS["bcast"]:
             record("no_overheads", EPYC, "bcast", algorithm, np, (4,), profile="hockney")
+        record("single_chain", EPYC, "bcast", "chain", np, (4,),
+               params=AlgorithmParams(chain_fanout=1))
     with open(HERE / "seed002.tsv", "w") as out:
         out.write("experiment\tmachine\tmapping\tprofile\tcollective\talgorithm\tnp\tbytes\t"
                   "time_s\n")
@@ -92,7 +112,8 @@ def summarize(rows) -> None:
     for experiment, collective, n_bytes, profile in (
             ("scaling", "bcast", 4, "seed002_openmpi"), ("scaling", "bcast", 1024, "seed002_openmpi"),
             ("scaling", "bcast", 262144, "seed002_openmpi"), ("scaling", "reduce", 4, "seed002_openmpi"),
-            ("scaling", "reduce", 262144, "seed002_openmpi"), ("no_overheads", "bcast", 4, "hockney")):
+            ("scaling", "reduce", 262144, "seed002_openmpi"), ("no_overheads", "bcast", 4, "hockney"),
+            ("single_chain", "bcast", 4, "seed002_openmpi")):
         print(f"\n{experiment} {collective} {n_bytes} B ({profile}), us:")
         for np, times in sorted(table(rows, experiment, collective, n_bytes, profile).items()):
             paper = {a: t for a, t in times.items() if a != "binomial"}
@@ -124,8 +145,13 @@ def plot(rows) -> None:
             nps = sorted(data)
             ax.plot(nps, [data[np][algorithm] * 1e6 for np in nps],
                     ":o" if algorithm == "binomial" else "-o", ms=3,
-                    color=colours[algorithm], label=algorithm)
+                    color=colours[algorithm],
+                    label=f"chain (fan-out {OPENMPI_CHAIN_FANOUT})" if algorithm == "chain"
+                    else algorithm)
         if n_bytes == 4:
+            single = table(rows, "single_chain", "bcast", 4)
+            ax.plot(sorted(single), [single[np]["chain"] * 1e6 for np in sorted(single)], "--",
+                    color="tab:purple", alpha=0.5, label="chain, fan-out 1")
             quiet = table(rows, "no_overheads", "bcast", 4, "hockney")
             ax.plot(sorted(quiet), [quiet[np]["linear"] * 1e6 for np in sorted(quiet)], "--",
                     color="tab:red", alpha=0.5, label="linear, no overheads (hockney)")

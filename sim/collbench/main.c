@@ -300,7 +300,15 @@ static void print_registry(int json)
         print_flags(parameters, nkinds, a->parameters, 0);
         printf(", \"takes_no\": ");
         print_flags(parameters, nkinds, ~a->parameters, 1);
-        printf(", ");
+        /* what 0 stands for, for the parameters read that have one value */
+        printf(", \"parameter_defaults\": {");
+        const char *sep = "";
+        for (size_t k = 0; k < nkinds; k++)
+            if ((a->parameters & kinds[k].flag) && kinds[k].default_value >= 0) {
+                printf("%s\"%s\": %d", sep, kinds[k].name, kinds[k].default_value);
+                sep = ", ";
+            }
+        printf("}, ");
         /* the defaults, and which level follows the other when one is given:
          * collsim_composite_names asked with one level set to a marker */
         static const char marker[] = "?";
@@ -321,8 +329,8 @@ static void print_registry(int json)
 }
 
 /* Prints one tree as a JSON object: its kind, np, root and, per rank, the
- * parent (-1 at a root), the children in order, and the depth.  Returns an
- * exit status. */
+ * parent (-1 at a root), the children in order, and the depth; a chain with
+ * --chain-fanout's fan-out.  Returns an exit status. */
 static int dump_tree(const options *opt)
 {
     const int kind = collsim_tree_kind_from_name(opt->tree_kind);
@@ -330,6 +338,10 @@ static int dump_tree(const options *opt)
     if (kind < 0) {
         fprintf(stderr, "collbench: error: unknown tree kind '%s' (binomial, binary, "
                         "in_order_binary, chain, dual_postorder)\n", opt->tree_kind);
+        return EXIT_BAD_INPUT;
+    }
+    if (opt->params.chain_fanout && kind != COLLSIM_TREE_CHAIN) {
+        fprintf(stderr, "collbench: error: --chain-fanout shapes the chain tree only\n");
         return EXIT_BAD_INPUT;
     }
     if (opt->nroots != 1 || root < 0 || root >= opt->tree_np) {
@@ -341,7 +353,12 @@ static int dump_tree(const options *opt)
            collsim_tree_kind_name((collsim_tree_kind)kind), opt->tree_np, root);
     for (int rank = 0; rank < opt->tree_np; rank++) {
         collsim_tree_node node;
-        if (collsim_tree_build((collsim_tree_kind)kind, rank, opt->tree_np, root, &node) != 0)
+        const int built =
+            kind == COLLSIM_TREE_CHAIN
+                ? collsim_tree_build_chain(rank, opt->tree_np, root,
+                                           collsim_chain_fanout(&opt->params), &node)
+                : collsim_tree_build((collsim_tree_kind)kind, rank, opt->tree_np, root, &node);
+        if (built != 0)
             return EXIT_BAD_INPUT;
         printf("%s{\"rank\": %d, \"parent\": %d, \"depth\": %d, \"height\": %d, "
                "\"children\": [", rank ? ", " : "", rank, node.parent, node.depth, node.height);
@@ -444,9 +461,9 @@ static void print_row(const run_context *ctx, const check_case *c, long long byt
            params->group_count);
     print_json_string_or_null("inner_algorithm", params->inner_algorithm);
     print_json_string_or_null("outer_algorithm", params->outer_algorithm);
-    /* cached_comms only when set, so that the rows of every other run keep their bytes */
-    printf("\"node_size\": %d%s}, ", params->node_size,
-           params->cached_comms ? ", \"cached_comms\": true" : "");
+    /* cached_comms only when set, so that the rows of other runs do not grow */
+    printf("\"node_size\": %d, \"chain_fanout\": %d%s}, ", params->node_size,
+           params->chain_fanout, params->cached_comms ? ", \"cached_comms\": true" : "");
     if (ctx->inner_algorithm != NULL) {
         printf("\"resolved\": {");
         if (ctx->group_count > 0)

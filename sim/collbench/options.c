@@ -6,6 +6,8 @@
  */
 #include "options.h"
 
+#include "common/tree.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -313,6 +315,9 @@ static const option_spec option_table[] = {
      "composite algorithms: the algorithm inside groups"},
     {"outer", "A", set_name, AT(params.outer_algorithm), NO_RANGE, NULL,
      "composite algorithms: the algorithm between group leaders (pre-rounded: the bound's)"},
+    {"chain-fanout", "F", set_whole, AT(params.chain_fanout), 1, COLLSIM_TREE_MAX_CHILDREN,
+     "chain fan-out", "chain algorithms: chains headed by the root (default 1; Open MPI's "
+     "forced chain: 4); also --dump-tree chain's"},
     {"node-size", "K", set_whole, AT(params.node_size), 0, INT_MAX, "node size",
      "node-aware algorithms: ranks per exposed node (0: the real node)"},
     {"cached-comms", NULL, set_flag, AT(params.cached_comms), 0, 1, NULL,
@@ -332,7 +337,7 @@ void options_usage(FILE *out)
           "       collbench --coll C --alg A (--bytes N[,N...] | --count K[,K...]) [options]\n"
           "       collbench --pingpong --bytes N[,N...] [--peer R] [--reps K]\n"
           "       collbench --dump-inputs --count K [--dtype T] [--op O] [--dist D] [--seed S]\n"
-          "       collbench --dump-tree KIND --np P [--root R]\n"
+          "       collbench --dump-tree KIND --np P [--root R] [--chain-fanout F]\n"
           "       collbench --native | --native-choice --coll C --alg A --np P --bytes N\n",
           out);
     for (size_t i = 0; i < OPTION_COUNT; i++) {

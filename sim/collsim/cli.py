@@ -116,6 +116,17 @@ def _size_bytes(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _fanout(text: str) -> int:
+    """argparse type of --chain-fanout: a whole number >= 1 (collbench holds the upper limit)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"chain fan-out must be a whole number >= 1, got {text!r}")
+    return value
+
+
 # The algorithm parameters of collsim run: option, AlgorithmParams field (the
 # argparse dest), type, help.  0 / None: the algorithm's default.
 _PARAMETER_OPTIONS = (
@@ -127,6 +138,8 @@ _PARAMETER_OPTIONS = (
     ("--outer", "outer_algorithm", str, "two-level algorithms: algorithm between group leaders"),
     ("--node-size", "node_size", int, "node-aware algorithms: ranks per exposed node "
      "(0: real node)"),
+    ("--chain-fanout", "chain_fanout", _fanout, "chain algorithms: chains headed by the root, "
+     "1-32 (default 1, one chain; Open MPI's forced chain: 4)"),
 )
 
 

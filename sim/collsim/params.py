@@ -36,6 +36,11 @@ class AlgorithmParams:
         Two-level algorithms: registry names used inside groups / between leaders.
     node_size : int
         Node-aware algorithms: ranks per exposed node (0 = the real node).
+    chain_fanout : int
+        Chain algorithms (``chain``): the chains the root heads, Open MPI's
+        ``coll_tuned_<collective>_algorithm_chain_fanout`` (at most 32; 0 =
+        the registry's default, 1: one chain; Open MPI's forced chain uses its
+        MCA default 4).
     cached_comms : bool
         Node-aware algorithms: the node and leader communicators are made once
         per communicator and kept, as MPICH makes them with the communicator
@@ -54,11 +59,12 @@ class AlgorithmParams:
     inner_algorithm: str | None = None
     outer_algorithm: str | None = None
     node_size: int = 0
+    chain_fanout: int = 0
     cached_comms: bool = False
     selected: str | None = None
 
     def __post_init__(self) -> None:
-        for name in ("segment_bytes", "block_count", "group_count", "node_size"):
+        for name in ("segment_bytes", "block_count", "group_count", "node_size", "chain_fanout"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be an integer >= 0, got {value!r}")

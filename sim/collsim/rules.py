@@ -21,8 +21,8 @@ Format (plain text, one rule per line, ``#`` starts a comment)::
   or ``LO-`` (no upper bound), decimal integers.  A missing range holds every
   value.
 - Parameters (the :class:`~collsim.params.AlgorithmParams` names):
-  ``segment_bytes``, ``block_count``, ``group_count``, ``node_size`` (integers
-  >= 0), ``inner_algorithm``, ``outer_algorithm`` (registry names); only those
+  ``segment_bytes``, ``block_count``, ``group_count``, ``node_size``,
+  ``chain_fanout`` (integers >= 0), ``inner_algorithm``, ``outer_algorithm`` (registry names); only those
   the algorithm reads.
 
 A call goes to the first rule of its collective whose ranges hold it.  A
@@ -54,7 +54,7 @@ __all__ = [
 VERSION_LINE = "collsim-rules 1"
 COLLECTIVES = ("allreduce", "reduce", "bcast")
 MPI_LIBRARY = "mpi"
-_INT_PARAMETERS = ("segment_bytes", "block_count", "group_count", "node_size")
+_INT_PARAMETERS = ("segment_bytes", "block_count", "group_count", "node_size", "chain_fanout")
 _NAME_PARAMETERS = ("inner_algorithm", "outer_algorithm")
 _NAME = re.compile(r"[a-z0-9_]+\Z")
 _RANGE = re.compile(r"(\d+)(?:-(\d*))?\Z")

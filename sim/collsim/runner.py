@@ -108,6 +108,7 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
         ("groups", params.group_count),
         ("inner_outer", params.inner_algorithm or params.outer_algorithm),
         ("node_size", params.node_size),
+        ("chain_fanout", params.chain_fanout),
         ("cached_comms", params.cached_comms),
     ):
         if given and kind in entry.get("takes_no", {}):
@@ -176,6 +177,7 @@ def collbench_args(spec: RunSpec, *, alpha_over_beta_bytes: float = 0.0) -> list
         ("--inner", params.inner_algorithm),
         ("--outer", params.outer_algorithm),
         ("--node-size", params.node_size),
+        ("--chain-fanout", params.chain_fanout),
     ):
         if value:
             args += [option, str(value)]

@@ -106,6 +106,7 @@ static int parse_setting(collsim_rule *r, char *token, const char *path, int lin
     int *field = strcmp(key, "block_count") == 0   ? &r->params.block_count
                  : strcmp(key, "group_count") == 0 ? &r->params.group_count
                  : strcmp(key, "node_size") == 0   ? &r->params.node_size
+                 : strcmp(key, "chain_fanout") == 0 ? &r->params.chain_fanout
                                                    : NULL;
     if (field == NULL && strcmp(key, "segment_bytes") != 0)
         return fail(err, errlen, path, line, "unknown key", key);
