@@ -15,11 +15,12 @@ up-port labels ``b`` are all 0 (``switch-l-j`` with ``j < prod(down_ports[l:])``
 so only those switches carry traffic and the other switches of a level
 (``up_ports`` > 1) carry none.  Those switches form the pure tree
 ``L;down_ports;1,...,1;1,...,1``: when all links have one bandwidth and one
-latency, the XML is SimGrid's FAT_TREE cluster of that tree, which takes the
-same links and routes a message without a graph search
+latency and nodes one core, the XML is SimGrid's FAT_TREE cluster of that
+tree, which takes the same links and routes a message without a graph search
 (``collsim.platforms.simgrid``); per-level bandwidths or latencies and
-tapering, which that cluster cannot express (one ``bw`` for all links), are
-written as explicit links and routers in a Dijkstra zone.
+tapering, which that cluster cannot express (one ``bw`` for all links), and
+nodes of several cores are written as explicit links and routers in a
+Dijkstra zone.
 """
 
 from __future__ import annotations

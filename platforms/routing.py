@@ -14,9 +14,10 @@ the ``<route>`` elements):
     ``simgrid_order`` reproduces the ids that follow.  So the graph predicts
     the links of every simulated message, not only their number.  On a
     fat-tree this choice keeps every route in the switches whose up-port
-    labels are all 0 (``collsim.platforms.fat_tree``); a fat-tree whose links
-    are all alike is written as SimGrid's FAT_TREE cluster of those switches,
-    which takes the same routes (``tests/test_platform_fat_tree_native.py``).
+    labels are all 0 (``collsim.platforms.fat_tree``); a fat-tree of one-core
+    nodes whose links are all alike is written as SimGrid's FAT_TREE cluster
+    of those switches, which takes the same routes
+    (``tests/test_platform_fat_tree_native.py``).
 ``layered``
     Routes in a *routing graph*: a directed graph registered for the platform
     family (``register_routing_graph``) whose vertices are the hosts plus

@@ -109,10 +109,13 @@ def _native_fat_tree(G: nx.Graph) -> dict | None:
     no message.  SimGrid's FAT_TREE cluster of that shape (the same host
     order, each link SPLITDUPLEX) has exactly those routes, link for link,
     and routes a message without a graph search.  It gives every link one
-    bandwidth and one latency, and every host one speed and core count, so it
-    is used only when ``G`` has them; per-level values, tapering and edited
-    graphs keep the routed zone.  Loopback: the cluster's own, FATPIPE, as
-    the routed zone's ``network/loopback-*``.
+    bandwidth and one latency, and every host one speed, so it is used only
+    when ``G`` has them; per-level values, tapering and edited graphs keep the
+    routed zone.  So do nodes of several cores: the cluster gives each host a
+    loopback link of its own where the routed zone has SimGrid's one shared
+    ``network/loopback-*`` link (both FATPIPE, so the same model), and with
+    messages inside nodes among others SimGrid's solver then rounds some
+    times differently in the last bit (node_aware allreduce, random mapping).
     """
     params = G.graph.get("params", {})
     if G.graph.get("name") != "fat_tree" or G.graph.get("routing", "dijkstra") != "dijkstra":
@@ -125,7 +128,8 @@ def _native_fat_tree(G: nx.Graph) -> dict | None:
     if (hosts != [f"node-{i}" for i in range(math.prod(down_ports))]
             or G.number_of_edges() != edges_expected):
         return None
-    if len({(G.nodes[h]["speed_flops"], G.nodes[h]["cores"]) for h in hosts}) != 1:
+    if len({G.nodes[h]["speed_flops"] for h in hosts}) != 1 or any(
+            G.nodes[h]["cores"] != 1 for h in hosts):
         return None
     links = {(data["bandwidth_Bps"], data["latency_s"]) for _, _, data in G.edges(data=True)}
     if len(links) != 1:

@@ -20,12 +20,12 @@ def _hosts(G):
 
 
 def test_a_plain_fat_tree_is_simgrids_cluster_of_its_routed_subtree():
-    G = fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 2], cores_per_node=2,
-                 bandwidth_Bps=4e9, latency_s=5e-7)
+    G = fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 2], bandwidth_Bps=4e9,
+                 latency_s=5e-7)
     cluster = _cluster(G)
     assert cluster is not None and cluster.get("topology") == "FAT_TREE"
     assert cluster.get("topo_parameters") == "2;4,4;1,1;1,1"
-    assert (cluster.get("radical"), cluster.get("core")) == ("0-15", "2")
+    assert (cluster.get("radical"), cluster.get("core")) == ("0-15", "1")
     assert (cluster.get("bw"), cluster.get("lat")) == ("4000000000.0Bps", "5e-07s")
     # the loopback of the routed zone (FATPIPE, the graph's values), as the cluster's own
     assert (cluster.get("loopback_bw"), cluster.get("loopback_lat")) == ("50000000000.0Bps",
@@ -36,11 +36,14 @@ def test_a_plain_fat_tree_is_simgrids_cluster_of_its_routed_subtree():
     lambda: fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 2], tapering=2),
     lambda: fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 2], bandwidth_Bps=[1e10, 5e9]),
     lambda: fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 2], latency_s=[1e-6, 2e-6]),
+    lambda: fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 2], cores_per_node=2),
     lambda: multicore(fat_tree(levels=2, down_ports=[2, 2], up_ports=[1, 2]),
                       sockets_per_node=2, cores_per_socket=2),
 ])
 def test_what_the_cluster_cannot_express_stays_a_routed_zone(make):
-    """One bandwidth and one latency for all links, no sockets: anything else is routed."""
+    """One bandwidth and one latency for all links, one core per node (the cluster's
+    loopback is one link per host, not SimGrid's shared one), no sockets: anything
+    else is routed."""
     assert _cluster(make()) is None
 
 
@@ -85,13 +88,12 @@ def _times(G, mapping, np, cases, hockney):
 
 
 @pytest.mark.parametrize("make, np, mapping", [
-    (lambda: fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 2], cores_per_node=2), 24,
-     "random:3"),
+    (lambda: fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 2]), 12, "random:3"),
     (lambda: fat_tree(levels=3, down_ports=[2, 2, 3], up_ports=[2, 2, 2]), 12, "block"),
 ])
 def test_the_cluster_simulates_the_routed_zones_times_exactly(hockney, monkeypatch, make, np,
                                                               mapping):
-    """Byte-identical simulated times, across leaf switches, with contention and loopback."""
+    """Byte-identical simulated times, across leaf switches and with contention."""
     cases = [("allreduce", "recursive_doubling"), ("allreduce", "ring"),
              ("reduce", "binomial"), ("bcast", "scatter_allgather")]
     native = make()
