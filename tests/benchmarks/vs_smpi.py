@@ -53,7 +53,8 @@ at 23:11 UTC, 2 cores, other developers' simulations running (load average
                              collsim ring (checked)  35.3 s   2143 MB
                              collsim --timing-only   20.9 s     97 MB
 
-Before and after in one session, interleaved (``--timing-only``; CPU seconds
+The same command again at 23:14 (load 1.9 to 2.5): 256 ranks 1.3, 3.3 and
+1.5 s; 1024 ranks 30.9, 36.6 and 26.8 s (0.87x).  Before and after in one session, interleaved (``--timing-only``; CPU seconds
 of the process tree, which the load disturbs less than wall time; load 3.4 to
 4.1): 1024 ranks, smpirun lr 32.8 and 34.2, collsim on the Dijkstra zone 28.4
 and 30.1, on the cluster 23.9 and 22.4; 256 ranks (5 runs each), 1.1-1.2,
