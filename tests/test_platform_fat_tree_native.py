@@ -1,4 +1,4 @@
-"""fat_tree written as SimGrid's own FAT_TREE cluster: the same routes, the same simulated times."""
+"""fat_tree as SimGrid's own FAT_TREE cluster: the same routes, the same simulated times."""
 
 import math
 import xml.etree.ElementTree as ET
