@@ -8,11 +8,19 @@ of a level-(l-1) element; a level-(l-1) element with label
 al., "On generalized fat trees", IPPS 1995; the same shape SimGrid's FAT_TREE
 cluster builds from ``topo_parameters="L;down;up;parallel"``).
 
-Per-level bandwidths cannot be expressed in SimGrid's FAT_TREE cluster (one
-``bw`` for all links), so the tree is written as explicit links and routers in
-a Dijkstra zone; every hop-minimal route goes up to the nearest common
-ancestor level and down again, and ``collsim.platforms.routing`` reproduces
-which of the equal routes SimGrid takes.
+Every hop-minimal route goes up to the nearest common ancestor level and down
+again; ``collsim.platforms.routing`` reproduces which of the equal routes
+SimGrid's Dijkstra zone takes: always the one through the switches whose
+up-port labels ``b`` are all 0 (``switch-l-j`` with ``j < prod(down_ports[l:])``),
+so only those switches carry traffic and the other switches of a level
+(``up_ports`` > 1) carry none.  Those switches form the pure tree
+``L;down_ports;1,...,1;1,...,1``: when all links have one bandwidth and one
+latency and nodes one core, the XML is SimGrid's FAT_TREE cluster of that
+tree, which takes the same links and routes a message without a graph search
+(``collsim.platforms.simgrid``); per-level bandwidths or latencies and
+tapering, which that cluster cannot express (one ``bw`` for all links), and
+nodes of several cores are written as explicit links and routers in a
+Dijkstra zone.
 """
 
 from __future__ import annotations

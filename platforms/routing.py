@@ -12,7 +12,12 @@ the ``<route>`` elements):
     is hop-minimal; among several, ``route`` takes SimGrid's choice: the XML
     writer emits routes in ``G.edges`` order, each edge up then down, and
     ``simgrid_order`` reproduces the ids that follow.  So the graph predicts
-    the links of every simulated message, not only their number.
+    the links of every simulated message, not only their number.  On a
+    fat-tree this choice keeps every route in the switches whose up-port
+    labels are all 0 (``collsim.platforms.fat_tree``); a fat-tree of one-core
+    nodes whose links are all alike is written as SimGrid's FAT_TREE cluster
+    of those switches, which takes the same routes
+    (``tests/test_platform_fat_tree_native.py``).
 ``layered``
     Routes in a *routing graph*: a directed graph registered for the platform
     family (``register_routing_graph``) whose vertices are the hosts plus

@@ -37,6 +37,34 @@ The 1024-rank gap is the platform, not the harness: collbench's ring run by
 plain smpirun on the same native FAT_TREE cluster (``--timing-only --gamma
 0``) took 35.6 s, with the same simulated time.
 
+Fat-tree platform (2026-11-25): a fat-tree of one-core nodes whose links are
+all alike is now written as SimGrid's own FAT_TREE cluster of the switches its
+routes use (``collsim.platforms.simgrid``), not a DijkstraCache zone; the
+simulated times are the same to the bit.  ``.venv/bin/python
+tests/benchmarks/vs_smpi.py fat_tree_256_ring_1MiB fat_tree_1024_ring_1MiB``
+at 23:11 UTC, 2 cores, other developers' simulations running (load average
+3.2 at the start, 2.4 at the end):
+
+    case                     run                      wall     peak
+    fat_tree_256_ring_1MiB   smpirun lr               1.3 s    290 MB
+                             collsim ring (checked)   3.6 s    579 MB
+                             collsim --timing-only    1.5 s     58 MB
+    fat_tree_1024_ring_1MiB  smpirun lr              30.8 s   1223 MB
+                             collsim ring (checked)  35.3 s   2143 MB
+                             collsim --timing-only   20.9 s     97 MB
+
+The same command again at 23:14 (load 1.9 to 2.5): 256 ranks 1.3, 3.3 and
+1.5 s; 1024 ranks 30.9, 36.6 and 26.8 s (0.87x).  Before and after in one session, interleaved (``--timing-only``; CPU seconds
+of the process tree, which the load disturbs less than wall time; load 3.4 to
+4.1): 1024 ranks, smpirun lr 32.8 and 34.2, collsim on the Dijkstra zone 28.4
+and 30.1, on the cluster 23.9 and 22.4; 256 ranks (5 runs each), 1.1-1.2,
+1.3-1.4 and 1.3.  At 256 ranks collsim's remaining gap is its fixed cost
+(Python start-up and imports, about 0.3 s), not the simulation.  The
+smpirun side's cluster has all the spines (``1,16`` / ``1,32``) and SimGrid's
+d-mod-k up-links; collsim's routes use one spine (``collsim.platforms.fat_tree``):
+the same simulated time for this ring, not for patterns that load the spines
+(recursive doubling, 256 ranks, 1 MiB: 5.73 ms against 0.695 ms).
+
 Figures of 2026-11-23 (other work running, load 6-13, so wall times are
 pessimistic; peak memory then still from the RSS):
 
