@@ -23,6 +23,12 @@ all ranks).  A job of np ranks gets np / 8 nodes.
     round-robin and cached, with the socket's memory at 8 GB/s (MPICH's copy
     buffer in DRAM: 4 bytes of memory traffic per byte moved) instead of the
     catalog's 16 GB/s (copy buffer in cache: 2 bytes).
+``one_switch_256``
+    the headline at 256 ranks (32 nodes) with leaf switches of 32 nodes
+    instead of 16, so that no message crosses a spine: collsim's multicore
+    fat-tree sends every cross-leaf message through one spine (README,
+    Platforms), a 16:1 oversubscription the catalog's non-blocking tree does
+    not have.  The headline stops at 128 ranks (16 nodes: one leaf switch).
 """
 
 from __future__ import annotations
@@ -31,27 +37,36 @@ import sys
 from pathlib import Path
 
 from collsim.params import AlgorithmParams
-from collsim.platforms.catalog import catalog_platform, catalog_profile
+from collsim.platforms import fat_tree, multicore
+from collsim.platforms.catalog import CATALOG, catalog_platform, catalog_profile
 from collsim.profiles import load_profile
 from collsim.runner import RunSpec, run
 
 HERE = Path(__file__).resolve().parent
-PROCESS_COUNTS = (16, 64, 128, 256)
+PROCESS_COUNTS = (16, 64, 128)
 COUNTS = (512, 4096, 32768, 262144)          # doubles, as the seed's x-axis
 COLLECTIVES = ("reduce", "allreduce")
 CORES_PER_NODE = 8
-# experiment: (mapping kind, communicators cached, socket memory B/s or None = the catalog's)
+# experiment: (mapping kind, communicators cached, socket memory B/s or None = the catalog's,
+#              nodes per leaf switch or None = the catalog's 16, process counts)
 EXPERIMENTS = {
-    "headline": ("cyclic", True, None),
-    "block": ("block", True, None),
-    "per_call": ("cyclic", False, None),
-    "copy_in_memory": ("cyclic", True, 8e9),
+    "headline": ("cyclic", True, None, None, PROCESS_COUNTS),
+    "block": ("block", True, None, None, PROCESS_COUNTS),
+    "per_call": ("cyclic", False, None, None, PROCESS_COUNTS),
+    "copy_in_memory": ("cyclic", True, 8e9, None, PROCESS_COUNTS),
+    "one_switch_256": ("cyclic", True, None, 32, (256,)),
 }
 
 
-def machine(memory_Bps: float | None):
-    """The catalog machine, with the sockets' memory bandwidth replaced when given."""
-    G = catalog_platform("seed000_qdr320")
+def machine(memory_Bps: float | None, leaf_nodes: int | None = None):
+    """The catalog machine, with the sockets' memory bandwidth or the leaf switches' node
+    count (the spines then adjusted to keep 320 nodes) replaced when given."""
+    if leaf_nodes is None:
+        G = catalog_platform("seed000_qdr320")
+    else:
+        entry = CATALOG["seed000_qdr320"]
+        network = dict(entry["network"][1], down_ports=[leaf_nodes, 320 // leaf_nodes])
+        G = multicore(fat_tree(**network), **entry["params"])
     if memory_Bps is not None:
         for host, kind in G.nodes(data="kind"):
             if kind == "host":
@@ -70,10 +85,10 @@ def times_s(G, profile, collective, np, node_size, mapping, cached):
 def main() -> int:
     profile = load_profile(catalog_profile("seed000_qdr320"))
     rows = []
-    for experiment, (kind, cached, memory) in EXPERIMENTS.items():
-        G = machine(memory)
+    for experiment, (kind, cached, memory, leaf_nodes, counts) in EXPERIMENTS.items():
+        G = machine(memory, leaf_nodes)
         for collective in COLLECTIVES:
-            for np in PROCESS_COUNTS:
+            for np in counts:
                 mapping = f"cyclic:{np // CORES_PER_NODE}" if kind == "cyclic" else kind
                 flat = times_s(G, profile, collective, np, 1, mapping, cached)
                 aware = times_s(G, profile, collective, np, 0, mapping, cached)
@@ -98,7 +113,7 @@ def plot(rows) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
-    colours = ("tab:blue", "tab:orange", "tab:green", "tab:purple")
+    colours = ("tab:blue", "tab:orange", "tab:green")
     for ax, collective in zip(axes, COLLECTIVES):
         for experiment, style in (("headline", "-o"), ("block", ":s")):
             for np, colour in zip(PROCESS_COUNTS, colours):
