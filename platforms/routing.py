@@ -36,6 +36,8 @@ from collections import deque
 
 import networkx as nx
 
+from .fat_tree import cluster_route, native_cluster
+
 __all__ = ["route", "simgrid_order", "register_routing_graph", "routing_graph", "VIRTUAL_LINKS"]
 
 # The zero-latency, unbounded (FATPIPE) link of the detour (below).  A routing
@@ -221,6 +223,8 @@ def route(G: nx.Graph, source: str, target: str) -> list:
     """
     if source == target:
         return [source]
+    if native_cluster(G) is not None:
+        return cluster_route(G, source, target)
     routing = G.graph.get("routing", "dijkstra")
     if routing == "layered":
         return _layered_route(G, source, target)
