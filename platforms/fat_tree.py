@@ -9,18 +9,25 @@ al., "On generalized fat trees", IPPS 1995; the same shape SimGrid's FAT_TREE
 cluster builds from ``topo_parameters="L;down;up;parallel"``).
 
 Every hop-minimal route goes up to the nearest common ancestor level and down
-again; ``collsim.platforms.routing`` reproduces which of the equal routes
-SimGrid's Dijkstra zone takes: always the one through the switches whose
-up-port labels ``b`` are all 0 (``switch-l-j`` with ``j < prod(down_ports[l:])``),
-so only those switches carry traffic and the other switches of a level
-(``up_ports`` > 1) carry none.  Those switches form the pure tree
-``L;down_ports;1,...,1;1,...,1``: when all links have one bandwidth and one
-latency and nodes one core, the XML is SimGrid's FAT_TREE cluster of that
-tree, which takes the same links and routes a message without a graph search
-(``collsim.platforms.simgrid``); per-level bandwidths or latencies and
-tapering, which that cluster cannot express (one ``bw`` for all links), and
-nodes of several cores are written as explicit links and routers in a
-Dijkstra zone.
+again.  Which of the equal routes a message takes depends on how the graph is
+written (``collsim.platforms.simgrid``), and ``collsim.platforms.routing.route``
+predicts it either way:
+
+- A plain fat-tree (all links of one bandwidth and one latency, nodes of one
+  core: ``native_cluster``) is SimGrid's FAT_TREE cluster of its shape,
+  ``L;down_ports;up_ports;1,...,1`` (parallel cables are one link of their
+  summed bandwidth, here as in the graph).  SimGrid routes it with its
+  FatTreeZone rule, d-mod-k (``cluster_route``): the up-link at each level
+  is chosen from the destination's index, so cross-leaf messages to
+  different destinations use different spines.
+- Every other fat-tree (per-level bandwidths or latencies, tapering, nodes
+  of several cores, an edited graph), and the fat-trees inside
+  ``multicore`` and ``dual_rail`` platforms, are explicit links and routers
+  in a Dijkstra zone, whose tie-break always takes the switches whose
+  up-port labels ``b`` are all 0 (``switch-l-j`` with
+  ``j < prod(down_ports[l:])``).  On those the other switches of a level
+  (``up_ports`` > 1) carry no traffic: all cross-leaf traffic crosses one
+  spine, oversubscribed ``up_ports[-1]``:1 on a two-level tree.
 """
 
 from __future__ import annotations
