@@ -41,7 +41,7 @@ from ._common import (LINK_DEFAULTS, NODE_DEFAULTS, add_host, add_link, check_li
                       check_node_parameters, new_platform)
 from ._validate import check_count, check_nonnegative, check_positive
 
-__all__ = ["fat_tree", "topo_parameters"]
+__all__ = ["fat_tree", "topo_parameters", "native_cluster", "cluster_route"]
 
 
 def _real_at_least_one(name, value):
