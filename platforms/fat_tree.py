@@ -9,18 +9,25 @@ al., "On generalized fat trees", IPPS 1995; the same shape SimGrid's FAT_TREE
 cluster builds from ``topo_parameters="L;down;up;parallel"``).
 
 Every hop-minimal route goes up to the nearest common ancestor level and down
-again; ``collsim.platforms.routing`` reproduces which of the equal routes
-SimGrid's Dijkstra zone takes: always the one through the switches whose
-up-port labels ``b`` are all 0 (``switch-l-j`` with ``j < prod(down_ports[l:])``),
-so only those switches carry traffic and the other switches of a level
-(``up_ports`` > 1) carry none.  Those switches form the pure tree
-``L;down_ports;1,...,1;1,...,1``: when all links have one bandwidth and one
-latency and nodes one core, the XML is SimGrid's FAT_TREE cluster of that
-tree, which takes the same links and routes a message without a graph search
-(``collsim.platforms.simgrid``); per-level bandwidths or latencies and
-tapering, which that cluster cannot express (one ``bw`` for all links), and
-nodes of several cores are written as explicit links and routers in a
-Dijkstra zone.
+again.  Which of the equal routes a message takes depends on how the graph is
+written (``collsim.platforms.simgrid``), and ``collsim.platforms.routing.route``
+predicts it either way:
+
+- A plain fat-tree (all links of one bandwidth and one latency, nodes of one
+  core: ``native_cluster``) is SimGrid's FAT_TREE cluster of its shape,
+  ``L;down_ports;up_ports;1,...,1`` (parallel cables are one link of their
+  summed bandwidth, here as in the graph).  SimGrid routes it with its
+  FatTreeZone rule, d-mod-k (``cluster_route``): the up-link at each level
+  is chosen from the destination's index, so cross-leaf messages to
+  different destinations use different spines.
+- Every other fat-tree (per-level bandwidths or latencies, tapering, nodes
+  of several cores, an edited graph), and the fat-trees inside
+  ``multicore`` and ``dual_rail`` platforms, are explicit links and routers
+  in a Dijkstra zone, whose tie-break always takes the switches whose
+  up-port labels ``b`` are all 0 (``switch-l-j`` with
+  ``j < prod(down_ports[l:])``).  On those the other switches of a level
+  (``up_ports`` > 1) carry no traffic: all cross-leaf traffic crosses one
+  spine, oversubscribed ``up_ports[-1]``:1 on a two-level tree.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from ._common import (LINK_DEFAULTS, NODE_DEFAULTS, add_host, add_link, check_li
                       check_node_parameters, new_platform)
 from ._validate import check_count, check_nonnegative, check_positive
 
-__all__ = ["fat_tree", "topo_parameters"]
+__all__ = ["fat_tree", "topo_parameters", "native_cluster", "cluster_route"]
 
 
 def _real_at_least_one(name, value):
@@ -173,3 +180,138 @@ def fat_tree(
                          latency_s=latencies[level - 1], kind=f"level-{level}")
     assert sum(1 for _, k in G.nodes(data="kind") if k == "host") == nodes
     return G
+
+
+# -- SimGrid's FAT_TREE cluster: when it is used, and its routes --------------
+
+
+def native_cluster(G: nx.Graph) -> dict | None:
+    """The FAT_TREE cluster ``G`` is written as, or None (then a routed Dijkstra zone).
+
+    A fat-tree from ``fat_tree`` whose hosts are ``node-0..`` in order, with
+    one core each and one speed, and whose links all have one bandwidth and
+    one latency is SimGrid's ``<cluster topology="FAT_TREE">`` of the same
+    shape: ``topo_parameters`` ``L;down_ports;up_ports;1,..,1``.  Each graph
+    edge (``k`` parallel cables merged into one link of ``k`` times the
+    bandwidth, as everywhere in collsim) is one link of the cluster, so the
+    parallel-link vector is all 1; the switches a route takes are the same
+    as with ``k`` separate cables (SimGrid picks up-port ``d mod (up * k)``,
+    whose parent is ``d mod up``).  SimGrid routes the cluster with its
+    FatTreeZone rule (``cluster_route``), not by a graph search.
+
+    Per-level bandwidths or latencies, tapering, nodes of several cores (the
+    cluster's per-host loopback links round some times differently from the
+    routed zone's one shared loopback) and edited graphs return None.  The
+    answer is kept in ``G.graph`` while the graph keeps its size.
+    """
+    if G.graph.get("name") != "fat_tree" or G.graph.get("routing", "dijkstra") != "dijkstra":
+        return None
+    key = (G.number_of_nodes(), G.number_of_edges())
+    cached = G.graph.get("_native_cluster")
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    cluster = _native_cluster(G)
+    G.graph["_native_cluster"] = (key, cluster)
+    return cluster
+
+
+def _native_cluster(G: nx.Graph) -> dict | None:
+    params = G.graph.get("params", {})
+    down_ports, up_ports = params["down_ports"], params["up_ports"]
+    levels = params["levels"]
+    hosts = [n for n, kind in G.nodes(data="kind") if kind == "host"]
+    edges_expected = sum(math.prod(down_ports[level - 1:]) * math.prod(up_ports[:level])
+                         for level in range(1, levels + 1))
+    if (hosts != [f"node-{i}" for i in range(math.prod(down_ports))]
+            or G.number_of_edges() != edges_expected):
+        return None
+    if len({G.nodes[h]["speed_flops"] for h in hosts}) != 1 or any(
+            G.nodes[h]["cores"] != 1 for h in hosts):
+        return None
+    links = {(data["bandwidth_Bps"], data["latency_s"]) for _, _, data in G.edges(data=True)}
+    if len(links) != 1:
+        return None
+    (bandwidth_Bps, latency_s), = links
+    return dict(bandwidth_Bps=bandwidth_Bps, latency_s=latency_s, levels=levels,
+                down_ports=list(down_ports), up_ports=list(up_ports), parallel_links=[1] * levels,
+                topo_parameters=topo_parameters(down_ports=down_ports, up_ports=up_ports,
+                                                parallel_links=[1] * levels))
+
+
+def _digits(position: int, radices) -> list:
+    digits = []
+    for radix in radices:
+        digits.append(position % radix)
+        position //= radix
+    return digits
+
+
+def _number(digits, radices) -> int:
+    position = 0
+    for digit, radix in zip(reversed(digits), reversed(radices)):
+        position = position * radix + digit
+    return position
+
+
+def cluster_route(G: nx.Graph, source: str, target: str) -> list:
+    """The route SimGrid 3.32's FatTreeZone takes in ``G``'s cluster, as nodes of ``G``.
+
+    SimGrid's labels: an element of level l at position j (SimGrid's order)
+    has the digits of j, least significant first, in the radices ``up[d]``
+    for d < l and ``down[d]`` for d >= l; ``fat_tree`` numbers the same
+    element by the digits d >= l first, then d < l.  The rule
+    (src/kernel/routing/FatTreeZone.cpp, ``get_local_route``): from the
+    source go up while the current element's subtree (the hosts whose digits
+    d >= its level equal its own) lacks the destination; at level l the
+    up-port is ``(dst // prod(up[:l])) mod (up[l] * parallel[l])``, port p
+    leading to the parent whose digit l is ``p mod up[l]`` (cable
+    ``p // up[l]``).  Then go down: at a level-l switch, scan the child ports
+    from ``(src mod parallel[l-1]) * down[l-1]`` for the first whose
+    ``port mod down[l-1]`` is the destination's digit l-1; SimGrid's loop
+    goes on scanning from the next port number in the child it reached, which
+    can change the cable (never the switch) when ``parallel`` > 1.
+    """
+    cluster = native_cluster(G)
+    if cluster is None:
+        raise ValueError("not a FAT_TREE cluster platform")
+    if source == target:
+        return [source]
+    L, down, up, par = (cluster["levels"], cluster["down_ports"], cluster["up_ports"],
+                        cluster["parallel_links"])
+
+    def radices(level):
+        return [up[d] if d < level else down[d] for d in range(L)]
+
+    def name(level, label):
+        if level == 0:
+            return f"node-{_number(label, down)}"
+        ours = label[level:] + label[:level]
+        return f"switch-{level}-{_number(ours, down[level:] + up[:level])}"
+
+    src = int(source.rsplit("-", 1)[1])
+    dst = int(target.rsplit("-", 1)[1])
+    dst_label = _digits(dst, down)
+    level, label = 0, _digits(src, down)
+    path = [source]
+
+    def in_subtree(level, label):
+        return level > 0 and all(label[d] == dst_label[d] for d in range(level, L))
+
+    while not in_subtree(level, label):
+        d = dst
+        for i in range(level):
+            d //= up[i]
+        port = d % (up[level] * par[level])
+        label = label[:level] + [port % up[level]] + label[level + 1:]
+        level += 1
+        path.append(name(level, label))
+    while level > 0:
+        port = (src % par[level - 1]) * down[level - 1]
+        while level > 0 and port < down[level - 1] * par[level - 1]:
+            if port % down[level - 1] == dst_label[level - 1]:
+                label = label[:level - 1] + [port % down[level - 1]] + label[level:]
+                level -= 1
+                path.append(name(level, label))
+            port += 1
+    assert path[-1] == target, (source, target, path)
+    return path

@@ -1,6 +1,6 @@
 """Routes on a platform graph, exactly as the generated SimGrid routing takes them.
 
-Two routings are generated, both as SimGrid ``routing="DijkstraCache"`` zones
+Two routings are generated as SimGrid ``routing="DijkstraCache"`` zones
 (one shortest-path search per source, cached; SimGrid 3.32 to 4.x cost an
 edge of the search by its number of links and keep, for every node, the
 first predecessor popped (by cost, then internal id) that reaches it at its
@@ -14,10 +14,13 @@ the ``<route>`` elements):
     ``simgrid_order`` reproduces the ids that follow.  So the graph predicts
     the links of every simulated message, not only their number.  On a
     fat-tree this choice keeps every route in the switches whose up-port
-    labels are all 0 (``collsim.platforms.fat_tree``); a fat-tree of one-core
-    nodes whose links are all alike is written as SimGrid's FAT_TREE cluster
-    of those switches, which takes the same routes
-    (``tests/test_platform_fat_tree_native.py``).
+    labels are all 0 (``collsim.platforms.fat_tree``).
+``FAT_TREE`` cluster
+    A fat-tree of one-core nodes whose links are all alike is written as
+    SimGrid's FAT_TREE cluster of its shape (``fat_tree.native_cluster``);
+    ``route`` then follows SimGrid's FatTreeZone rule, d-mod-k
+    (``fat_tree.cluster_route``, checked against SimGrid's own routes in
+    ``tests/test_platform_fat_tree_native.py``).
 ``layered``
     Routes in a *routing graph*: a directed graph registered for the platform
     family (``register_routing_graph``) whose vertices are the hosts plus
@@ -35,6 +38,8 @@ from __future__ import annotations
 from collections import deque
 
 import networkx as nx
+
+from .fat_tree import cluster_route, native_cluster
 
 __all__ = ["route", "simgrid_order", "register_routing_graph", "routing_graph", "VIRTUAL_LINKS"]
 
@@ -221,6 +226,8 @@ def route(G: nx.Graph, source: str, target: str) -> list:
     """
     if source == target:
         return [source]
+    if native_cluster(G) is not None:
+        return cluster_route(G, source, target)
     routing = G.graph.get("routing", "dijkstra")
     if routing == "layered":
         return _layered_route(G, source, target)

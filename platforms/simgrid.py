@@ -21,6 +21,8 @@ import networkx as nx
 from collsim.files import write_atomically
 from collsim.units import simgrid_bandwidth, simgrid_time
 
+from .fat_tree import native_cluster
+
 __all__ = [
     "platform_xml",
     "platform_hash",
@@ -64,17 +66,18 @@ def _crossbar_xml(G: nx.Graph) -> ET.Element:
 
 
 def _fat_tree_xml(G: nx.Graph) -> ET.Element:
-    """SimGrid's own FAT_TREE cluster when it takes the same links, else the routed zone."""
-    cluster = _native_fat_tree(G)
+    """SimGrid's own FAT_TREE cluster when the graph is one (``fat_tree.native_cluster``), else
+    the routed zone."""
+    cluster = native_cluster(G)
     if cluster is None:
         return _routed_xml(G)
     hosts = [n for n, kind in G.nodes(data="kind") if kind == "host"]
     host = G.nodes[hosts[0]]
     platform = ET.Element("platform", version="4.1")
     platform.append(ET.Comment(
-        f" collsim fat_tree {G.graph['topo_parameters']}: its routes (SimGrid's Dijkstra "
-        "tie-breaking, collsim.platforms.routing) use only the switches whose up-port "
-        f"labels are all 0, which form the tree {cluster['topo_parameters']} written here "))
+        f" collsim fat_tree {G.graph['topo_parameters']}, routed by SimGrid's FatTreeZone "
+        "(d-mod-k up-port choice; collsim.platforms.fat_tree.cluster_route); parallel "
+        "cables are one link of their summed bandwidth "))
     zone = ET.SubElement(platform, "zone", id="world", routing="Full")
     element = ET.SubElement(
         zone,
@@ -96,48 +99,6 @@ def _fat_tree_xml(G: nx.Graph) -> ET.Element:
     ET.SubElement(element, "prop", id="gamma_s_per_byte",
                   value=repr(float(G.graph["gamma_s_per_byte"])))
     return platform
-
-
-def _native_fat_tree(G: nx.Graph) -> dict | None:
-    """The FAT_TREE cluster that routes every message of ``G`` over the same links, or None.
-
-    ``G``'s routes (``collsim.platforms.routing``: SimGrid's Dijkstra zone
-    breaks ties by the smallest internal id) go up and down through the
-    switches whose up-port labels ``b`` are all 0 only, i.e. switch-l-j with
-    j < prod(down_ports[l:]).  Those switches and the links between them are
-    the pure tree ``L;down_ports;1,...,1;1,...,1``; the other switches carry
-    no message.  SimGrid's FAT_TREE cluster of that shape (the same host
-    order, each link SPLITDUPLEX) has exactly those routes, link for link,
-    and routes a message without a graph search.  It gives every link one
-    bandwidth and one latency, and every host one speed, so it is used only
-    when ``G`` has them; per-level values, tapering and edited graphs keep the
-    routed zone.  So do nodes of several cores: the cluster gives each host a
-    loopback link of its own where the routed zone has SimGrid's one shared
-    ``network/loopback-*`` link (both FATPIPE, so the same model), and with
-    messages inside nodes among others SimGrid's solver then rounds some
-    times differently in the last bit (node_aware allreduce, random mapping).
-    """
-    params = G.graph.get("params", {})
-    if G.graph.get("name") != "fat_tree" or G.graph.get("routing", "dijkstra") != "dijkstra":
-        return None
-    down_ports, up_ports = params["down_ports"], params["up_ports"]
-    levels = params["levels"]
-    hosts = [n for n, kind in G.nodes(data="kind") if kind == "host"]
-    edges_expected = sum(math.prod(down_ports[level - 1:]) * math.prod(up_ports[:level])
-                         for level in range(1, levels + 1))
-    if (hosts != [f"node-{i}" for i in range(math.prod(down_ports))]
-            or G.number_of_edges() != edges_expected):
-        return None
-    if len({G.nodes[h]["speed_flops"] for h in hosts}) != 1 or any(
-            G.nodes[h]["cores"] != 1 for h in hosts):
-        return None
-    links = {(data["bandwidth_Bps"], data["latency_s"]) for _, _, data in G.edges(data=True)}
-    if len(links) != 1:
-        return None
-    (bandwidth_Bps, latency_s), = links
-    ones = ",".join("1" * levels)
-    return dict(bandwidth_Bps=bandwidth_Bps, latency_s=latency_s,
-                topo_parameters=f"{levels};{','.join(map(str, down_ports))};{ones};{ones}")
 
 
 def _link_name(u: str, v: str) -> str:

@@ -1,12 +1,16 @@
-"""fat_tree as SimGrid's own FAT_TREE cluster: the same routes, the same simulated times."""
+"""fat_tree as SimGrid's own FAT_TREE cluster: its FatTreeZone routes, predicted link for link."""
 
 import math
+import re
+import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
 
 from collsim.harness import simulate
-from collsim.platforms import fat_tree, map_ranks, multicore, platform_xml, route
+from collsim.platforms import (fat_tree, map_ranks, multicore, pair_classes, platform_xml, route,
+                               write_platform)
 from collsim.platforms import simgrid
 
 
@@ -19,12 +23,12 @@ def _hosts(G):
     return [n for n, k in G.nodes(data="kind") if k == "host"]
 
 
-def test_a_plain_fat_tree_is_simgrids_cluster_of_its_routed_subtree():
+def test_a_plain_fat_tree_is_simgrids_cluster_of_its_shape():
     G = fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 2], bandwidth_Bps=4e9,
                  latency_s=5e-7)
     cluster = _cluster(G)
     assert cluster is not None and cluster.get("topology") == "FAT_TREE"
-    assert cluster.get("topo_parameters") == "2;4,4;1,1;1,1"
+    assert cluster.get("topo_parameters") == "2;4,4;1,2;1,1"
     assert (cluster.get("radical"), cluster.get("core")) == ("0-15", "1")
     assert (cluster.get("bw"), cluster.get("lat")) == ("4000000000.0Bps", "5e-07s")
     # the loopback of the routed zone (FATPIPE, the graph's values), as the cluster's own
@@ -54,52 +58,162 @@ def test_an_edited_graph_stays_a_routed_zone():
     assert _cluster(G) is None
 
 
-@pytest.mark.parametrize("levels, down_ports, up_ports", [
-    (2, [4, 4], [1, 2]),
-    (2, [2, 3], [3, 2]),
-    (3, [2, 2, 2], [2, 2, 2]),
-    (3, [3, 2, 2], [1, 3, 2]),
+def test_parallel_cables_are_one_link_of_their_summed_bandwidth():
+    G = fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 4], parallel_links=[2, 2],
+                 bandwidth_Bps=1e10)
+    cluster = _cluster(G)
+    assert cluster.get("topo_parameters") == "2;4,4;1,4;1,1"
+    assert cluster.get("bw") == "20000000000.0Bps"
+
+
+# -- SimGrid's own routes, dumped by a small s4u program ----------------------
+
+_ROUTES_CPP = r"""
+#include <simgrid/s4u.hpp>
+#include <cstdio>
+int main(int argc, char** argv) {
+  simgrid::s4u::Engine e(&argc, argv);
+  e.load_platform(argv[1]);
+  for (auto* a : e.get_all_hosts())
+    for (auto* b : e.get_all_hosts()) {
+      if (a == b) continue;
+      std::vector<simgrid::s4u::Link*> links;
+      double latency = 0;
+      a->route_to(b, links, &latency);
+      std::printf("%s %s", a->get_cname(), b->get_cname());
+      for (auto* link : links) std::printf(" %s", link->get_cname());
+      std::printf("\n");
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def simgrid_routes(tmp_path_factory):
+    """``simgrid_routes(G)``: SimGrid's route of every host pair, as nodes of ``G``.
+
+    FatTreeZone names a link ``link_from_<child>_<parent>_<n>_UP/DOWN`` by its
+    elements' ids: host i is i; the switches are numbered down from 2N - 1
+    (N hosts, below 0 when there are more than 2N switches) in SimGrid's order, level by level, position by position, and
+    the element at level l, position j has the digits of j (least significant
+    first) in the radices up[d] (d < l) and down[d] (d >= l).  collsim's
+    ``switch-l-i`` numbers those digits from d = l up, then d < l.
+    """
+    compiler = shutil.which("g++") or shutil.which("c++")
+    if compiler is None:
+        pytest.skip("no C++ compiler to build the route dump")
+    folder = tmp_path_factory.mktemp("routes")
+    (folder / "routes.cpp").write_text(_ROUTES_CPP)
+    subprocess.run([compiler, "-std=c++17", "routes.cpp", "-o", "routes", "-lsimgrid"],
+                   cwd=folder, check=True, capture_output=True)
+
+    def dump(G):
+        params = G.graph["params"]
+        down, up, levels = params["down_ports"], params["up_ports"], params["levels"]
+        hosts = math.prod(down)
+        names = {}  # switch ids (they go below 0 and meet the hosts' when switches outnumber hosts)
+        k = 2 * hosts
+        for level in range(1, levels + 1):
+            radices = [up[d] if d < level else down[d] for d in range(levels)]
+            count = math.prod(radices)
+            for j in range(count):
+                k -= 1
+                digits, rest = [], j
+                for radix in radices:
+                    digits.append(rest % radix)
+                    rest //= radix
+                ours = digits[level:] + digits[:level]
+                ours_radices = radices[level:] + radices[:level]
+                index = 0
+                for digit, radix in zip(reversed(ours), reversed(ours_radices)):
+                    index = index * radix + digit
+                names[k] = f"switch-{level}-{index}"
+        write_platform(G, folder / "platform.xml")
+        out = subprocess.run([str(folder / "routes"), str(folder / "platform.xml")],
+                             check=True, capture_output=True, text=True).stdout
+        routes = {}
+        for line in out.splitlines():
+            source, target, *links = line.split()
+            path = [source]
+            for n, link in enumerate(links, 1):
+                child, parent, direction = re.fullmatch(
+                    r"link_from_(-?\d+)_(-?\d+)_\d+_(UP|DOWN)", link).groups()
+                if direction == "UP":
+                    path.append(names[int(parent)])
+                else:
+                    path.append(f"node-{child}" if n == len(links) else names[int(child)])
+            routes[source, target] = path
+        assert len(routes) == hosts * (hosts - 1)
+        return routes
+
+    return dump
+
+
+@pytest.mark.parametrize("levels, down_ports, up_ports, parallel_links", [
+    (2, [4, 4], [1, 4], [1, 1]),
+    (2, [2, 3], [3, 2], [1, 1]),
+    (3, [2, 2, 3], [2, 2, 2], [1, 1, 1]),
+    (3, [3, 2, 2], [1, 3, 2], [2, 2, 2]),
 ])
-def test_every_route_stays_in_the_subtree_of_up_labels_zero(levels, down_ports, up_ports):
-    """What makes the cluster exact: the graph's routes (SimGrid's Dijkstra choice) use
-    only switch-l-j with j < prod(down_ports[l:]), the switches whose up-port labels
-    are all 0; those form a tree, so each route is its unique path there."""
-    G = fat_tree(levels=levels, down_ports=down_ports, up_ports=up_ports)
-    hosts = _hosts(G)
-    for source in hosts:
-        for target in hosts:
-            for node in route(G, source, target)[1:-1]:
-                level = G.nodes[node]["level"]
-                index = int(node.rsplit("-", 1)[1])
-                assert index < math.prod(down_ports[level:]), (source, target, node)
+def test_every_predicted_route_is_simgrids(simgrid_routes, levels, down_ports, up_ports,
+                                          parallel_links):
+    """collsim's route (fat_tree.cluster_route) of every host pair is the one SimGrid takes."""
+    G = fat_tree(levels=levels, down_ports=down_ports, up_ports=up_ports,
+                 parallel_links=parallel_links)
+    assert _cluster(G) is not None
+    for (source, target), path in simgrid_routes(G).items():
+        assert route(G, source, target) == path, (source, target)
+        assert all(G.has_edge(a, b) for a, b in zip(path, path[1:]))
 
 
-def _times(G, mapping, np, cases, hockney):
-    rank_hosts = map_ranks(G, np, mapping)
-    times = []
-    for collective, algorithm in cases:
-        rows, status = simulate(G, rank_hosts, hockney,
-                                ["--coll", collective, "--alg", algorithm, "--bytes", "8,65536",
-                                 "--root", "1", "--timing-only"],
-                                what=f"{collective}/{algorithm}")
+def test_cross_leaf_messages_to_different_destinations_take_different_spines(simgrid_routes):
+    """--down-ports 4,4 --up-ports 1,4: no longer one spine for all (SimGrid's d-mod-k)."""
+    G = fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 4])
+    routes = simgrid_routes(G)
+    for source in _hosts(G):
+        leaf = int(source.split("-")[1]) // 4
+        others = [h for h in _hosts(G) if int(h.split("-")[1]) // 4 != leaf]
+        for group in (others[:4], others[4:8], others[8:]):
+            spines = {route(G, source, h)[2] for h in group}
+            assert spines == {routes[source, h][2] for h in group}
+            assert len(spines) == 4, (source, group, spines)
+
+
+def test_one_spine_routes_stay_on_the_routed_zone():
+    """Tapering (and per-level values, several cores) keep the Dijkstra zone and its routes
+    through the switches whose up-port labels are all 0."""
+    G = fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 4], tapering=2)
+    assert _cluster(G) is None
+    assert {route(G, "node-0", f"node-{i}")[2] for i in range(4, 16)} == {"switch-2-0"}
+
+
+def test_pingpong_per_class_on_the_cluster(hockney):
+    G = fat_tree(levels=3, down_ports=[2, 2, 2], up_ports=[1, 2, 2], bandwidth_Bps=4e9,
+                 latency_s=7e-7)
+    assert _cluster(G) is not None
+    classes = pair_classes(G, sources=["node-0", "node-5"])
+    for (alpha_s, beta_s_per_byte), (source, target, _) in classes.items():
+        rows, status = simulate(G, [source, target], hockney,
+                                ["--pingpong", "--bytes", "0,1048576", "--peer", "1"],
+                                what="ping-pong")
         assert status == 0
-        times += [row["time_s"] for row in rows]
-    return times
+        for row in rows:
+            predicted = alpha_s + (row["bytes"] + hockney.envelope_bytes) * beta_s_per_byte
+            assert row["time_s"] == pytest.approx(predicted, rel=1e-9), (source, target, row)
+    assert sorted(h for _, _, h in classes.values()) == [2, 4, 6]
 
 
-@pytest.mark.parametrize("make, np, mapping", [
-    (lambda: fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 2]), 12, "random:3"),
-    (lambda: fat_tree(levels=3, down_ports=[2, 2, 3], up_ports=[2, 2, 2]), 12, "block"),
-])
-def test_the_cluster_simulates_the_routed_zones_times_exactly(hockney, monkeypatch, make, np,
-                                                              mapping):
-    """Byte-identical simulated times, across leaf switches and with contention."""
-    cases = [("allreduce", "recursive_doubling"), ("allreduce", "ring"),
-             ("reduce", "binomial"), ("bcast", "scatter_allgather")]
-    native = make()
-    assert _cluster(native) is not None
-    native_times = _times(native, mapping, np, cases, hockney)
+def test_the_cluster_no_longer_funnels_through_one_spine(hockney, monkeypatch):
+    """16 ranks, recursive doubling of 1 MiB on 4,4 / 1,4: SimGrid's d-mod-k spreads the
+    cross-leaf steps over the 4 spines; the one-spine routed zone shares one."""
+    G = fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 4])
+    args = ["--coll", "allreduce", "--alg", "recursive_doubling", "--bytes", "1048576",
+            "--timing-only"]
+    hosts = map_ranks(G, 16, "block")
+    (native,), status = simulate(G, hosts, hockney, args, what="native")
+    assert status == 0
     monkeypatch.setitem(simgrid._WRITERS, "fat_tree", simgrid._routed_xml)
-    routed = make()
-    assert _cluster(routed) is None
-    assert native_times == _times(routed, mapping, np, cases, hockney)
+    (routed,), status = simulate(fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 4]), hosts,
+                                 hockney, args, what="routed")
+    assert status == 0
+    assert native["time_s"] < 0.7 * routed["time_s"]  # 0.767 ms against 1.270 ms
