@@ -393,6 +393,7 @@ typedef struct run_context {
     const char *inner_algorithm, *outer_algorithm;
     int group_count;
     progress watcher; /* rank 0's progress reporter */
+    char **environment_args; /* the command line from $COLLBENCH_ARGS (NULL: argv's) */
 } run_context;
 
 /* Prints "key": number, or "key": null for an infinite number (no bound). */
@@ -1043,6 +1044,16 @@ static OWN_FRAME int prepare(run_context *ctx, options *opt, int argc, char **ar
 {
     char err[512];
     int status = EXIT_OK;
+    int nargs;
+    ctx->environment_args = options_environment_argv(argc, argv, &nargs);
+    if (nargs < 0) {
+        fprintf(stderr, "collbench: error: out of memory for $%s\n", OPTIONS_ENVIRONMENT);
+        return EXIT_MPI_ERROR;
+    }
+    if (ctx->environment_args != NULL) {
+        argc = nargs;
+        argv = ctx->environment_args;
+    }
     if (options_parse(argc, argv, opt, err, sizeof err) != 0) {
         if (ctx->rank == 0)
             fprintf(stderr, "collbench: error: %s\n", err);
@@ -1161,6 +1172,8 @@ int main(int argc, char **argv)
         status = run(&state->ctx, &state->opt, argc, argv);
     else
         fprintf(stderr, "collbench: error: out of memory\n");
+    if (state != NULL)
+        free(state->ctx.environment_args);
     free(state);
     MPI_Finalize();
     return status;
