@@ -93,6 +93,12 @@ CASES = {
                                   "--chassis-per-group", "2", "--routers-per-chassis", "8",
                                   "--nodes-per-router", "8"],
                                  ("DRAGONFLY", "8,1;2,1;8,1;8")),
+    "crossbar_4096_ring_1MiB": (4096, 1 << 20, "lr", "ring",
+                                ["--platform", "crossbar", "--nodes", "4096"], None),
+    "fat_tree_4096_ring_1MiB": (4096, 1 << 20, "lr", "ring",
+                                ["--platform", "fat_tree", "--levels", "2",
+                                 "--down-ports", "64,64", "--up-ports", "1,64"],
+                                ("FAT_TREE", "2;64,64;1,64;1,1")),
     "crossbar_16384_rdb_8B": (16384, 8, "rdb", "recursive_doubling",
                               ["--platform", "crossbar", "--nodes", "16384"], None),
     "crossbar_65536_rdb_8B": (65536, 8, "rdb", "recursive_doubling",
@@ -166,7 +172,10 @@ def _measure(argv: list[str], env=None) -> tuple[float, float, str]:
     return wall, peak_mb, stdout
 
 
-def run_case(name: str, workdir: Path, program: Path) -> None:
+RUNS = ("smpirun", "checked", "timing-only")
+
+
+def run_case(name: str, workdir: Path, program: Path, runs=RUNS) -> None:
     np, n_bytes, smpi_alg, alg, platform_args, topology = CASES[name]
     platform = workdir / f"{name}.xml"
     platform.write_text(_cluster_xml(np, topology))
@@ -182,8 +191,11 @@ def run_case(name: str, workdir: Path, program: Path) -> None:
                "allreduce", "--alg", alg, "--bytes", str(n_bytes), "--json",
                "--timeout-s", "3600", "--gamma", "0", *platform_args]
     results = []
-    for label, argv in (("smpirun " + smpi_alg, stock), ("collsim " + alg, collsim),
-                        ("collsim --timing-only", collsim + ["--timing-only"])):
+    for run, label, argv in (("smpirun", "smpirun " + smpi_alg, stock),
+                             ("checked", "collsim " + alg, collsim),
+                             ("timing-only", "collsim --timing-only", collsim + ["--timing-only"])):
+        if run not in runs:
+            continue
         try:
             wall, peak_mb, stdout = _measure(argv)
         except SystemExit as failure:
@@ -195,6 +207,7 @@ def run_case(name: str, workdir: Path, program: Path) -> None:
             import json
             simulated = json.loads(stdout.splitlines()[-1])["time_s"]
         results.append((label, wall, peak_mb, float(simulated)))
+    # the ratios are to plain smpirun's figures, or to the first run made
     base_wall, base_mb = results[0][1], results[0][2]
     for label, wall, peak_mb, simulated in results:
         print(f"{name:<28} {label:<24} {wall:>9.1f} s {peak_mb:>9.0f} MB "
@@ -206,6 +219,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cases", nargs="*", help="case names (default: all)")
     parser.add_argument("--list", action="store_true", help="list the cases")
+    parser.add_argument("--runs", default=",".join(RUNS),
+                        help=f"which runs of each case, comma-separated (default {','.join(RUNS)})")
     args = parser.parse_args()
     if args.list:
         print("\n".join(CASES))
@@ -213,6 +228,9 @@ def main() -> None:
     unknown = [c for c in args.cases if c not in CASES]
     if unknown:
         raise SystemExit(f"vs_smpi: unknown case {unknown[0]!r} (--list shows them)")
+    runs = args.runs.split(",")
+    if not runs or any(r not in RUNS for r in runs):
+        raise SystemExit(f"vs_smpi: --runs takes some of {','.join(RUNS)}")
     with tempfile.TemporaryDirectory(prefix="vs-smpi-") as tmp:
         workdir = Path(tmp)
         program = workdir / "allreduce"
@@ -222,7 +240,7 @@ def main() -> None:
                        check=True, env=env)
         print(f"{'case':<28} {'run':<24} {'wall':>11} {'peak':>12} {'wall/':>7} {'mem/':>7}")
         for name in args.cases or list(CASES):
-            run_case(name, workdir, program)
+            run_case(name, workdir, program, runs)
 
 
 if __name__ == "__main__":
