@@ -25,10 +25,12 @@ CPU time is given where it matters):
                              smpirun rdb             39.6 s    324 MB
                              collsim run (checked)   17.4 s    421 MB   0.44x  1.30x
                              collsim --timing-only   17.8 s    427 MB   0.45x  1.32x
-    (sampled every 0.05 s, 23:10-23:12, load 3.2-4: smpirun rdb 344 MB,
-    collsim run 426 MB, 1.24x.  Before this session's changes, same day, load
-    1.5: smpirun rdb 16.1 s / 343 MB, collsim run 9.5 s / 574 MB (1.67x),
-    --timing-only 10.7 s / 582 MB.)
+    (again at 23:14, load 1.9-2.6: smpirun rdb 24.5 s / 329 MB, collsim run
+    12.4 s / 428 MB (0.50x, 1.30x), --timing-only 14.4 s / 433 MB (0.59x,
+    1.31x).  A series sampled every 0.05 s, 23:10-23:12, load 3.2-4:
+    smpirun rdb 344 MB, collsim run 426 MB, 1.24x.  Before this session's
+    changes, same day, 22:11, load 1.5: smpirun rdb 16.1 s / 343 MB, collsim
+    run 9.5 s / 574 MB (1.67x), --timing-only 10.7 s / 582 MB.)
 
     Where the 231 MB went (smaps of smpimain and of the Python parent at the
     peak, smpirun of each program directly on the same XML):
@@ -70,7 +72,8 @@ CPU time is given where it matters):
     simulating 8.36093 ms (22:56-23:06, load 3.5-4.8).  Measured but not
     adopted: GLIBC_TUNABLES=glibc.malloc.tcache_count=65535 took ~18% off the
     user time of a 1024-rank ring (4 runs each, 21.2 s against 26.0 s mean,
-    load 3.2-4.2: noisy), not yet checked for memory at 16384 ranks.
+    load 3.2-4.2: noisy), but added 10 MB at 16384 ranks (rdb 8 B: 437
+    against 427 MB, no faster there; 23:16, load 2.6).
 
 Figures of 2026-11-25, afternoon (2 cores, SimGrid 3.32, machine otherwise idle):
 
