@@ -28,7 +28,9 @@ CPU time is given where it matters):
     (again at 23:14, load 1.9-2.6: smpirun rdb 24.5 s / 329 MB, collsim run
     12.4 s / 428 MB (0.50x, 1.30x), --timing-only 14.4 s / 433 MB (0.59x,
     1.31x).  A series sampled every 0.05 s, 23:10-23:12, load 3.2-4:
-    smpirun rdb 344 MB, collsim run 426 MB, 1.24x.  Before this session's
+    smpirun rdb 344 MB, collsim run 426 MB, 1.24x; again at 23:25-23:27,
+    load 1.1-1.9: collsim run 443 MB in 10.1 s, smpirun rdb 354 MB in 24.8 s,
+    1.25x.  Before this session's
     changes, same day, 22:11, load 1.5: smpirun rdb 16.1 s / 343 MB, collsim
     run 9.5 s / 574 MB (1.67x), --timing-only 10.7 s / 582 MB.)
 
