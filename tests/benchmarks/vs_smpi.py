@@ -62,7 +62,11 @@ CPU time is given where it matters):
     --up-ports 1,64), 22:51-23:12, load 2.6-4.8:
                              21 min 3 s wall, 742 s CPU (58% of a core),
                              simulated 33.043 ms (the model's, exactly)
-    Over 10 minutes even idle (the CPU times are 12 and 15 min).  Where it goes (perf
+    the same on this branch merged with main's fat-tree as SimGrid's own
+    FAT_TREE cluster (7dbe57c), 23:23-23:37, load 1.5-3.7:
+                             14 min 12 s wall, 702 s CPU (82% of a core),
+                             the same time_s to the bit
+    Over 10 minutes even idle (CPU times 11.7 to 15 min).  Where it goes (perf
     of smpimain during the crossbar run): libsimgrid 72% (context switches
     and simcalls 20%, LMM 10%, request matching), libc malloc/free 17%,
     libstdc++ 6%, collbench and the algorithm 0.5%.  The ring is 2(p-1)
