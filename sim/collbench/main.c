@@ -37,6 +37,15 @@
 
 enum { EXIT_OK = 0, EXIT_WRONG = 1, EXIT_BAD_INPUT = 2, EXIT_MPI_ERROR = 3 };
 
+/* Under SMPI every rank runs on its own stack, and each stack page a rank
+ * ever touches stays resident: at 16384 ranks one page per rank is 64 MB.
+ * The deepest point of a rank is main's frame plus the deepest call below
+ * it, so main keeps only what every rank needs all along; the phases with
+ * large locals (parsing and validation with their error texts, the modes
+ * rank 0 answers alone) get their own frames, popped before the
+ * measurement, instead of being inlined into main's. */
+#define OWN_FRAME __attribute__((noinline))
+
 /* Releases all ranks of world at one instant.  Under SMPI every rank is an
  * actor of one process: a SimGrid barrier (no simulated time) releases them,
  * and the harness's own bookkeeping (each rank's start and end, failures,
@@ -392,13 +401,16 @@ typedef struct run_context {
     MPI_Comm world;     /* harness traffic: checks, timing reductions */
     MPI_Comm coll_comm; /* the algorithm's own communicator */
     sync_point sync;
-    check_cache references; /* rank 0's references, reused across roots */
+    check_cache *references; /* rank 0's references, reused across roots (NULL
+                              * elsewhere, and without a check) */
     int rank, size;
     char library[256];
     /* a composite algorithm's levels and group count as it resolves them
      * (NULL, 0: not composite), echoed in every row under "resolved" */
     const char *inner_algorithm, *outer_algorithm;
     int group_count;
+    progress watcher; /* rank 0's progress reporter */
+    char **environment_args; /* the command line from $COLLBENCH_ARGS (NULL: argv's) */
 } run_context;
 
 /* Prints "key": number, or "key": null for an infinite number (no bound). */
@@ -448,7 +460,7 @@ static void print_selection(const run_context *ctx, const check_case *c)
     printf("\"native_algorithm\": \"%s\", \"native_id\": %d, ", e->library_name, e->id);
 }
 
-static void print_row(const run_context *ctx, const check_case *c, long long bytes, int rep,
+static OWN_FRAME void print_row(const run_context *ctx, const check_case *c, long long bytes, int rep,
                       double time_s, const check_result *res)
 {
     const options *opt = ctx->opt;
@@ -531,9 +543,34 @@ static int fold_contributors(char *x, char *out, int count, int n, MPI_Datatype 
     return MPI_SUCCESS;
 }
 
+/* The error lines of measure_case, in frames of their own (see OWN_FRAME). */
+static OWN_FRAME void report_failure(const run_context *ctx, int rc, long long bytes)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    fprintf(stderr, "collbench: error: %s/%s failed on rank %d at %lld bytes: %s\n",
+            ctx->alg->collective_name, ctx->alg->name, ctx->rank, bytes, msg);
+}
+
+static OWN_FRAME void report_wrong(const run_context *ctx, const check_case *c, long long bytes,
+                                   const check_result *res)
+{
+    char prerounded_note[64] = "";
+    if (res->max_error_prerounded_ratio >= 0)
+        snprintf(prerounded_note, sizeof prerounded_note, ", error/pre-rounded bound %.3g",
+                 res->max_error_prerounded_ratio);
+    fprintf(stderr,
+            "collbench: error: %s/%s gave a wrong result: np=%d bytes=%lld "
+            "dtype=%s op=%s root=%d (error/bound %.3g%s)\n",
+            ctx->alg->collective_name, ctx->alg->name, ctx->size, bytes, dtype_names[c->dtype],
+            c->kind == CHECK_BCAST ? "-" : op_names[c->op], c->root, res->max_error_ratio,
+            prerounded_note);
+}
+
 /* Measures one (dtype, op, root, size) case for every repetition.  Returns an
  * exit status. */
-static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long long bytes)
+static OWN_FRAME int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long long bytes)
 {
     const int esize = dtype_size(c->dtype);
     const size_t nbytes = (size_t)c->count * esize;
@@ -588,13 +625,8 @@ static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long l
         gather_times(&ctx->sync, ctx->world, ctx->rank, failed, start, end, recvbuf, &any_failed,
                      &start_min, &end_max);
         if (any_failed) {
-            if (failed) {
-                char msg[MPI_MAX_ERROR_STRING];
-                int len = 0;
-                MPI_Error_string(rc, msg, &len);
-                fprintf(stderr, "collbench: error: %s/%s failed on rank %d at %lld bytes: %s\n",
-                        ctx->alg->collective_name, ctx->alg->name, ctx->rank, bytes, msg);
-            }
+            if (failed)
+                report_failure(ctx, rc, bytes);
             status = EXIT_MPI_ERROR;
             /* the same verdict everywhere, so that the ranks stop together */
             status = share_status(&ctx->sync, ctx->world, ctx->rank, status);
@@ -605,23 +637,14 @@ static int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long l
                             .max_error_u_sum_abs = -1.0, .max_error_prerounded_ratio = -1.0};
         const void *const *shared = shared_results(&ctx->sync);
         if (ctx->opt->check && (shared == NULL || ctx->rank == 0) &&
-            check_result_collect(c, recvbuf, ctx->world, shared, &ctx->references, &res) !=
+            check_result_collect(c, recvbuf, ctx->world, shared, ctx->references, &res) !=
                 MPI_SUCCESS)
             status = EXIT_MPI_ERROR;
         if (ctx->rank == 0) {
             if (rep >= 0)
                 print_row(ctx, c, bytes, rep, end_max - start_min, &res);
             if (!res.ok) {
-                char prerounded_note[64] = "";
-                if (res.max_error_prerounded_ratio >= 0)
-                    snprintf(prerounded_note, sizeof prerounded_note,
-                             ", error/pre-rounded bound %.3g", res.max_error_prerounded_ratio);
-                fprintf(stderr,
-                        "collbench: error: %s/%s gave a wrong result: np=%d bytes=%lld "
-                        "dtype=%s op=%s root=%d (error/bound %.3g%s)\n",
-                        ctx->alg->collective_name, ctx->alg->name, ctx->size, bytes,
-                        dtype_names[c->dtype], c->kind == CHECK_BCAST ? "-" : op_names[c->op],
-                        c->root, res.max_error_ratio, prerounded_note);
+                report_wrong(ctx, c, bytes, &res);
                 status = EXIT_WRONG;
             }
         }
@@ -793,7 +816,7 @@ static int print_native_choices(const options *opt)
     return for_each_selector_case(alg, opt, opt->tree_np, print_native_choice, NULL);
 }
 
-static int validate(const run_context *ctx, char *err, size_t errlen)
+static OWN_FRAME int validate(const run_context *ctx, char *err, size_t errlen)
 {
     const options *opt = ctx->opt;
     for (int r = 0; r < opt->nroots; r++) {
@@ -876,7 +899,7 @@ static int validate(const run_context *ctx, char *err, size_t errlen)
     return 0;
 }
 
-static int run_measurements(run_context *ctx)
+static OWN_FRAME int run_measurements(run_context *ctx)
 {
     const options *opt = ctx->opt;
     const check_kind kind = ctx->alg->collective == COLLSIM_ALLREDUCE ? CHECK_ALLREDUCE
@@ -923,7 +946,7 @@ static int run_measurements(run_context *ctx)
  * hex) and, for sums of floating-point types, the correctly rounded exact sum
  * of each element: so that the Python twin of the generator and of the
  * exact sum can be held against this one. */
-static int run_dump_inputs(run_context *ctx)
+static OWN_FRAME int run_dump_inputs(run_context *ctx)
 {
     const options *opt = ctx->opt;
     const int count = (int)opt->counts[0];
@@ -969,7 +992,7 @@ static int run_dump_inputs(run_context *ctx)
 }
 
 /* One-way message time between rank 0 and opt->peer: half a round trip. */
-static int run_pingpong(run_context *ctx)
+static OWN_FRAME int run_pingpong(run_context *ctx)
 {
     const options *opt = ctx->opt;
     const int peer = opt->peer;
@@ -1017,7 +1040,7 @@ static int answers_alone(run_mode mode)
 }
 
 /* Rank 0's answer in such a mode: an exit status. */
-static int answer_alone(const options *opt)
+static OWN_FRAME int answer_alone(const options *opt)
 {
     switch (opt->mode) {
     case MODE_DUMP_TREE:
@@ -1036,57 +1059,88 @@ static int answer_alone(const options *opt)
     }
 }
 
-int main(int argc, char **argv)
+/* Everything before the measurement: the command line parsed into opt, the
+ * modes rank 0 answers alone answered, the algorithm found and the case
+ * validated, with error texts in this frame rather than main's.  Returns -1
+ * to go on measuring, else the exit status (after the error was printed). */
+static OWN_FRAME int prepare(run_context *ctx, options *opt, int argc, char **argv)
 {
-    options opt;
     char err[512];
     int status = EXIT_OK;
-    run_context ctx;
-    memset(&ctx, 0, sizeof ctx);
-
-    MPI_Init(&argc, &argv);
-    ctx.world = MPI_COMM_WORLD;
-    MPI_Comm_rank(ctx.world, &ctx.rank);
-    MPI_Comm_size(ctx.world, &ctx.size);
-
-    if (options_parse(argc, argv, &opt, err, sizeof err) != 0) {
-        if (ctx.rank == 0)
+    int nargs;
+    ctx->environment_args = options_environment_argv(argc, argv, &nargs);
+    if (nargs < 0) {
+        fprintf(stderr, "collbench: error: out of memory for $%s\n", OPTIONS_ENVIRONMENT);
+        return EXIT_MPI_ERROR;
+    }
+    if (ctx->environment_args != NULL) {
+        argc = nargs;
+        argv = ctx->environment_args;
+    }
+    if (options_parse(argc, argv, opt, err, sizeof err) != 0) {
+        if (ctx->rank == 0)
             fprintf(stderr, "collbench: error: %s\n", err);
-        MPI_Finalize();
         return EXIT_BAD_INPUT;
     }
-    ctx.opt = &opt;
-    if (answers_alone(opt.mode)) {
-        if (ctx.rank == 0)
-            status = answer_alone(&opt);
-        MPI_Bcast(&status, 1, MPI_INT, 0, ctx.world);
-        MPI_Finalize();
+    ctx->opt = opt;
+    if (answers_alone(opt->mode)) {
+        if (ctx->rank == 0)
+            status = answer_alone(opt);
+        MPI_Bcast(&status, 1, MPI_INT, 0, ctx->world);
         return status;
     }
 
-    if (opt.mode == MODE_MEASURE) {
-        ctx.alg = collsim_find_algorithm(opt.collective, opt.algorithm);
-        if (ctx.alg == NULL) {
-            if (ctx.rank == 0)
+    if (opt->mode == MODE_MEASURE) {
+        ctx->alg = collsim_find_algorithm(opt->collective, opt->algorithm);
+        if (ctx->alg == NULL) {
+            if (ctx->rank == 0)
                 fprintf(stderr, "collbench: error: unknown algorithm '%s' for collective '%s' "
                                 "(collbench --list shows the registry)\n",
-                        opt.algorithm, opt.collective);
-            MPI_Finalize();
+                        opt->algorithm, opt->collective);
             return EXIT_BAD_INPUT;
         }
     }
-    set_params(&ctx, &opt);
-    if (opt.mode == MODE_MEASURE) {
-        if (validate(&ctx, err, sizeof err) != 0 ||
-            validate_selection(ctx.alg, &opt, ctx.size, err, sizeof err) != 0) {
-            if (ctx.rank == 0)
+    set_params(ctx, opt);
+    if (opt->mode == MODE_MEASURE) {
+        if (validate(ctx, err, sizeof err) != 0 ||
+            validate_selection(ctx->alg, opt, ctx->size, err, sizeof err) != 0) {
+            if (ctx->rank == 0)
                 fprintf(stderr, "collbench: error: %s\n", err);
-            MPI_Finalize();
             return EXIT_BAD_INPUT;
         }
     }
+    if (ctx->rank == 0) /* the one rank that prints rows: snprintf is deep */
+        library_version(ctx->library, sizeof ctx->library);
+    return -1;
+}
 
-    library_version(ctx.library, sizeof ctx.library);
+/* The harness's state shared by the ranks (sync_point) and rank 0's cache of
+ * references.  Returns an MPI error code. */
+static OWN_FRAME int harness_init(run_context *ctx)
+{
+    if (sync_init(&ctx->sync, ctx->world) != MPI_SUCCESS)
+        return MPI_ERR_NO_MEM;
+    /* only rank 0 compares results (the others send theirs, or, under SMPI,
+     * rank 0 reads them in place) */
+    if (ctx->rank == 0 && ctx->opt->check) {
+        ctx->references = malloc(sizeof *ctx->references);
+        if (ctx->references == NULL)
+            return MPI_ERR_NO_MEM;
+        check_cache_init(ctx->references);
+    }
+    return MPI_SUCCESS;
+}
+
+/* One rank's run after MPI_Init: returns the exit status. */
+static OWN_FRAME int run(run_context *ctx, options *opt, int argc, char **argv)
+{
+    ctx->world = MPI_COMM_WORLD;
+    MPI_Comm_rank(ctx->world, &ctx->rank);
+    MPI_Comm_size(ctx->world, &ctx->size);
+
+    int status = prepare(ctx, opt, argc, argv);
+    if (status >= 0)
+        return status;
     /* The algorithm's own communicator.  Under SMPI the harness sends no
      * message on world while algorithms run (its bookkeeping goes through
      * shared memory, see sync_point), so the algorithms get world itself:
@@ -1094,36 +1148,56 @@ int main(int argc, char **argv)
      * (4 GB at 16384 ranks).  Under a real MPI, a duplicate keeps the
      * harness's messages apart from the algorithm's. */
 #ifdef COLLSIM_SMPI
-    ctx.coll_comm = ctx.world;
+    ctx->coll_comm = ctx->world;
 #else
-    MPI_Comm_dup(ctx.world, &ctx.coll_comm);
+    MPI_Comm_dup(ctx->world, &ctx->coll_comm);
 #endif
-    if (sync_init(&ctx.sync, ctx.world) != MPI_SUCCESS) {
-        if (ctx.rank == 0)
+    if (harness_init(ctx) != MPI_SUCCESS) {
+        if (ctx->rank == 0)
             fprintf(stderr, "collbench: error: out of memory for the harness of %d ranks\n",
-                    ctx.size);
-        MPI_Finalize();
+                    ctx->size);
         return EXIT_MPI_ERROR;
     }
 
-    check_cache_init(&ctx.references);
-    progress watcher;
-    if (ctx.rank == 0)
-        progress_start(&watcher);
-    if (opt.mode == MODE_PINGPONG)
-        status = run_pingpong(&ctx);
-    else if (opt.mode == MODE_DUMP_INPUTS)
-        status = run_dump_inputs(&ctx);
+    if (ctx->rank == 0)
+        progress_start(&ctx->watcher);
+    if (opt->mode == MODE_PINGPONG)
+        status = run_pingpong(ctx);
+    else if (opt->mode == MODE_DUMP_INPUTS)
+        status = run_dump_inputs(ctx);
     else
-        status = run_measurements(&ctx);
-    check_cache_free(&ctx.references);
-    if (ctx.rank == 0)
-        progress_stop(&watcher);
+        status = run_measurements(ctx);
+    if (ctx->references != NULL) {
+        check_cache_free(ctx->references);
+        free(ctx->references);
+    }
+    if (ctx->rank == 0)
+        progress_stop(&ctx->watcher);
 
-    sync_destroy(&ctx.sync, ctx.world);
+    sync_destroy(&ctx->sync, ctx->world);
 #ifndef COLLSIM_SMPI
-    MPI_Comm_free(&ctx.coll_comm);
+    MPI_Comm_free(&ctx->coll_comm);
 #endif
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    /* the options and the run's state on the heap, not in main's frame (see
+     * OWN_FRAME): 2 KB a rank instead of a stack page */
+    struct {
+        options opt;
+        run_context ctx;
+    } *state = calloc(1, sizeof *state);
+    int status = EXIT_MPI_ERROR;
+    if (state != NULL)
+        status = run(&state->ctx, &state->opt, argc, argv);
+    else
+        fprintf(stderr, "collbench: error: out of memory\n");
+    if (state != NULL)
+        free(state->ctx.environment_args);
+    free(state);
     MPI_Finalize();
     return status;
 }

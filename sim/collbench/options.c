@@ -395,6 +395,38 @@ static int check_combination(options *opt, char *err, size_t errlen)
     return 0;
 }
 
+char **options_environment_argv(int argc, char **argv, int *nargs)
+{
+    const char *text = argc == 1 ? getenv(OPTIONS_ENVIRONMENT) : NULL;
+    *nargs = 0;
+    if (text == NULL)
+        return NULL;
+    size_t count = 1 + (*text != '\0'); /* the name, and the first line */
+    for (const char *c = text; *c != '\0'; c++)
+        count += *c == '\n';
+    const size_t len = strlen(text) + 1;
+    char **args = malloc((count + 1) * sizeof *args + len);
+    if (args == NULL) {
+        *nargs = -1;
+        return NULL;
+    }
+    char *lines = (char *)(args + count + 1);
+    memcpy(lines, text, len);
+    int n = 0;
+    args[n++] = argv[0];
+    if (*lines != '\0')
+        args[n++] = lines;
+    for (char *c = lines; *c != '\0'; c++) {
+        if (*c == '\n') {
+            *c = '\0';
+            args[n++] = c + 1;
+        }
+    }
+    args[n] = NULL;
+    *nargs = n;
+    return args;
+}
+
 int options_parse(int argc, char **argv, options *opt, char *err, size_t errlen)
 {
     struct option longopts[OPTION_COUNT + 1];

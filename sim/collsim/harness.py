@@ -39,6 +39,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 # A long simulation reports its progress this often (wall-clock seconds).
 PROGRESS_PERIOD_S = 10.0
 _PROGRESS_PREFIX = "collbench: progress: "
+# collbench's command line when smpirun runs it (OPTIONS_ENVIRONMENT in sim/collbench/options.h)
+COLLBENCH_ARGS_VARIABLE = "COLLBENCH_ARGS"
 
 
 def find_collbench() -> Path:
@@ -88,7 +90,8 @@ def _failure_message(what: str, returncode: int, stderr: str) -> str:
 
 
 def smpirun_command(G: nx.Graph, rank_hosts: list[str], profile: Profile, workdir: Path,
-                    program: list[str], *, privatize: bool = False) -> list[str]:
+                    program: list[str], *, privatize: bool = False,
+                    shared_buffers: bool | None = None) -> list[str]:
     """The smpirun command line that runs ``program`` on the platform.
 
     Writes the platform XML and the hostfile into ``workdir`` (which also
@@ -96,8 +99,12 @@ def smpirun_command(G: nx.Graph, rank_hosts: list[str], profile: Profile, workdi
     profile's ``--cfg`` options, the harness requirements among them.  With
     ``privatize``, every rank gets its own copy of the program's global
     variables (``smpi/privatization:dlopen``; simulated times do not change):
-    for programs that are not collsim's own.
+    for programs that are not collsim's own.  ``shared_buffers``: the program
+    allocates its buffers with SMPI's shared malloc (collbench
+    ``--timing-only``; by default, whether ``program`` holds that option).
     """
+    if shared_buffers is None:
+        shared_buffers = "--timing-only" in program
     platform_path = write_platform(G, workdir / "platform.xml")
     hostfile_path = write_hostfile(rank_hosts, workdir / "hostfile")
     return [
@@ -109,7 +116,7 @@ def smpirun_command(G: nx.Graph, rank_hosts: list[str], profile: Profile, workdi
         "-hostfile",
         str(hostfile_path),
         *profile.smpirun_args(),
-        *_stack_guard_args(len(rank_hosts), shared_buffers="--timing-only" in program),
+        *_stack_guard_args(len(rank_hosts), shared_buffers=shared_buffers),
         *(["--cfg=smpi/privatization:dlopen"] if privatize else []),
         "--cfg=smpi/tmpdir:" + str(workdir),
         "--log=root.thres:warning",
@@ -235,10 +242,16 @@ def simulate(
         On bad input detected by collbench, a deadlock, a crash or a timeout.
     """
     collbench = find_collbench()
+    if any("\n" in arg for arg in collbench_args):
+        raise ValueError(f"a collbench argument holds a newline: {collbench_args!r}")
     with tempfile.TemporaryDirectory(prefix="collsim-") as workdir:
-        argv = smpirun_command(G, rank_hosts, profile, Path(workdir),
-                               [str(collbench), *collbench_args])
+        argv = smpirun_command(G, rank_hosts, profile, Path(workdir), [str(collbench)],
+                               shared_buffers="--timing-only" in collbench_args)
         env = dict(os.environ)
+        # the arguments through the environment, one a line, not argv: SMPI
+        # copies argv for every rank (36 MB for 22 arguments at 16384 ranks),
+        # the environment is the process's (sim/collbench/options.h)
+        env[COLLBENCH_ARGS_VARIABLE] = "\n".join(collbench_args)
         if progress is not None:
             env["COLLSIM_PROGRESS_S"] = repr(float(PROGRESS_PERIOD_S))
         else:

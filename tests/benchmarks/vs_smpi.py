@@ -17,7 +17,71 @@ simulated times (equal when the routes and the work are: collsim runs with
     .venv/bin/python tests/benchmarks/vs_smpi.py [CASE ...]    # default: all cases
     .venv/bin/python tests/benchmarks/vs_smpi.py --list
 
-Figures of 2026-11-25 (2 cores, SimGrid 3.32, machine otherwise idle):
+Figures of 2026-11-25, evening (2 cores, SimGrid 3.32; two other developers
+running simulations, load average 3-5, so wall times are pessimistic and the
+CPU time is given where it matters):
+
+    crossbar_16384_rdb_8B (``vs_smpi.py crossbar_16384_rdb_8B``, 23:08, load 4.1)
+                             smpirun rdb             39.6 s    324 MB
+                             collsim run (checked)   17.4 s    421 MB   0.44x  1.30x
+                             collsim --timing-only   17.8 s    427 MB   0.45x  1.32x
+    (again at 23:14, load 1.9-2.6: smpirun rdb 24.5 s / 329 MB, collsim run
+    12.4 s / 428 MB (0.50x, 1.30x), --timing-only 14.4 s / 433 MB (0.59x,
+    1.31x).  A series sampled every 0.05 s, 23:10-23:12, load 3.2-4:
+    smpirun rdb 344 MB, collsim run 426 MB, 1.24x; again at 23:25-23:27,
+    load 1.1-1.9: collsim run 443 MB in 10.1 s, smpirun rdb 354 MB in 24.8 s,
+    1.25x.  Before this session's
+    changes, same day, 22:11, load 1.5: smpirun rdb 16.1 s / 343 MB, collsim
+    run 9.5 s / 574 MB (1.67x), --timing-only 10.7 s / 582 MB.)
+
+    Where the 231 MB went (smaps of smpimain and of the Python parent at the
+    peak, smpirun of each program directly on the same XML):
+    - every rank's stack: 16 KB resident against plain smpirun's 8 KB, 131 MB
+      in all.  SimGrid's frames above main take ~8.8 KB of each stack with one
+      page untouched, so a rank stays on two pages only while collbench's
+      frames stay under ~3.4 KB; main's frame was 6.7 KB (options, the check
+      cache and error texts inlined into it), library_version's snprintf
+      ~4 KB deep.  Now 8 KB (main.c: OWN_FRAME, the state on the heap).
+    - argv: SMPI keeps a copy for every rank, ~100 bytes an argument; collsim
+      passes 22 (36 MB).  Now in $COLLBENCH_ARGS, read once a rank.
+    - the Python parent: 46-50 MB, of which networkx's import 22 MB, the
+      16384-host graph 11 MB, map_ranks 3 MB; no numpy, pandas or
+      matplotlib on the run path.  Left as is (collsim.grid and collsim.repro
+      imported by the CLI cost 4 MB).
+    - the rest of the heap: collbench's per-rank state, 2 KB a rank (31 MB).
+    The result check is O(n) per rank and O(n p) on rank 0 only (the
+    references; the other ranks' results read in place), with O(p) shared
+    bookkeeping: no O(p^2) anywhere.
+
+    ring allreduce of 1 MiB at 4096 ranks, ``collsim run --np 4096 --coll
+    allreduce --alg ring --bytes 1MiB --timing-only`` (default gamma):
+    crossbar_4096 (--platform crossbar --nodes 4096), 22:32-22:54, load 1.7-4.2:
+                             22 min 12 s wall, 896 s CPU (67% of a core),
+                             simulated 16.663 ms (the model's, exactly)
+    fat_tree_4096 (--platform fat_tree --levels 2 --down-ports 64,64
+    --up-ports 1,64), 22:51-23:12, load 2.6-4.8:
+                             21 min 3 s wall, 742 s CPU (58% of a core),
+                             simulated 33.043 ms (the model's, exactly)
+    the same on this branch merged with main's fat-tree as SimGrid's own
+    FAT_TREE cluster (7dbe57c), 23:23-23:37, load 1.5-3.7:
+                             14 min 12 s wall, 702 s CPU (82% of a core),
+                             the same time_s to the bit
+    Over 10 minutes even idle (CPU times 11.7 to 15 min).  Where it goes (perf
+    of smpimain during the crossbar run): libsimgrid 72% (context switches
+    and simcalls 20%, LMM 10%, request matching), libc malloc/free 17%,
+    libstdc++ 6%, collbench and the algorithm 0.5%.  The ring is 2(p-1)
+    steps of p messages, 33.5 million at 4096 ranks, at 27 us of CPU each
+    (15 us at 2048 ranks: the cost per message grows with the actors' cache
+    footprint).  collsim is not the bottleneck: at 2048 ranks on the same
+    crossbar, plain smpirun's own ring (lr) took 409 s wall / 180 s CPU and
+    collsim --timing-only --gamma 0 189 s wall / 129 s CPU (0.72x), both
+    simulating 8.36093 ms (22:56-23:06, load 3.5-4.8).  Measured but not
+    adopted: GLIBC_TUNABLES=glibc.malloc.tcache_count=65535 took ~18% off the
+    user time of a 1024-rank ring (4 runs each, 21.2 s against 26.0 s mean,
+    load 3.2-4.2: noisy), but added 10 MB at 16384 ranks (rdb 8 B: 437
+    against 427 MB, no faster there; 23:16, load 2.6).
+
+Figures of 2026-11-25, afternoon (2 cores, SimGrid 3.32, machine otherwise idle):
 
     case                     run                      wall     peak
     fat_tree_256_ring_1MiB   smpirun lr               1.5 s    304 MB
@@ -121,6 +185,12 @@ CASES = {
                                   "--chassis-per-group", "2", "--routers-per-chassis", "8",
                                   "--nodes-per-router", "8"],
                                  ("DRAGONFLY", "8,1;2,1;8,1;8")),
+    "crossbar_4096_ring_1MiB": (4096, 1 << 20, "lr", "ring",
+                                ["--platform", "crossbar", "--nodes", "4096"], None),
+    "fat_tree_4096_ring_1MiB": (4096, 1 << 20, "lr", "ring",
+                                ["--platform", "fat_tree", "--levels", "2",
+                                 "--down-ports", "64,64", "--up-ports", "1,64"],
+                                ("FAT_TREE", "2;64,64;1,64;1,1")),
     "crossbar_16384_rdb_8B": (16384, 8, "rdb", "recursive_doubling",
                               ["--platform", "crossbar", "--nodes", "16384"], None),
     "crossbar_65536_rdb_8B": (65536, 8, "rdb", "recursive_doubling",
@@ -175,8 +245,11 @@ def _measure(argv: list[str], env=None) -> tuple[float, float, str]:
     """Wall time (s), peak memory of the process tree (MB), stdout.
 
     Memory is the largest proportional set size of the tree, sampled every
-    0.2 s: the resident set size would count the pages of SMPI's shared
-    malloc once per rank that maps them.
+    0.05 s (plus the time a sample takes: ~0.08 s at 16384 ranks): the
+    resident set size would count the pages of SMPI's shared malloc once per
+    rank that maps them.  Both sides peak in the last second, just before
+    SimGrid tears the ranks down at ~80 MB/s; sampling every 0.2 s missed up
+    to 20 MB of plain smpirun's peak (324 instead of 344 MB, 2026-11-25).
     """
     started = time.perf_counter()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
@@ -184,7 +257,7 @@ def _measure(argv: list[str], env=None) -> tuple[float, float, str]:
         peak_mb = 0.0
         while process.poll() is None:
             peak_mb = max(peak_mb, _pss_mb(_descendants(process.pid)))
-            time.sleep(0.2)
+            time.sleep(0.05)
         wall = time.perf_counter() - started
         out.seek(0)
         err.seek(0)
@@ -194,7 +267,10 @@ def _measure(argv: list[str], env=None) -> tuple[float, float, str]:
     return wall, peak_mb, stdout
 
 
-def run_case(name: str, workdir: Path, program: Path) -> None:
+RUNS = ("smpirun", "checked", "timing-only")
+
+
+def run_case(name: str, workdir: Path, program: Path, runs=RUNS) -> None:
     np, n_bytes, smpi_alg, alg, platform_args, topology = CASES[name]
     platform = workdir / f"{name}.xml"
     platform.write_text(_cluster_xml(np, topology))
@@ -210,8 +286,11 @@ def run_case(name: str, workdir: Path, program: Path) -> None:
                "allreduce", "--alg", alg, "--bytes", str(n_bytes), "--json",
                "--timeout-s", "3600", "--gamma", "0", *platform_args]
     results = []
-    for label, argv in (("smpirun " + smpi_alg, stock), ("collsim " + alg, collsim),
-                        ("collsim --timing-only", collsim + ["--timing-only"])):
+    for run, label, argv in (("smpirun", "smpirun " + smpi_alg, stock),
+                             ("checked", "collsim " + alg, collsim),
+                             ("timing-only", "collsim --timing-only", collsim + ["--timing-only"])):
+        if run not in runs:
+            continue
         try:
             wall, peak_mb, stdout = _measure(argv)
         except SystemExit as failure:
@@ -223,6 +302,7 @@ def run_case(name: str, workdir: Path, program: Path) -> None:
             import json
             simulated = json.loads(stdout.splitlines()[-1])["time_s"]
         results.append((label, wall, peak_mb, float(simulated)))
+    # the ratios are to plain smpirun's figures, or to the first run made
     base_wall, base_mb = results[0][1], results[0][2]
     for label, wall, peak_mb, simulated in results:
         print(f"{name:<28} {label:<24} {wall:>9.1f} s {peak_mb:>9.0f} MB "
@@ -234,6 +314,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cases", nargs="*", help="case names (default: all)")
     parser.add_argument("--list", action="store_true", help="list the cases")
+    parser.add_argument("--runs", default=",".join(RUNS),
+                        help=f"which runs of each case, comma-separated (default {','.join(RUNS)})")
     args = parser.parse_args()
     if args.list:
         print("\n".join(CASES))
@@ -241,6 +323,9 @@ def main() -> None:
     unknown = [c for c in args.cases if c not in CASES]
     if unknown:
         raise SystemExit(f"vs_smpi: unknown case {unknown[0]!r} (--list shows them)")
+    runs = args.runs.split(",")
+    if not runs or any(r not in RUNS for r in runs):
+        raise SystemExit(f"vs_smpi: --runs takes some of {','.join(RUNS)}")
     with tempfile.TemporaryDirectory(prefix="vs-smpi-") as tmp:
         workdir = Path(tmp)
         program = workdir / "allreduce"
@@ -250,7 +335,7 @@ def main() -> None:
                        check=True, env=env)
         print(f"{'case':<28} {'run':<24} {'wall':>11} {'peak':>12} {'wall/':>7} {'mem/':>7}")
         for name in args.cases or list(CASES):
-            run_case(name, workdir, program)
+            run_case(name, workdir, program, runs)
 
 
 if __name__ == "__main__":
