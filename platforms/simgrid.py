@@ -37,31 +37,44 @@ _HEADER = (
 )
 
 
-def _crossbar_xml(G: nx.Graph) -> ET.Element:
-    params = G.graph["params"]
-    platform = ET.Element("platform", version="4.1")
+def _cluster_xml(platform: ET.Element, cluster_id: str, hosts: int, *, speed_flops: float,
+                 cores: int, bandwidth_Bps: float, latency_s: float, loopback_bandwidth_Bps: float,
+                 loopback_latency_s: float, gamma_s_per_byte: float, **topology) -> None:
+    """One SimGrid ``<cluster>`` of hosts ``node-0`` ... in a Full zone: SPLITDUPLEX links
+    (each direction its own bandwidth), ``topology`` attributes (``topology``,
+    ``topo_parameters``) when given, the loopback, and the gamma property."""
     zone = ET.SubElement(platform, "zone", id="world", routing="Full")
-    # A cluster without backbone: every route is the sender's private link
-    # followed by the receiver's; SPLITDUPLEX gives each direction its own
-    # bandwidth, so distinct sender/receiver pairs never compete.
     cluster = ET.SubElement(
         zone,
         "cluster",
-        id="crossbar",
+        id=cluster_id,
         prefix="node-",
         suffix="",
-        radical=f"0-{params['nodes'] - 1}",
-        speed=f"{float(params['speed_flops'])!r}f",
-        core=str(params["cores_per_node"]),
-        bw=simgrid_bandwidth(float(params["bandwidth_Bps"])),
-        lat=simgrid_time(float(params["latency_s"])),
+        radical=f"0-{hosts - 1}",
+        speed=f"{float(speed_flops)!r}f",
+        core=str(cores),
+        bw=simgrid_bandwidth(float(bandwidth_Bps)),
+        lat=simgrid_time(float(latency_s)),
         sharing_policy="SPLITDUPLEX",
-        loopback_bw=simgrid_bandwidth(float(params["loopback_bandwidth_Bps"])),
-        loopback_lat=simgrid_time(float(params["loopback_latency_s"])),
+        **topology,
+        loopback_bw=simgrid_bandwidth(float(loopback_bandwidth_Bps)),
+        loopback_lat=simgrid_time(float(loopback_latency_s)),
     )
-    ET.SubElement(
-        cluster, "prop", id="gamma_s_per_byte", value=repr(float(params["gamma_s_per_byte"]))
-    )
+    ET.SubElement(cluster, "prop", id="gamma_s_per_byte", value=repr(float(gamma_s_per_byte)))
+
+
+def _crossbar_xml(G: nx.Graph) -> ET.Element:
+    params = G.graph["params"]
+    platform = ET.Element("platform", version="4.1")
+    # A cluster without backbone: every route is the sender's private link
+    # followed by the receiver's; SPLITDUPLEX gives each direction its own
+    # bandwidth, so distinct sender/receiver pairs never compete.
+    _cluster_xml(platform, "crossbar", params["nodes"], speed_flops=params["speed_flops"],
+                 cores=params["cores_per_node"], bandwidth_Bps=params["bandwidth_Bps"],
+                 latency_s=params["latency_s"],
+                 loopback_bandwidth_Bps=params["loopback_bandwidth_Bps"],
+                 loopback_latency_s=params["loopback_latency_s"],
+                 gamma_s_per_byte=params["gamma_s_per_byte"])
     return platform
 
 
@@ -78,26 +91,13 @@ def _fat_tree_xml(G: nx.Graph) -> ET.Element:
         f" collsim fat_tree {G.graph['topo_parameters']}, routed by SimGrid's FatTreeZone "
         "(d-mod-k up-port choice; collsim.platforms.fat_tree.cluster_route); parallel "
         "cables are one link of their summed bandwidth "))
-    zone = ET.SubElement(platform, "zone", id="world", routing="Full")
-    element = ET.SubElement(
-        zone,
-        "cluster",
-        id="fat-tree",
-        prefix="node-",
-        suffix="",
-        radical=f"0-{len(hosts) - 1}",
-        speed=f"{float(host['speed_flops'])!r}f",
-        core=str(host["cores"]),
-        bw=simgrid_bandwidth(cluster["bandwidth_Bps"]),
-        lat=simgrid_time(cluster["latency_s"]),
-        sharing_policy="SPLITDUPLEX",
-        topology="FAT_TREE",
-        topo_parameters=cluster["topo_parameters"],
-        loopback_bw=simgrid_bandwidth(float(G.graph["loopback_bandwidth_Bps"])),
-        loopback_lat=simgrid_time(float(G.graph["loopback_latency_s"])),
-    )
-    ET.SubElement(element, "prop", id="gamma_s_per_byte",
-                  value=repr(float(G.graph["gamma_s_per_byte"])))
+    _cluster_xml(platform, "fat-tree", len(hosts), speed_flops=host["speed_flops"],
+                 cores=host["cores"], bandwidth_Bps=cluster["bandwidth_Bps"],
+                 latency_s=cluster["latency_s"],
+                 loopback_bandwidth_Bps=G.graph["loopback_bandwidth_Bps"],
+                 loopback_latency_s=G.graph["loopback_latency_s"],
+                 gamma_s_per_byte=G.graph["gamma_s_per_byte"],
+                 topology="FAT_TREE", topo_parameters=cluster["topo_parameters"])
     return platform
 
 

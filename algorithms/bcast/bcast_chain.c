@@ -23,21 +23,15 @@
  */
 #include "common/generic_tree.h"
 #include "common/internal.h"
-#include "common/tree.h"
 
 int collsim_bcast_chain(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                         const collsim_params *params)
 {
-    int rc = MPI_SUCCESS, rank, size;
     collsim_tree_node node;
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
     /* built on relative ranks (root 0), which the generic engine takes */
-    if (collsim_tree_build_chain((rank - root + size) % size, size, 0,
-                                 collsim_chain_fanout(params), &node) != 0)
-        return MPI_ERR_ARG;
+    int rc = collsim_generic_chain_node(comm, root, params, &node);
+    if (rc != MPI_SUCCESS)
+        return rc;
     return collsim_generic_tree_bcast(buffer, count, datatype, root, comm, node.parent,
                                       node.children, node.nchildren);
-cleanup:
-    return rc;
 }

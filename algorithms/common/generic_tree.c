@@ -6,6 +6,19 @@
 
 #include "internal.h"
 
+int collsim_generic_chain_node(MPI_Comm comm, int root, const collsim_params *params,
+                               collsim_tree_node *node)
+{
+    int rc = MPI_SUCCESS, rank, size;
+    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
+    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
+    if (collsim_tree_build_chain((rank - root + size) % size, size, 0,
+                                 collsim_chain_fanout(params), node) != 0)
+        return MPI_ERR_ARG;
+cleanup:
+    return rc;
+}
+
 int collsim_generic_binary_tree(int v, int size, int *parent, int children[2])
 {
     int nchildren = 0, level_size = 1; /* 2^L for v's level L */

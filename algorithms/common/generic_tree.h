@@ -10,6 +10,7 @@
 #define COLLSIM_GENERIC_TREE_H
 
 #include "../collsim.h"
+#include "tree.h"
 
 /* The most children a tree of these algorithms gives a rank. */
 #define COLLSIM_GENERIC_TREE_MAX_CHILDREN 96
@@ -21,6 +22,13 @@
  * children it is (*parent; 0 for v = 0).  Used by bcast_concurrent_binary.c
  * and reduce_overlapped_binary.c. */
 int collsim_generic_binary_tree(int v, int size, int *parent, int children[2]);
+
+/* The calling rank's place (relative ranks, root 0) in Open MPI's chain tree
+ * of params' fan-out (collsim_tree_build_chain) on comm rooted at root:
+ * MPI_SUCCESS, or MPI_ERR_ARG for a fan-out out of range.  Used by
+ * bcast_chain.c and reduce_chain.c. */
+int collsim_generic_chain_node(MPI_Comm comm, int root, const collsim_params *params,
+                               collsim_tree_node *node);
 
 /* Broadcast: receive from parent (v != 0), then send to all children at once
  * (one MPI_Isend each, then MPI_Waitall). */
