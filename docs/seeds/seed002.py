@@ -12,7 +12,12 @@ defaults, so its "chain" is Open MPI's chain with fan-out 4
 ``coll_tuned_reduce_algorithm_chain_fanout``, both
 ``ompi_coll_tuned_init_chain_fanout = 4`` in coll_tuned_component.c, v4.1.4):
 collsim's ``chain`` with ``chain_fanout=4``.  Its "pipeline" is Open MPI's
-pipeline, always one chain (fan-out 1).
+pipeline, always one chain (fan-out 1).  Its "binary" is Open MPI's binary
+tree (``ompi_coll_base_bcast_intra_bintree``, ``..._reduce_intra_binary``),
+whose ranks send to both children at once / keep both children's receives in
+flight: collsim's ``concurrent_binary`` (bcast) and ``overlapped_binary``
+(reduce), as ``algorithms/native.def`` maps them; the rows keep the paper's
+name ``binary``.
 
 ``scaling``
     Fig. 1-4: bcast and reduce on the two EPYC nodes, np = 2 ... 256, 4 B,
@@ -49,6 +54,8 @@ NODES_BYTES = tuple(4 ** k for k in range(1, 12))   # 4 B ... 4 MiB
 # Open MPI's MCA default for a forced chain (see the module docstring)
 OPENMPI_CHAIN_FANOUT = 4
 OPENMPI_PARAMS = {"chain": AlgorithmParams(chain_fanout=OPENMPI_CHAIN_FANOUT)}
+# the paper's algorithm name -> the registry entry that is Open MPI's algorithm (native.def)
+OPENMPI_ENTRY = {("bcast", "binary"): "concurrent_binary", ("reduce", "binary"): "overlapped_binary"}
 
 
 def times_s(machine, collective, algorithm, np, sizes, profile=None, mapping="block",
@@ -57,7 +64,8 @@ def times_s(machine, collective, algorithm, np, sizes, profile=None, mapping="bl
     profile = load_profile(profile or catalog_profile(machine))
     if params is None:
         params = OPENMPI_PARAMS.get(algorithm, AlgorithmParams())
-    spec = RunSpec(collective, algorithm, np, tuple(sizes), dtype="int32", mapping=mapping,
+    entry = OPENMPI_ENTRY.get((collective, algorithm), algorithm)
+    spec = RunSpec(collective, entry, np, tuple(sizes), dtype="int32", mapping=mapping,
                    check=False, params=params)
     rows, _ = run(spec, G, profile, platform=machine)
     return {row["bytes"]: row["time_s"] for row in rows}
