@@ -129,6 +129,13 @@ d-mod-k up-links; collsim's routes use one spine (``collsim.platforms.fat_tree``
 the same simulated time for this ring, not for patterns that load the spines
 (recursive doubling, 256 ranks, 1 MiB: 5.73 ms against 0.695 ms).
 
+Since then (commit "Merge fat-tree-dmodk") the cluster carries the real
+up-ports and SimGrid routes it d-mod-k, as the smpirun side; the ring's
+simulated time is unchanged.  The same command at 23:53 (load 0.8 to 2.0):
+256 ranks 1.7, 4.7 and 1.3 s (0.74x); 1024 ranks 28.3, 30.4 and 25.1 s
+(0.89x).  256 ranks three more times (load 2.1-2.2): smpirun 1.6, 1.9, 2.0 s,
+--timing-only 1.7, 1.8, 1.3 s: even within the noise of a loaded machine.
+
 Figures of 2026-11-23 (other work running, load 6-13, so wall times are
 pessimistic; peak memory then still from the RSS):
 
