@@ -20,21 +20,22 @@ predicts it either way:
   FatTreeZone rule, d-mod-k (``cluster_route``): the up-link at each level
   is chosen from the destination's index, so cross-leaf messages to
   different destinations use different spines.
-- A fat-tree inside a ``multicore`` machine (one SimGrid host per socket,
-  which no cluster expresses), when some ``up_ports`` > 1, is routed d-mod-k
-  by the destination node's index in a routing graph of the Dijkstra zone
-  (``add_dmodk_routes``; ``collsim.platforms.routing``, ``layered``): the
-  same switches as the plain cluster of its shape for the same pair of
-  nodes, so cross-leaf messages to nodes of different residues use
-  different spines.
-- Every other fat-tree (per-level bandwidths or latencies, tapering, nodes
-  of several cores, an edited graph), and the fat-trees inside
-  ``dual_rail`` platforms, are explicit links and routers in a Dijkstra
-  zone, whose tie-break always takes the switches whose up-port labels
-  ``b`` are all 0 (``switch-l-j`` with ``j < prod(down_ports[l:])``).  On
-  those the other switches of a level (``up_ports`` > 1) carry no traffic:
-  all cross-leaf traffic crosses one spine, oversubscribed
-  ``up_ports[-1]``:1 on a two-level tree.
+- Every other fat-tree with a choice of routes (some ``up_ports`` > 1):
+  per-level bandwidths or latencies, tapering, nodes of several cores, and
+  the fat-tree inside a ``multicore`` machine (one SimGrid host per socket),
+  is routed d-mod-k by the destination node's index in a routing graph of a
+  Dijkstra zone (``add_dmodk_routes``; ``collsim.platforms.routing``,
+  ``layered``): the same switches as the cluster of its shape for the same
+  pair of nodes, so cross-leaf messages to nodes of different residues use
+  different spines.  Without a choice (all ``up_ports`` 1) the one route
+  per edge of a plain Dijkstra zone gives the same routes.
+- A graph edited after it was made (not the cluster any more), and the
+  fat-trees inside ``dual_rail`` platforms, are explicit links and routers
+  in a Dijkstra zone, whose tie-break always takes the switches whose
+  up-port labels ``b`` are all 0 (``switch-l-j`` with
+  ``j < prod(down_ports[l:])``).  On those the other switches of a level
+  (``up_ports`` > 1) carry no traffic: all cross-leaf traffic crosses one
+  spine, oversubscribed ``up_ports[-1]``:1 on a two-level tree.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from ._common import (LINK_DEFAULTS, NODE_DEFAULTS, add_host, add_link, check_li
 from ._validate import check_count, check_nonnegative, check_positive
 
 __all__ = ["fat_tree", "topo_parameters", "native_cluster", "cluster_route", "dmodk_digit",
-           "has_route_choice", "add_dmodk_routes"]
+           "has_route_choice", "add_dmodk_routes", "dmodk_routing_graph"]
 
 
 def _real_at_least_one(name, value):
@@ -187,6 +188,10 @@ def fat_tree(
                 add_link(G, name(level - 1, i), name(level, parent), bandwidth_Bps=bw,
                          latency_s=latencies[level - 1], kind=f"level-{level}")
     assert sum(1 for _, k in G.nodes(data="kind") if k == "host") == nodes
+    if has_route_choice(params) and _native_cluster(G) is None:
+        # not SimGrid's cluster, and several routes between some nodes: d-mod-k in a
+        # routing graph (``dmodk_routing_graph``), the cluster's choice of switches
+        G.graph["routing"] = "layered"
     return G
 
 
@@ -209,7 +214,8 @@ def native_cluster(G: nx.Graph) -> dict | None:
 
     Per-level bandwidths or latencies, tapering, nodes of several cores (the
     cluster's per-host loopback links round some times differently from the
-    routed zone's one shared loopback) and edited graphs return None.  The
+    routed zone's one shared loopback) and edited graphs return None (the
+    first ones are then routed d-mod-k, ``dmodk_routing_graph``).  The
     answer is kept in ``G.graph`` while the graph keeps its size.
     """
     if G.graph.get("name") != "fat_tree" or G.graph.get("routing", "dijkstra") != "dijkstra":
@@ -404,6 +410,14 @@ def add_dmodk_routes(G: nx.Graph, R: nx.DiGraph, params: dict, level0: list) -> 
                 path_b = b[x] + chain
                 if path_b == wanted[r][:len(path_b)]:
                     R.add_edge(_copy(x, chain), r, links=[(x, r)])
+
+
+def dmodk_routing_graph(G: nx.Graph) -> nx.DiGraph:
+    """The routing graph of a plain fat-tree that is not SimGrid's cluster (``add_dmodk_routes``)."""
+    R = nx.DiGraph()
+    hosts = [n for n, kind in G.nodes(data="kind") if kind == "host"]
+    add_dmodk_routes(G, R, G.graph["params"], hosts)
+    return R
 
 
 def _copy(switch: str, chain: tuple) -> str:

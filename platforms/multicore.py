@@ -104,7 +104,8 @@ def multicore(
     """
     if not isinstance(network, nx.Graph) or "params" not in network.graph:
         raise ValueError("network must be a platform graph made by a collsim generator")
-    if network.graph.get("routing", "dijkstra") != "dijkstra" or network.graph["name"] == "multicore":
+    if (network.graph.get("routing", "dijkstra") != "dijkstra" and network.graph["name"] != "fat_tree"
+            or network.graph["name"] == "multicore"):
         raise ValueError(f"network must be a single-host-per-node platform, got {network.graph['name']!r}")
     check_count("sockets_per_node", sockets_per_node)
     check_count("cores_per_socket", cores_per_socket)

@@ -1,5 +1,5 @@
-"""fat_tree as SimGrid's own FAT_TREE cluster, and multicore fat-trees routed d-mod-k in a
-routing graph: their routes, predicted link for link."""
+"""fat_tree as SimGrid's own FAT_TREE cluster, and the fat-trees it cannot express (multicore,
+tapered, ...) routed d-mod-k in a routing graph: their routes, predicted link for link."""
 
 import math
 import re
@@ -190,11 +190,13 @@ def test_cross_leaf_messages_to_different_destinations_take_different_spines(sim
             assert len(spines) == 4, (source, group, spines)
 
 
-def test_one_spine_routes_stay_on_the_routed_zone():
-    """Tapering (and per-level values, several cores) keep the Dijkstra zone and its routes
-    through the switches whose up-port labels are all 0."""
-    G = fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 4], tapering=2)
-    assert _cluster(G) is None
+def test_one_spine_routes_stay_on_an_edited_graph():
+    """An edited graph keeps the Dijkstra zone and its routes through the switches whose
+    up-port labels are all 0."""
+    G = fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 4])
+    u, v = next(iter(G.edges()))
+    G.edges[u, v]["latency_s"] = 3e-6
+    assert _cluster(G) is None and G.graph["routing"] == "dijkstra"
     assert {route(G, "node-0", f"node-{i}")[2] for i in range(4, 16)} == {"switch-2-0"}
 
 
@@ -249,6 +251,19 @@ def _zone_routes(route_dump, G):
     hosts = _hosts(G)
     assert len(routes) == len(hosts) * (len(hosts) - 1)
     return routes
+
+
+@pytest.mark.parametrize("options", [dict(tapering=2), dict(latency_s=[1e-6, 2e-6]),
+                                     dict(cores_per_node=2)])
+def test_plain_fat_trees_the_cluster_cannot_express_route_d_mod_k(route_dump, options):
+    """Tapered, per-level, several cores: a routed zone over the d-mod-k routing graph, whose
+    every route SimGrid takes, the cluster's route on the same shape."""
+    G = fat_tree(levels=2, down_ports=[4, 3], up_ports=[1, 4], **options)
+    assert _cluster(G) is None and G.graph["routing"] == "layered"
+    cluster = fat_tree(levels=2, down_ports=[4, 3], up_ports=[1, 4])
+    for (source, target), path in _zone_routes(route_dump, G).items():
+        assert route(G, source, target) == path == route(cluster, source, target), (source,
+                                                                                    target)
 
 
 @pytest.mark.parametrize("levels, down_ports, up_ports", [
