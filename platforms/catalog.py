@@ -51,10 +51,10 @@ CATALOG = {
             cores_per_socket="seed 000 sec. VI.B: quad-core",
             bandwidth_Bps=_QDR + "; seed 000 sec. VI.B: Mellanox QDR InfiniBand HCAs",
             topology="assumed: the seed names no topology; a non-blocking two-level fat-tree "
-                     "(20 leaf switches of 16 nodes + 16 up-links, 16 spines); as a multicore "
-                     "machine it is written as a Dijkstra zone, whose routes take one spine, so "
-                     "in simulation it is non-blocking only inside a leaf switch (README, "
-                     "Platforms; docs/seeds/seed000.md stays inside one)",
+                     "(20 leaf switches of 16 nodes + 16 up-links, 16 spines), routed d-mod-k "
+                     "by the destination node (spine = node mod 16, as SimGrid's FAT_TREE "
+                     "cluster), so cross-leaf traffic spreads over the 16 spines (README, "
+                     "Platforms)",
             latency_s=_SWITCH_LAT,
             speed_flops="Intel X5550 datasheet: 2.66 GHz x 4 double-precision flop/cycle",
             socket_bandwidth_Bps="Intel X5550 (ark.intel.com): QPI at 6.4 GT/s = 12.8 GB/s "

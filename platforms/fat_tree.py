@@ -20,9 +20,17 @@ predicts it either way:
   FatTreeZone rule, d-mod-k (``cluster_route``): the up-link at each level
   is chosen from the destination's index, so cross-leaf messages to
   different destinations use different spines.
-- Every other fat-tree (per-level bandwidths or latencies, tapering, nodes
-  of several cores, an edited graph), and the fat-trees inside
-  ``multicore`` and ``dual_rail`` platforms, are explicit links and routers
+- Every other fat-tree with a choice of routes (some ``up_ports`` > 1):
+  per-level bandwidths or latencies, tapering, nodes of several cores, and
+  the fat-tree inside a ``multicore`` machine (one SimGrid host per socket),
+  is routed d-mod-k by the destination node's index in a routing graph of a
+  Dijkstra zone (``add_dmodk_routes``; ``collsim.platforms.routing``,
+  ``layered``): the same switches as the cluster of its shape for the same
+  pair of nodes, so cross-leaf messages to nodes of different residues use
+  different spines.  Without a choice (all ``up_ports`` 1) the one route
+  per edge of a plain Dijkstra zone gives the same routes.
+- A graph edited after it was made (not the cluster any more), and the
+  fat-trees inside ``dual_rail`` platforms, are explicit links and routers
   in a Dijkstra zone, whose tie-break always takes the switches whose
   up-port labels ``b`` are all 0 (``switch-l-j`` with
   ``j < prod(down_ports[l:])``).  On those the other switches of a level
@@ -41,7 +49,8 @@ from ._common import (LINK_DEFAULTS, NODE_DEFAULTS, add_host, add_link, check_li
                       check_node_parameters, new_platform)
 from ._validate import check_count, check_nonnegative, check_positive
 
-__all__ = ["fat_tree", "topo_parameters", "native_cluster", "cluster_route"]
+__all__ = ["fat_tree", "topo_parameters", "native_cluster", "cluster_route", "dmodk_digit",
+           "has_route_choice", "add_dmodk_routes", "dmodk_routing_graph"]
 
 
 def _real_at_least_one(name, value):
@@ -179,6 +188,10 @@ def fat_tree(
                 add_link(G, name(level - 1, i), name(level, parent), bandwidth_Bps=bw,
                          latency_s=latencies[level - 1], kind=f"level-{level}")
     assert sum(1 for _, k in G.nodes(data="kind") if k == "host") == nodes
+    if has_route_choice(params) and _native_cluster(G) is None:
+        # not SimGrid's cluster, and several routes between some nodes: d-mod-k in a
+        # routing graph (``dmodk_routing_graph``), the cluster's choice of switches
+        G.graph["routing"] = "layered"
     return G
 
 
@@ -201,7 +214,8 @@ def native_cluster(G: nx.Graph) -> dict | None:
 
     Per-level bandwidths or latencies, tapering, nodes of several cores (the
     cluster's per-host loopback links round some times differently from the
-    routed zone's one shared loopback) and edited graphs return None.  The
+    routed zone's one shared loopback) and edited graphs return None (the
+    first ones are then routed d-mod-k, ``dmodk_routing_graph``).  The
     answer is kept in ``G.graph`` while the graph keeps its size.
     """
     if G.graph.get("name") != "fat_tree" or G.graph.get("routing", "dijkstra") != "dijkstra":
@@ -315,3 +329,97 @@ def cluster_route(G: nx.Graph, source: str, target: str) -> list:
             port += 1
     assert path[-1] == target, (source, target, path)
     return path
+
+
+# -- d-mod-k in a routing graph: fat-trees SimGrid's cluster cannot express ----
+
+
+def dmodk_digit(node: int, level: int, up_ports) -> int:
+    """The up-port label ``b_{level+1}`` d-mod-k takes from level ``level`` towards ``node``.
+
+    The rule of ``cluster_route`` (SimGrid's FatTreeZone):
+    ``(node // prod(up_ports[:level])) mod up_ports[level]``.
+    """
+    return (node // math.prod(up_ports[:level])) % up_ports[level]
+
+
+def has_route_choice(params: dict) -> bool:
+    """Whether a fat-tree of these parameters has several hop-minimal routes for some pair."""
+    return any(u > 1 for u in params["up_ports"])
+
+
+def add_dmodk_routes(G: nx.Graph, R: nx.DiGraph, params: dict, level0: list) -> None:
+    """Add to routing graph ``R`` the fat-tree of ``G`` routed d-mod-k by destination node.
+
+    ``level0`` are the fat-tree's level-0 elements in ``G`` (hosts ``node-i``,
+    or the node routers of ``multicore``), each with its ``node`` index.
+    Vertices: every switch under its own name is the *up* phase (reached from
+    its children, leading to its parents); a *down* copy ``X@c_{l+1}.….c_k``
+    of a level-l switch X is X on the way down from a level-k switch, ``c``
+    the up-port labels ``b_{l+1..k}`` of the switches above it on that way
+    (its own label holds ``b_1..b_l``).  Edges, one real link each: up from a
+    child to every parent; from a level-k switch (up phase, k >= 2) to the
+    down copy ``C@b_k`` of each child C; from a down copy to the down copy of
+    each child (the labels extended by its own ``b_l``); from a level-1 switch
+    (up phase or down copy) to a level-0 element ``r`` only when the labels
+    ``b_1..b_k`` of the path are d-mod-k's towards ``node(r)``
+    (``dmodk_digit``).  From any source the one path that reaches ``r`` at the
+    least cost climbs to the nearest common ancestor level through the
+    switches d-mod-k names and descends by the one way down: the route of
+    ``cluster_route`` on the same shape; every other path reaching ``r``
+    turns higher, 2 links longer per level.  Virtual routers add no link.
+    """
+    levels, down, up = params["levels"], params["down_ports"], params["up_ports"]
+    level = {n: lv for n, lv in G.nodes(data="level") if G.nodes[n]["kind"] == "switch"}
+    for r in level0:
+        level[r] = 0
+
+    def b_digits(name):
+        lv = level[name]
+        if lv == 0:
+            return ()
+        j = int(name.rsplit("-", 1)[1])
+        return tuple(_digits(j, down[lv:] + up[:lv])[levels - lv:])
+
+    b = {n: b_digits(n) for n in level}
+    node_index = {r: G.nodes[r]["node"] for r in level0}
+    wanted = {r: tuple(dmodk_digit(node_index[r], lv, up) for lv in range(levels))
+              for r in level0}
+    # the down copies of each switch, by the labels c above it, built top-down
+    copies = {n: [] for n in level}
+    for lv in range(levels, 0, -1):
+        for x in (n for n in level if level[n] == lv):
+            children = [c for c in G.adj[x] if level.get(c) == lv - 1]
+            parents = [p for p in G.adj[x] if level.get(p) == lv + 1]
+            for p in parents:
+                R.add_edge(x, p, links=[(x, p)])
+            if lv == 1:
+                continue
+            for chain in [()] + copies[x]:  # turning down here, or on the way down
+                for c in children:
+                    c_chain = (b[x][-1],) + chain
+                    copies[c].append(c_chain)
+                    R.add_edge(_copy(x, chain), _copy(c, c_chain), links=[(x, c)])
+    for r in level0:
+        for x in G.adj[r]:
+            if level.get(x) == 1:
+                R.add_edge(r, x, links=[(r, x)])
+    for x in (n for n in level if level[n] == 1):
+        for r in (c for c in G.adj[x] if level.get(c) == 0):
+            for chain in [()] + copies[x]:
+                path_b = b[x] + chain
+                if path_b == wanted[r][:len(path_b)]:
+                    R.add_edge(_copy(x, chain), r, links=[(x, r)])
+
+
+def dmodk_routing_graph(G: nx.Graph) -> nx.DiGraph:
+    """The routing graph of a plain fat-tree that is not SimGrid's cluster (``add_dmodk_routes``)."""
+    R = nx.DiGraph()
+    hosts = [n for n, kind in G.nodes(data="kind") if kind == "host"]
+    add_dmodk_routes(G, R, G.graph["params"], hosts)
+    return R
+
+
+def _copy(switch: str, chain: tuple) -> str:
+    """The routing-graph vertex of ``switch``: itself (up phase) or its down copy."""
+    return switch if not chain else f"{switch}@{'.'.join(map(str, chain))}"

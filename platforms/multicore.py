@@ -15,6 +15,14 @@ The socket links are shared (full duplex, one direction per flow): all cores
 of a socket that talk outside it share that link, so contention inside a node
 is modeled.
 
+The network keeps its links.  Its routes are SimGrid's Dijkstra choice
+(``collsim.platforms.routing``), except on a fat-tree with a choice of routes
+(some ``up_ports`` > 1): there a routing graph (``layered``) lets through only
+the d-mod-k routes by the destination node's index, the switches SimGrid's
+FAT_TREE cluster takes between the same nodes of the plain tree
+(``fat_tree.add_dmodk_routes``), so cross-leaf traffic spreads over the spines
+instead of crossing the one whose up-port label is 0.
+
 What does not hold: SMPI's ``MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)``
 groups ranks by SimGrid host (``Comm::find_intra_comm`` in SimGrid 3.32), so
 on this platform it groups the ranks of one *socket*, not of one node.  A
@@ -33,6 +41,8 @@ import networkx as nx
 
 from ._common import SOCKET_DEFAULTS, add_host, add_link
 from ._validate import check_count, check_nonnegative, check_positive
+from .fat_tree import add_dmodk_routes, has_route_choice
+from .routing import register_routing_graph
 
 __all__ = ["multicore"]
 
@@ -94,7 +104,8 @@ def multicore(
     """
     if not isinstance(network, nx.Graph) or "params" not in network.graph:
         raise ValueError("network must be a platform graph made by a collsim generator")
-    if network.graph.get("routing", "dijkstra") != "dijkstra" or network.graph["name"] == "multicore":
+    if (network.graph.get("routing", "dijkstra") != "dijkstra" and network.graph["name"] != "fat_tree"
+            or network.graph["name"] == "multicore"):
         raise ValueError(f"network must be a single-host-per-node platform, got {network.graph['name']!r}")
     check_count("sockets_per_node", sockets_per_node)
     check_count("cores_per_socket", cores_per_socket)
@@ -112,7 +123,10 @@ def multicore(
                       memory_latency_s=float(memory_latency_s))
     G = nx.Graph()
     G.graph.update({k: v for k, v in network.graph.items() if not k.startswith("_")})
-    G.graph.update(name="multicore", params=params, routing="dijkstra")
+    # a fat-tree with a choice of routes is routed d-mod-k in a routing graph
+    # (``_routing_graph``); every other network keeps its Dijkstra zone
+    dmodk = network.graph["name"] == "fat_tree" and has_route_choice(network.graph["params"])
+    G.graph.update(name="multicore", params=params, routing="layered" if dmodk else "dijkstra")
     for name, data in network.nodes(data=True):
         if data["kind"] == "host":
             G.add_node(name, kind="node", node=data["node"])
@@ -133,3 +147,28 @@ def multicore(
             add_link(G, host, name, bandwidth_Bps=socket_bandwidth_Bps,
                      latency_s=socket_latency_s, kind="socket")
     return G
+
+
+def _routing_graph(G: nx.Graph) -> nx.DiGraph:
+    """The routing graph of a multicore fat-tree (see ``collsim.platforms.routing``).
+
+    Each socket reaches its node router and back by its socket link; the
+    fat-tree between the node routers is routed d-mod-k by the destination
+    node's index (``fat_tree.add_dmodk_routes``), the rule SimGrid's FAT_TREE
+    cluster applies to a plain fat-tree of the same shape.
+    """
+    if G.graph["params"]["network"] != "fat_tree":
+        raise ValueError(f"no routing graph for a multicore {G.graph['params']['network']}")
+    R = nx.DiGraph()
+    routers = [n for n, kind in G.nodes(data="kind") if kind == "node"]
+    for host, kind in G.nodes(data="kind"):
+        if kind != "host":
+            continue
+        router, = (r for r in G.adj[host] if G.nodes[r]["kind"] == "node")
+        R.add_edge(host, router, links=[(host, router)])
+        R.add_edge(router, host, links=[(router, host)])
+    add_dmodk_routes(G, R, G.graph["params"]["network_params"], routers)
+    return R
+
+
+register_routing_graph("multicore", _routing_graph)

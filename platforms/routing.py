@@ -14,7 +14,8 @@ the ``<route>`` elements):
     ``simgrid_order`` reproduces the ids that follow.  So the graph predicts
     the links of every simulated message, not only their number.  On a
     fat-tree this choice keeps every route in the switches whose up-port
-    labels are all 0 (``collsim.platforms.fat_tree``).
+    labels are all 0 (``collsim.platforms.fat_tree``); the fat-trees the
+    cluster cannot express are ``layered`` instead (below).
 ``FAT_TREE`` cluster
     A fat-tree of one-core nodes whose links are all alike is written as
     SimGrid's FAT_TREE cluster of its shape (``fat_tree.native_cluster``);
@@ -28,7 +29,9 @@ the ``<route>`` elements):
     crosses (and, to weigh a path, zero-latency links of unbounded bandwidth
     that cost no simulated time).  A policy that is not
     "shortest path" (the rails of a dual-rail machine) becomes one: the copies
-    let only the wanted paths through.  The routes written and searched grow
+    let only the wanted paths through; on a fat-tree that is not a cluster, copies of
+    the switches on the way down let only the d-mod-k routes through
+    (``fat_tree.add_dmodk_routes``).  The routes written and searched grow
     with the hosts, not with the hosts squared.  ``route`` runs SimGrid's
     search on the routing graph and maps the result back to physical nodes.
 """
@@ -39,7 +42,7 @@ from collections import deque
 
 import networkx as nx
 
-from .fat_tree import cluster_route, native_cluster
+from .fat_tree import cluster_route, dmodk_routing_graph, native_cluster
 
 __all__ = ["route", "simgrid_order", "register_routing_graph", "routing_graph", "VIRTUAL_LINKS"]
 
@@ -59,6 +62,9 @@ def register_routing_graph(family: str, builder) -> None:
     path).  Its vertices are ``G``'s hosts (same names) and any other names.
     """
     _BUILDERS[family] = builder
+
+
+register_routing_graph("fat_tree", dmodk_routing_graph)
 
 
 # SimGrid's search keeps unsigned costs and starts every node at ULONG_MAX; a

@@ -1,4 +1,5 @@
-"""fat_tree as SimGrid's own FAT_TREE cluster: its FatTreeZone routes, predicted link for link."""
+"""fat_tree as SimGrid's own FAT_TREE cluster, and the fat-trees it cannot express (multicore,
+tapered, ...) routed d-mod-k in a routing graph: their routes, predicted link for link."""
 
 import math
 import re
@@ -6,6 +7,7 @@ import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 
+import networkx as nx
 import pytest
 
 from collsim.harness import simulate
@@ -74,6 +76,7 @@ _ROUTES_CPP = r"""
 int main(int argc, char** argv) {
   simgrid::s4u::Engine e(&argc, argv);
   e.load_platform(argv[1]);
+  e.seal_platform();  // a Dijkstra zone builds its graph when sealed
   for (auto* a : e.get_all_hosts())
     for (auto* b : e.get_all_hosts()) {
       if (a == b) continue;
@@ -89,7 +92,27 @@ int main(int argc, char** argv) {
 
 
 @pytest.fixture(scope="module")
-def simgrid_routes(tmp_path_factory):
+def route_dump(tmp_path_factory):
+    """``route_dump(G)``: the lines ``source target link...`` SimGrid prints for ``G``."""
+    compiler = shutil.which("g++") or shutil.which("c++")
+    if compiler is None:
+        pytest.skip("no C++ compiler to build the route dump")
+    folder = tmp_path_factory.mktemp("routes")
+    (folder / "routes.cpp").write_text(_ROUTES_CPP)
+    subprocess.run([compiler, "-std=c++17", "routes.cpp", "-o", "routes", "-lsimgrid"],
+                   cwd=folder, check=True, capture_output=True)
+
+    def dump(G):
+        write_platform(G, folder / "platform.xml")
+        out = subprocess.run([str(folder / "routes"), str(folder / "platform.xml")],
+                             check=True, capture_output=True, text=True).stdout
+        return [line.split() for line in out.splitlines()]
+
+    return dump
+
+
+@pytest.fixture(scope="module")
+def simgrid_routes(route_dump):
     """``simgrid_routes(G)``: SimGrid's route of every host pair, as nodes of ``G``.
 
     FatTreeZone names a link ``link_from_<child>_<parent>_<n>_UP/DOWN`` by its
@@ -99,14 +122,6 @@ def simgrid_routes(tmp_path_factory):
     first) in the radices up[d] (d < l) and down[d] (d >= l).  collsim's
     ``switch-l-i`` numbers those digits from d = l up, then d < l.
     """
-    compiler = shutil.which("g++") or shutil.which("c++")
-    if compiler is None:
-        pytest.skip("no C++ compiler to build the route dump")
-    folder = tmp_path_factory.mktemp("routes")
-    (folder / "routes.cpp").write_text(_ROUTES_CPP)
-    subprocess.run([compiler, "-std=c++17", "routes.cpp", "-o", "routes", "-lsimgrid"],
-                   cwd=folder, check=True, capture_output=True)
-
     def dump(G):
         params = G.graph["params"]
         down, up, levels = params["down_ports"], params["up_ports"], params["levels"]
@@ -128,12 +143,8 @@ def simgrid_routes(tmp_path_factory):
                 for digit, radix in zip(reversed(ours), reversed(ours_radices)):
                     index = index * radix + digit
                 names[k] = f"switch-{level}-{index}"
-        write_platform(G, folder / "platform.xml")
-        out = subprocess.run([str(folder / "routes"), str(folder / "platform.xml")],
-                             check=True, capture_output=True, text=True).stdout
         routes = {}
-        for line in out.splitlines():
-            source, target, *links = line.split()
+        for source, target, *links in route_dump(G):
             path = [source]
             for n, link in enumerate(links, 1):
                 child, parent, direction = re.fullmatch(
@@ -179,11 +190,13 @@ def test_cross_leaf_messages_to_different_destinations_take_different_spines(sim
             assert len(spines) == 4, (source, group, spines)
 
 
-def test_one_spine_routes_stay_on_the_routed_zone():
-    """Tapering (and per-level values, several cores) keep the Dijkstra zone and its routes
-    through the switches whose up-port labels are all 0."""
-    G = fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 4], tapering=2)
-    assert _cluster(G) is None
+def test_one_spine_routes_stay_on_an_edited_graph():
+    """An edited graph keeps the Dijkstra zone and its routes through the switches whose
+    up-port labels are all 0."""
+    G = fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 4])
+    u, v = next(iter(G.edges()))
+    G.edges[u, v]["latency_s"] = 3e-6
+    assert _cluster(G) is None and G.graph["routing"] == "dijkstra"
     assert {route(G, "node-0", f"node-{i}")[2] for i in range(4, 16)} == {"switch-2-0"}
 
 
@@ -217,3 +230,99 @@ def test_the_cluster_no_longer_funnels_through_one_spine(hockney, monkeypatch):
                                  hockney, args, what="routed")
     assert status == 0
     assert native["time_s"] < 0.7 * routed["time_s"]  # 0.767 ms against 1.270 ms
+
+
+# -- multicore fat-trees: d-mod-k in a routing graph of the Dijkstra zone -----
+
+
+def _zone_routes(route_dump, G):
+    """SimGrid's route of every host pair of a routed zone, as nodes of ``G``: each link
+    ``u--v_UP`` or ``_DOWN`` (a SPLITDUPLEX half) leads from the current node to its other
+    end, and its half says which way."""
+    routes = {}
+    for source, target, *links in route_dump(G):
+        path = [source]
+        for link in links:
+            name, direction = link.rsplit("_", 1)
+            u, v = name.split("--")
+            assert path[-1] == (u if direction == "UP" else v), (source, target, links)
+            path.append(v if direction == "UP" else u)
+        routes[source, target] = path
+    hosts = _hosts(G)
+    assert len(routes) == len(hosts) * (len(hosts) - 1)
+    return routes
+
+
+@pytest.mark.parametrize("options", [dict(tapering=2), dict(latency_s=[1e-6, 2e-6]),
+                                     dict(cores_per_node=2)])
+def test_plain_fat_trees_the_cluster_cannot_express_route_d_mod_k(route_dump, options):
+    """Tapered, per-level, several cores: a routed zone over the d-mod-k routing graph, whose
+    every route SimGrid takes, the cluster's route on the same shape."""
+    G = fat_tree(levels=2, down_ports=[4, 3], up_ports=[1, 4], **options)
+    assert _cluster(G) is None and G.graph["routing"] == "layered"
+    cluster = fat_tree(levels=2, down_ports=[4, 3], up_ports=[1, 4])
+    for (source, target), path in _zone_routes(route_dump, G).items():
+        assert route(G, source, target) == path == route(cluster, source, target), (source,
+                                                                                    target)
+
+
+@pytest.mark.parametrize("levels, down_ports, up_ports", [
+    (2, [4, 3], [1, 4]),
+    (2, [2, 3], [3, 2]),
+    (3, [2, 2, 3], [2, 2, 2]),
+    (3, [3, 2, 2], [1, 3, 2]),
+])
+def test_every_multicore_fat_tree_route_is_predicted_and_d_mod_k(route_dump, levels, down_ports,
+                                                                 up_ports):
+    """Every host pair: SimGrid's route is collsim's, hop-minimal, and between the node
+    routers the route SimGrid's FAT_TREE cluster takes on the plain tree of that shape."""
+    network = fat_tree(levels=levels, down_ports=down_ports, up_ports=up_ports)
+    G = multicore(network, sockets_per_node=2)
+    assert G.graph["routing"] == "layered"
+    for (source, target), path in _zone_routes(route_dump, G).items():
+        assert route(G, source, target) == path, (source, target)
+        assert len(path) - 1 == nx.shortest_path_length(G, source, target)
+        a, b = G.nodes[source]["node"], G.nodes[target]["node"]
+        if a != b:
+            assert path[1:-1] == route(network, f"node-{a}", f"node-{b}"), (source, target)
+
+
+def test_multicore_cross_leaf_messages_spread_over_the_spines(route_dump):
+    """4,4 / 1,4 with 2 sockets: messages from one socket to the nodes of other leaves take
+    spine ``node mod 4``, the plain cluster's, no longer one spine for all."""
+    network = fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 4])
+    G = multicore(network, sockets_per_node=2)
+    routes = _zone_routes(route_dump, G)
+    for source in ("node-0.s0", "node-5.s1"):
+        leaf = G.nodes[source]["node"] // 4
+        spines = {}
+        for target in _hosts(G):
+            node = G.nodes[target]["node"]
+            if node // 4 != leaf:
+                spine = routes[source, target][3]
+                assert spine == route(G, source, target)[3]
+                assert G.nodes[spine]["level"] == 2
+                spines.setdefault(node % 4, set()).add(spine)
+        assert all(len(s) == 1 for s in spines.values())
+        assert len(set.union(*spines.values())) == 4, spines
+
+
+def test_multicore_fat_tree_no_longer_funnels_through_one_spine(hockney):
+    """16 ranks on 16 nodes, recursive doubling of 1 MiB: the d-mod-k routes against the
+    old Dijkstra zone's one spine."""
+    def make():
+        return multicore(fat_tree(levels=2, down_ports=[4, 4], up_ports=[1, 4]),
+                         sockets_per_node=2)
+    args = ["--coll", "allreduce", "--alg", "recursive_doubling", "--bytes", "1048576",
+            "--timing-only"]
+    G = make()
+    hosts = [f"node-{i}.s0" for i in range(16)]
+    (spread,), status = simulate(G, hosts, hockney, args, what="d-mod-k")
+    assert status == 0
+    one_spine = make()
+    one_spine.graph["routing"] = "dijkstra"
+    assert {route(one_spine, "node-0.s0", f"node-{i}.s0")[3] for i in range(4, 16)} == {
+        "switch-2-0"}
+    (funnel,), status = simulate(one_spine, hosts, hockney, args, what="one spine")
+    assert status == 0
+    assert spread["time_s"] < 0.7 * funnel["time_s"], (spread, funnel)
