@@ -25,10 +25,9 @@ all ranks).  A job of np ranks gets np / 8 nodes.
     catalog's 16 GB/s (copy buffer in cache: 2 bytes).
 ``one_switch_256``
     the headline at 256 ranks (32 nodes) with leaf switches of 32 nodes
-    instead of 16, so that no message crosses a spine: collsim's multicore
-    fat-tree sends every cross-leaf message through one spine (README,
-    Platforms), a 16:1 oversubscription the catalog's non-blocking tree does
-    not have.  The headline stops at 128 ranks (16 nodes: one leaf switch).
+    instead of 16, so that no message crosses a spine: the check that the
+    catalog's two-level tree (d-mod-k routes over its 16 spines) behaves as
+    the non-blocking tree it is meant to be.
 """
 
 from __future__ import annotations
@@ -43,7 +42,7 @@ from collsim.profiles import load_profile
 from collsim.runner import RunSpec, run
 
 HERE = Path(__file__).resolve().parent
-PROCESS_COUNTS = (16, 64, 128)
+PROCESS_COUNTS = (16, 64, 128, 256)
 COUNTS = (512, 4096, 32768, 262144)          # doubles, as the seed's x-axis
 COLLECTIVES = ("reduce", "allreduce")
 CORES_PER_NODE = 8
@@ -113,7 +112,7 @@ def plot(rows) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
-    colours = ("tab:blue", "tab:orange", "tab:green")
+    colours = ("tab:blue", "tab:orange", "tab:green", "tab:purple")
     for ax, collective in zip(axes, COLLECTIVES):
         for experiment, style in (("headline", "-o"), ("block", ":s")):
             for np, colour in zip(PROCESS_COUNTS, colours):
