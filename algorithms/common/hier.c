@@ -247,66 +247,94 @@ cleanup:
     return rc;
 }
 
-/* Made in every call (params->cached_comms 0): the layout of the first
- * version, whose cost the models count. */
-static int node_split_per_call(MPI_Comm comm, int root, int node_size, collsim_nodes *nodes)
+/* Finds the calling rank's node (node size k: k consecutive ranks; 0: the real
+ * node) and makes its communicator: nodes->node, node_size, node_rank,
+ * leader_in_node (the member lowest in comm), is_leader and, for exposed
+ * nodes, node_count (-1 for real nodes: only the leaders learn it).
+ * *world_ranks (malloc'd, the caller frees it): the members' ranks in comm,
+ * in node order, looked up for real nodes (SMPI groups by host and ignores
+ * the key). */
+static int find_node(MPI_Comm comm, int rank, int size, int k, collsim_nodes *nodes,
+                     int **world_ranks)
 {
-    int rc = MPI_SUCCESS, rank, size;
-    int *members = NULL, *world_ranks = NULL;
-
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-
-    if (node_size > 0) {
-        /* exposed nodes: k consecutive ranks each; leaders in node order */
-        const int node = rank / node_size, first = node * node_size;
-        const int n = (first + node_size <= size ? node_size : size - first);
-        const int count = (size + node_size - 1) / node_size;
-        members = malloc((size_t)n * sizeof *members);
-        if (members == NULL) {
-            rc = MPI_ERR_NO_MEM;
-            goto cleanup;
-        }
+    int rc = MPI_SUCCESS;
+    if (k > 0) {
+        const int first = rank / k * k, n = first + k <= size ? k : size - first;
+        *world_ranks = malloc((size_t)n * sizeof **world_ranks);
+        if (*world_ranks == NULL)
+            return MPI_ERR_NO_MEM;
         for (int i = 0; i < n; i++)
-            members[i] = first + i;
-        COLLSIM_CHECK(collsim_create_subcomm(comm, members, n, COLLSIM_TAG_INNER_COMM,
+            (*world_ranks)[i] = first + i;
+        COLLSIM_CHECK(collsim_create_subcomm(comm, *world_ranks, n, COLLSIM_TAG_INNER_COMM,
                                              &nodes->node));
         nodes->node_size = n;
         nodes->node_rank = rank - first;
         nodes->leader_in_node = 0;
-        nodes->root_in_node = (root >= first && root < first + n) ? root - first : -1;
-        nodes->is_leader = rank == first;
-        nodes->node_count = count;
-        nodes->root_node = root >= 0 ? root / node_size : 0;
-        nodes->leaders_made = 0;
+        nodes->node_count = (size + k - 1) / k;
     } else {
-        /* real nodes: the members' ranks in comm are looked up rather than
-         * assumed (SMPI groups by host and ignores the key) */
         COLLSIM_CHECK(real_node_comm(comm, rank, &nodes->node));
         COLLSIM_CHECK(MPI_Comm_size(nodes->node, &nodes->node_size));
         COLLSIM_CHECK(MPI_Comm_rank(nodes->node, &nodes->node_rank));
         const int n = nodes->node_size;
-        world_ranks = malloc((size_t)n * sizeof *world_ranks);
-        if (world_ranks == NULL) {
-            rc = MPI_ERR_NO_MEM;
-            goto cleanup;
-        }
-        COLLSIM_CHECK(node_world_ranks(comm, nodes->node, n, world_ranks));
+        *world_ranks = malloc((size_t)n * sizeof **world_ranks);
+        if (*world_ranks == NULL)
+            return MPI_ERR_NO_MEM;
+        COLLSIM_CHECK(node_world_ranks(comm, nodes->node, n, *world_ranks));
         nodes->leader_in_node = 0;
-        nodes->root_in_node = -1;
-        for (int i = 0; i < n; i++) {
-            if (world_ranks[i] < world_ranks[nodes->leader_in_node])
+        for (int i = 0; i < n; i++)
+            if ((*world_ranks)[i] < (*world_ranks)[nodes->leader_in_node])
                 nodes->leader_in_node = i;
-            if (world_ranks[i] == root)
-                nodes->root_in_node = i;
-        }
-        nodes->is_leader = nodes->node_rank == nodes->leader_in_node;
+        nodes->node_count = -1;
+    }
+    nodes->is_leader = nodes->node_rank == nodes->leader_in_node;
+cleanup:
+    return rc;
+}
+
+/* The node rank of root among the n members world_ranks, -1 when elsewhere. */
+static int root_in(const int *world_ranks, int n, int root)
+{
+    for (int i = 0; i < n; i++)
+        if (world_ranks[i] == root)
+            return i;
+    return -1;
+}
+
+/* The leaders of exposed nodes of k ranks, count of them, by
+ * MPI_Comm_create_group: called by the leaders only. */
+static int exposed_leaders(MPI_Comm comm, int k, int count, MPI_Comm *leaders)
+{
+    int *members = malloc((size_t)count * sizeof *members);
+    if (members == NULL)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < count; i++)
+        members[i] = i * k;
+    const int rc = collsim_create_subcomm(comm, members, count, COLLSIM_TAG_OUTER_COMM, leaders);
+    free(members);
+    return rc;
+}
+
+/* Made in every call (params->cached_comms 0): the layout of the first
+ * version, whose cost the models count. */
+static int node_split_per_call(MPI_Comm comm, int root, int k, collsim_nodes *nodes)
+{
+    int rc = MPI_SUCCESS, rank, size;
+    int *world_ranks = NULL;
+
+    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
+    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
+    COLLSIM_CHECK(find_node(comm, rank, size, k, nodes, &world_ranks));
+    nodes->root_in_node = root_in(world_ranks, nodes->node_size, root);
+    if (k > 0) {
+        /* the leaders' communicator: later, collsim_node_leaders */
+        nodes->root_node = root >= 0 ? root / k : 0;
+        nodes->leaders_made = 0;
+    } else {
         /* The leaders learn of each other only by communicating: one
          * MPI_Comm_split over comm.  The root's node's leader gets key -1, so
          * it is rank 0 of the leaders. */
         COLLSIM_CHECK(MPI_Comm_split(comm, nodes->is_leader ? 0 : MPI_UNDEFINED,
                                      nodes->root_in_node >= 0 ? -1 : rank, &nodes->leaders));
-        nodes->node_count = -1; /* only the leaders know it */
         if (nodes->leaders != MPI_COMM_NULL)
             COLLSIM_CHECK(MPI_Comm_size(nodes->leaders, &nodes->node_count));
         nodes->root_node = 0;
@@ -314,7 +342,6 @@ static int node_split_per_call(MPI_Comm comm, int root, int node_size, collsim_n
     }
 
 cleanup:
-    free(members);
     free(world_ranks);
     return rc;
 }
@@ -369,6 +396,34 @@ static int layout_delete(MPI_Comm comm, int keyval, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
+/* The leaders of real nodes learn which leader holds any rank of comm:
+ * layout->node_of, exchanged among the leaders only (an allgather over comm
+ * costs SimGrid's solver more than the rest of the run). */
+static int leaders_exchange(node_layout *layout, int size)
+{
+    const collsim_nodes *nodes = &layout->nodes;
+    const int count = nodes->node_count;
+    int *sizes = malloc((size_t)count * sizeof *sizes);
+    int *displs = malloc((size_t)count * sizeof *displs);
+    int *all = malloc((size_t)size * sizeof *all);
+    layout->node_of = malloc((size_t)size * sizeof *layout->node_of);
+    int rc = MPI_ERR_NO_MEM;
+    if (sizes != NULL && displs != NULL && all != NULL && layout->node_of != NULL)
+        rc = MPI_Allgather(&nodes->node_size, 1, MPI_INT, sizes, 1, MPI_INT, nodes->leaders);
+    for (int i = 0, at = 0; rc == MPI_SUCCESS && i < count; at += sizes[i], i++)
+        displs[i] = at;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allgatherv(layout->world_ranks, nodes->node_size, MPI_INT, all, sizes, displs,
+                            MPI_INT, nodes->leaders);
+    for (int i = 0; rc == MPI_SUCCESS && i < count; i++)
+        for (int j = 0; j < sizes[i]; j++)
+            layout->node_of[all[displs[i] + j]] = i;
+    free(sizes);
+    free(displs);
+    free(all);
+    return rc;
+}
+
 /* Builds the layout of node size k on comm: every rank of comm takes part. */
 static int layout_make(MPI_Comm comm, int k, node_layout *layout)
 {
@@ -376,80 +431,17 @@ static int layout_make(MPI_Comm comm, int k, node_layout *layout)
     collsim_nodes *nodes = &layout->nodes;
     COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
     COLLSIM_CHECK(MPI_Comm_size(comm, &size));
+    COLLSIM_CHECK(find_node(comm, rank, size, k, nodes, &layout->world_ranks));
     if (k > 0) {
-        const int first = rank / k * k, n = first + k <= size ? k : size - first;
-        const int count = (size + k - 1) / k;
-        int *leaders = malloc((size_t)count * sizeof *leaders);
-        layout->world_ranks = malloc((size_t)n * sizeof *layout->world_ranks);
-        if (leaders == NULL || layout->world_ranks == NULL) {
-            free(leaders);
-            return MPI_ERR_NO_MEM;
-        }
-        for (int i = 0; i < n; i++)
-            layout->world_ranks[i] = first + i;
-        for (int i = 0; i < count; i++)
-            leaders[i] = i * k;
-        rc = collsim_create_subcomm(comm, layout->world_ranks, n, COLLSIM_TAG_INNER_COMM,
-                                    &nodes->node);
-        if (rc == MPI_SUCCESS && rank == first)
-            rc = collsim_create_subcomm(comm, leaders, count, COLLSIM_TAG_OUTER_COMM,
-                                        &nodes->leaders);
-        free(leaders);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        nodes->node_size = n;
-        nodes->node_rank = rank - first;
-        nodes->leader_in_node = 0;
-        nodes->is_leader = rank == first;
-        nodes->node_count = count;
+        if (nodes->is_leader)
+            COLLSIM_CHECK(exposed_leaders(comm, k, nodes->node_count, &nodes->leaders));
     } else {
-        COLLSIM_CHECK(real_node_comm(comm, rank, &nodes->node));
-        COLLSIM_CHECK(MPI_Comm_size(nodes->node, &nodes->node_size));
-        COLLSIM_CHECK(MPI_Comm_rank(nodes->node, &nodes->node_rank));
-        const int n = nodes->node_size;
-        layout->world_ranks = malloc((size_t)n * sizeof *layout->world_ranks);
-        if (layout->world_ranks == NULL)
-            return MPI_ERR_NO_MEM;
-        COLLSIM_CHECK(node_world_ranks(comm, nodes->node, n, layout->world_ranks));
-        nodes->leader_in_node = 0;
-        for (int i = 0; i < n; i++)
-            if (layout->world_ranks[i] < layout->world_ranks[nodes->leader_in_node])
-                nodes->leader_in_node = i;
-        nodes->is_leader = nodes->node_rank == nodes->leader_in_node;
-        /* leaders in the order of their ranks in comm; they exchange their
-         * nodes' members (among the leaders only: an allgather over comm
-         * costs SimGrid's solver more than the rest of the run) to know the
-         * leader of any root */
+        /* leaders in the order of their ranks in comm */
         COLLSIM_CHECK(MPI_Comm_split(comm, nodes->is_leader ? 0 : MPI_UNDEFINED, rank,
                                      &nodes->leaders));
-        nodes->node_count = -1; /* only the leaders know it */
         if (nodes->leaders != MPI_COMM_NULL) {
             COLLSIM_CHECK(MPI_Comm_size(nodes->leaders, &nodes->node_count));
-            const int count = nodes->node_count;
-            int *sizes = malloc((size_t)count * sizeof *sizes);
-            int *displs = malloc((size_t)count * sizeof *displs);
-            int *all = malloc((size_t)size * sizeof *all);
-            layout->node_of = malloc((size_t)size * sizeof *layout->node_of);
-            if (sizes == NULL || displs == NULL || all == NULL || layout->node_of == NULL) {
-                free(sizes);
-                free(displs);
-                free(all);
-                return MPI_ERR_NO_MEM;
-            }
-            rc = MPI_Allgather(&nodes->node_size, 1, MPI_INT, sizes, 1, MPI_INT, nodes->leaders);
-            for (int i = 0, at = 0; i < count; at += sizes[i], i++)
-                displs[i] = at;
-            if (rc == MPI_SUCCESS)
-                rc = MPI_Allgatherv(layout->world_ranks, n, MPI_INT, all, sizes, displs, MPI_INT,
-                                    nodes->leaders);
-            for (int i = 0; rc == MPI_SUCCESS && i < count; i++)
-                for (int j = 0; j < sizes[i]; j++)
-                    layout->node_of[all[displs[i] + j]] = i;
-            free(sizes);
-            free(displs);
-            free(all);
-            if (rc != MPI_SUCCESS)
-                return rc;
+            COLLSIM_CHECK(leaders_exchange(layout, size));
         }
     }
     nodes->leaders_made = 1;
@@ -516,10 +508,7 @@ int collsim_node_split(MPI_Comm comm, int root, const collsim_params *params,
         return rc;
     *nodes = layout->nodes;
     nodes->cached = 1;
-    nodes->root_in_node = -1;
-    for (int i = 0; i < nodes->node_size; i++)
-        if (layout->world_ranks[i] == root)
-            nodes->root_in_node = i;
+    nodes->root_in_node = root_in(layout->world_ranks, nodes->node_size, root);
     /* the root's node among the leaders: known to the leaders, who need it */
     nodes->root_node = root < 0                   ? 0
                        : params->node_size > 0    ? root / params->node_size
@@ -530,21 +519,10 @@ int collsim_node_split(MPI_Comm comm, int root, const collsim_params *params,
 
 int collsim_node_leaders(MPI_Comm comm, int node_size, collsim_nodes *nodes)
 {
-    int rc = MPI_SUCCESS, size;
-    int *members = NULL;
     if (nodes->leaders_made || !nodes->is_leader)
         return MPI_SUCCESS;
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    members = malloc((size_t)nodes->node_count * sizeof *members);
-    if (members == NULL)
-        return MPI_ERR_NO_MEM;
-    for (int i = 0; i < nodes->node_count; i++)
-        members[i] = i * node_size;
-    COLLSIM_CHECK(collsim_create_subcomm(comm, members, nodes->node_count,
-                                         COLLSIM_TAG_OUTER_COMM, &nodes->leaders));
-    nodes->leaders_made = 1;
-cleanup:
-    free(members);
+    const int rc = exposed_leaders(comm, node_size, nodes->node_count, &nodes->leaders);
+    nodes->leaders_made = rc == MPI_SUCCESS;
     return rc;
 }
 
