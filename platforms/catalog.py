@@ -40,7 +40,7 @@ CATALOG = {
         description="seed 000 (Balaji & Kimpe 2013): 320 nodes x 2 sockets x 4 cores, QDR InfiniBand",
         family="multicore",
         network=("fat_tree", dict(levels=2, down_ports=[16, 20], up_ports=[1, 16],
-                                  bandwidth_Bps=4e9, latency_s=5e-7, loopback_latency_s=1e-7,
+                                  bandwidth_Bps=2.4e9, latency_s=5e-7, loopback_latency_s=1e-7,
                                   loopback_bandwidth_Bps=50e9, speed_flops=10.64e9)),
         params=dict(sockets_per_node=2, cores_per_socket=4, socket_bandwidth_Bps=12.8e9,
                     socket_latency_s=2e-7, memory_bandwidth_Bps=16e9, memory_latency_s=1e-7),
@@ -49,7 +49,15 @@ CATALOG = {
             nodes="seed 000 sec. VI.B: 320 nodes",
             sockets_per_node="seed 000 sec. VI.B: two Intel Xeon X5550 quad-core CPUs per node",
             cores_per_socket="seed 000 sec. VI.B: quad-core",
-            bandwidth_Bps=_QDR + "; seed 000 sec. VI.B: Mellanox QDR InfiniBand HCAs",
+            bandwidth_Bps="fitted: 2.4 GB/s, the least-squares fit (log of x8/x1) to the "
+                          "paper's Fig. 2 magnitudes (reduce 2.5-5x at 32,768 doubles and 64 "
+                          "ranks, 65 % at 16 ranks and 512k doubles), rms error a factor 1.15 "
+                          "(docs/seeds/seed000.py --fit, seed000_fit.tsv); below the wire's "
+                          "4 GB/s (" + _QDR + ") because MPICH's git master of July 2013 had "
+                          "no InfiniBand netmod (MPICH's CHANGES: MXM support came in 3.2, "
+                          "2015), so its network messages went through the TCP netmod over "
+                          "IPoIB (seed 000 sec. VI.B: Mellanox QDR InfiniBand HCAs); no IPoIB "
+                          "measurement of that machine was found",
             topology="assumed: the seed names no topology; a non-blocking two-level fat-tree "
                      "(20 leaf switches of 16 nodes + 16 up-links, 16 spines), routed d-mod-k "
                      "by the destination node (spine = node mod 16, as SimGrid's FAT_TREE "

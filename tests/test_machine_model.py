@@ -181,7 +181,7 @@ def test_memory_bandwidth_must_be_positive():
 
 
 def test_catalog_machine_runs_under_its_calibrated_profile_by_default(capsys):
-    """seed000_qdr320 by name: MPICH's overheads (0.3 us at each end, eager below
+    """seed000_qdr320 by name: MPICH's overheads (0.1 us at each end, eager below
     128000 B) on its socket memory (16 GB/s, 0.1 us); --profile hockney: neither overhead."""
     from collsim.cli import main
 
@@ -193,7 +193,7 @@ def test_catalog_machine_runs_under_its_calibrated_profile_by_default(capsys):
         return row["time_s"]
 
     memory_s = 1e-7 + ENVELOPE_BYTES / 16e9
-    assert one_way_s() == pytest.approx(0.3e-6 + memory_s + 0.3e-6, rel=1e-9)
+    assert one_way_s() == pytest.approx(0.1e-6 + memory_s + 0.1e-6, rel=1e-9)
     assert one_way_s("--profile", "hockney") == pytest.approx(memory_s, rel=1e-9)
     assert catalog_profile("seed002_orfeo_epyc") == "seed002_openmpi"
     assert catalog_profile("modern_fat_tree_hdr") == "hockney"
