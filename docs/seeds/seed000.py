@@ -170,7 +170,7 @@ def plot(rows) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.8), sharey=True)
     colours = ("tab:blue", "tab:orange", "tab:green", "tab:purple")
     for ax, collective in zip(axes, COLLECTIVES):
         for experiment, style in (("headline", "-o"), ("block", ":s")):
@@ -190,8 +190,11 @@ def plot(rows) -> None:
         ax.set_title(f"MPI_{collective.capitalize()}: node-aware x8 / flat x1")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("time(x8) / time(x1)  (< 1: node-aware faster)")
-    axes[1].legend(fontsize=7, loc="lower left", ncol=2)
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    extra = axes[1].get_legend_handles_labels()
+    fig.legend(handles + extra[0][-1:], labels + extra[1][-1:], fontsize=7, ncol=5,
+               loc="lower center")
+    fig.tight_layout(rect=(0, 0.13, 1, 1))
     fig.savefig(HERE / "seed000.png", dpi=110)
 
 
