@@ -16,8 +16,8 @@ x1 ``--node-size 1`` (each rank its own node: MPICH's flat algorithm among
 all ranks).  A job of np ranks gets np / 8 nodes.
 
 ``headline``
-    the paper's run as collsim reads it: ranks dealt round-robin over the
-    job's nodes (``--mapping cyclic:N``, Hydra's default with a host list),
+    the paper's run as collsim reads it (16 to 1,024 ranks): ranks dealt
+    round-robin over the job's nodes (``--mapping cyclic:N``, Hydra's default with a host list),
     the node and leader communicators made once (``--cached-comms``: MPICH
     makes them with the communicator; the paper times a loop of 10,000 calls).
 ``block``
@@ -53,14 +53,15 @@ from collsim.runner import RunSpec, run
 
 HERE = Path(__file__).resolve().parent
 PROCESS_COUNTS = (16, 64, 128, 256)
-COUNTS = (512, 4096, 32768, 262144)          # doubles, as the seed's x-axis
+LARGE_COUNTS = PROCESS_COUNTS + (512, 1024)  # the headline only: the paper's growth to 1,024
+COUNTS = (512, 4096, 32768, 524288)          # doubles, as the seed's x-axis
 COLLECTIVES = ("reduce", "allreduce")
 CORES_PER_NODE = 8
 # experiment: (mapping kind, communicators cached, socket memory B/s or None = the catalog's,
 #              nodes per leaf switch or None = the catalog's 16, network B/s or None = the
 #              catalog's, process counts)
 EXPERIMENTS = {
-    "headline": ("cyclic", True, None, None, None, PROCESS_COUNTS),
+    "headline": ("cyclic", True, None, None, None, LARGE_COUNTS),
     "block": ("block", True, None, None, None, PROCESS_COUNTS),
     "per_call": ("cyclic", False, None, None, None, PROCESS_COUNTS),
     "copy_in_memory": ("cyclic", True, 8e9, None, None, PROCESS_COUNTS),
@@ -171,10 +172,11 @@ def plot(rows) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.8), sharey=True)
-    colours = ("tab:blue", "tab:orange", "tab:green", "tab:purple")
+    colours = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink")
     for ax, collective in zip(axes, COLLECTIVES):
-        for experiment, style in (("headline", "-o"), ("block", ":s")):
-            for np, colour in zip(PROCESS_COUNTS, colours):
+        for experiment, style, counts in (("headline", "-o", LARGE_COUNTS),
+                                          ("block", ":s", PROCESS_COUNTS)):
+            for np, colour in zip(counts, colours):
                 points = [(c, a / f) for e, coll, n, c, f, a in rows
                           if e == experiment and coll == collective and n == np]
                 label = {"headline": "round-robin (headline)", "block": "block"}[experiment]
@@ -192,7 +194,7 @@ def plot(rows) -> None:
     axes[0].set_ylabel("time(x8) / time(x1)  (< 1: node-aware faster)")
     handles, labels = axes[0].get_legend_handles_labels()
     extra = axes[1].get_legend_handles_labels()
-    fig.legend(handles + extra[0][-1:], labels + extra[1][-1:], fontsize=7, ncol=5,
+    fig.legend(handles + extra[0][-1:], labels + extra[1][-1:], fontsize=7, ncol=6,
                loc="lower center")
     fig.tight_layout(rect=(0, 0.13, 1, 1))
     fig.savefig(HERE / "seed000.png", dpi=110)
