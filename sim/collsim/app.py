@@ -33,7 +33,7 @@ from collsim.platforms import map_ranks
 from collsim.files import write_atomically
 from collsim.realmpi import mpirun_command
 from collsim.rules import MPI_LIBRARY, Rule, format_rules, parse_rules, read_rules, rule_from_use
-from collsim.harness import find_algorithm, run_program, smpirun_command
+from collsim.harness import engine_environment, find_algorithm, run_program, smpirun_command
 from collsim.runner import model_parameters, validate_spec, RunSpec
 from collsim.units import format_bytes, format_seconds
 
@@ -331,7 +331,7 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
             net, _ = model_parameters(G, rank_hosts, profile)
             ratio = net.alpha_s / net.beta_s_per_byte if net.beta_s_per_byte > 0 else 0.0
             env["COLLSIM_ALPHA_OVER_BETA_BYTES"] = repr(ratio)
-            run_env = {**os.environ, **env}
+            run_env = engine_environment({**os.environ, **env})
             argv = smpirun_command(G, rank_hosts, profile, work, program,
                                    privatize=args.privatize)
             where = (f"simulated on {label}, {args.np} ranks, profile {profile.name}")
