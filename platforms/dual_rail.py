@@ -33,7 +33,7 @@ import networkx as nx
 from ._common import (LINK_DEFAULTS, NODE_DEFAULTS, SOCKET_DEFAULTS, add_host, add_link,
                       check_node_parameters, new_platform)
 from ._validate import check_count, check_nonnegative, check_positive
-from .fat_tree import fat_tree
+from .fat_tree import dmodk_edges, fat_tree
 from .routing import register_routing_graph
 
 __all__ = ["dual_rail", "RAIL_POLICIES"]
@@ -213,11 +213,11 @@ def _routing_graph(G: nx.Graph) -> nx.DiGraph:
         return c ^ r if policy == "striped" else c
 
     if plane is None:
-        switch_edges, level = [], {}
+        plane_edges = []
     else:
-        level = {name: data["level"] for name, data in plane.nodes(data=True)
-                 if data["kind"] != "host"}
-        switch_edges = [(u, v) for u, v in plane.edges() if u in level and v in level]
+        # each plane routed d-mod-k by destination node: fat_tree's rule, per traffic class
+        plane_edges = dmodk_edges(plane, plane.graph["params"],
+                                  [n for n, kind in plane.nodes(data="kind") if kind == "host"])
     nodes = range(params["nodes"])
     # sources: sockets to NICs, and the intra-node routes
     for i in nodes:
@@ -248,15 +248,16 @@ def _routing_graph(G: nx.Graph) -> nx.DiGraph:
                     if any(R.has_edge(f"node-{i}.s{s}", f"node-{i}@to{r}") for s in range(sockets)):
                         R.add_edge(f"node-{i}@to{r}", leaf + up,
                                    links=[(f"node-{i}", nic), (nic, leaf)])
-            for a, b in switch_edges:
-                for lower, upper in ((a, b), (b, a)):
-                    if level[upper] <= level[lower]:
-                        continue
-                    lo, hi = f"rail-{r}.{lower}", f"rail-{r}.{upper}"
-                    R.add_edge(lo + up, hi + up, links=[(lo, hi)])   # climbing
-                    R.add_edge(hi + up, lo + down, links=[(hi, lo)])  # turning down
-                    R.add_edge(hi + down, lo + down, links=[(hi, lo)])  # descending
-    # destinations: a NIC delivers to its socket, or on through the node router
+            for kind, tail, head, (a, b) in plane_edges:
+                if kind in ("climb", "down"):  # up the plane, turning down, descending
+                    R.add_edge(_plane_vertex(r, tail, up, down), _plane_vertex(r, head, up, down),
+                               links=[(f"rail-{r}.{a}", f"rail-{r}.{b}")])
+    # destinations: a NIC delivers to its socket, or on through the node router; on a
+    # fat-tree plane only from a leaf whose path's labels are d-mod-k's for the node
+    chains = {}
+    for kind, tail, head, _ in plane_edges:
+        if kind == "deliver":
+            chains.setdefault((tail[0], head), []).append(tail[1])
     for r in (0, 1):
         for i in nodes:
             c_in = node_class(i)
@@ -264,18 +265,39 @@ def _routing_graph(G: nx.Graph) -> nx.DiGraph:
             for leaf in G.adj[nic]:
                 if G.nodes[leaf]["kind"] != "switch":
                     continue
-                phases = [f"@u{c}" for c in classes if arrives(r, c) == c_in]
-                if plane is not None:
-                    phases.append(f"@d{c_in}")
+                ups = [f"@u{c}" for c in classes if arrives(r, c) == c_in]
+                if plane is None:
+                    phases = [leaf + up for up in ups]
+                else:
+                    switch, phases = leaf.split(".", 1)[1], []
+                    for chain in chains.get((switch, f"node-{i}"), []):
+                        if chain:  # a down copy, the arrival class's
+                            phases.append(_plane_vertex(r, (switch, chain), None, f"@d{c_in}"))
+                        else:      # turning at the leaf: the up phases of the source classes
+                            phases += [_plane_vertex(r, (switch, ()), up, None) for up in ups]
                 for phase in phases:
-                    R.add_edge(leaf + phase, nic, links=[(leaf, nic)])
+                    R.add_edge(phase, nic, links=[(leaf, nic)])
                     if sockets > 1:
-                        R.add_edge(leaf + phase, f"node-{i}@from{r}", links=[(leaf, nic)])
+                        R.add_edge(phase, f"node-{i}@from{r}", links=[(leaf, nic)])
             for t in range(sockets):
                 if t != r:
                     R.add_edge(f"node-{i}@from{r}", f"node-{i}.s{t}",
                                links=[(nic, f"node-{i}"), (f"node-{i}", f"node-{i}.s{t}")])
     return R
+
+
+def _plane_vertex(rail: int, vertex: tuple, up: str, down: str) -> str:
+    """The routing-graph vertex of a plane switch ``(switch, chain)`` of ``fat_tree.dmodk_edges``.
+
+    Its up phase ``rail-<r>.<switch><up>`` (``up`` the source class's
+    ``@u<c>``) when ``chain`` is empty, else its down copy
+    ``rail-<r>.<switch><down>@<chain>`` (``down`` the arrival class's
+    ``@d<c>``, ``chain`` the up-port labels above it on the way down).
+    """
+    switch, chain = vertex
+    if not chain:
+        return f"rail-{rail}.{switch}{up}"
+    return f"rail-{rail}.{switch}{down}@{'.'.join(map(str, chain))}"
 
 
 register_routing_graph("dual_rail", _routing_graph)
