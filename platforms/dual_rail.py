@@ -33,7 +33,7 @@ import networkx as nx
 from ._common import (LINK_DEFAULTS, NODE_DEFAULTS, SOCKET_DEFAULTS, add_host, add_link,
                       check_node_parameters, new_platform)
 from ._validate import check_count, check_nonnegative, check_positive
-from .fat_tree import dmodk_edges, fat_tree
+from .fat_tree import add_dmodk_routes, dmodk_edges, fat_tree, has_route_choice
 from .routing import register_routing_graph
 
 __all__ = ["dual_rail", "RAIL_POLICIES"]
@@ -142,7 +142,10 @@ def dual_rail(
                   loopback_latency_s=loopback_latency_s, speed_flops=speed_flops,
                   gamma_s_per_byte=gamma_s_per_byte)
     rails = 2 if rail_policy in ("socket_affine", "striped") else 1
-    G = new_platform("dual_rail", params, routing="layered" if rails == 2 else "dijkstra")
+    # two rails: a routing graph for the policy; one fat-tree rail with a choice of
+    # routes: a routing graph for d-mod-k; one switch: the Dijkstra zone's one route
+    layered = rails == 2 or plane is not None and has_route_choice(plane.graph["params"])
+    G = new_platform("dual_rail", params, routing="layered" if layered else "dijkstra")
     nic_bw = nic_bandwidth_Bps * (2 if rail_policy == "single_double" else 1)
     G.graph["_plane"] = plane
     for r in range(rails):
@@ -204,6 +207,16 @@ def _routing_graph(G: nx.Graph) -> nx.DiGraph:
     policy, sockets = params["rail_policy"], params["sockets_per_node"]
     plane = G.graph.get("_plane")
     R = nx.DiGraph()
+    if policy not in ("socket_affine", "striped"):
+        # one rail on the node routers: the sockets' links, and the plane d-mod-k
+        # between the node routers (as a multicore fat-tree)
+        hubs = [n for n, kind in G.nodes(data="kind") if kind == "node"]
+        for hub in hubs:
+            for host in (h for h in G.adj[hub] if G.nodes[h]["kind"] == "host"):
+                R.add_edge(host, hub, links=[(host, hub)])
+                R.add_edge(hub, host, links=[(hub, host)])
+        add_dmodk_routes(G, R, plane.graph["params"], hubs)
+        return R
     classes = (0, 1) if policy == "striped" else (0,)
 
     def node_class(i):

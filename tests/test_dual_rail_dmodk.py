@@ -14,6 +14,7 @@ from collsim.platforms import dual_rail, route, simgrid
 from collsim.platforms.fat_tree import cluster_route
 
 POLICIES = ["socket_affine", "striped"]
+ALL_POLICIES = POLICIES + ["single", "single_double"]  # one rail: NIC on the node router
 
 # (nodes, sockets_per_node, plane_down_ports, plane_up_ports)
 SHAPES = [
@@ -30,9 +31,12 @@ def _hosts(G):
 def _policy_rail(G, source, target):
     """The rail a policy sends a message on, from its definition (module docstring)."""
     src, dst = G.nodes[source], G.nodes[target]
-    if G.graph["params"]["rail_policy"] == "socket_affine":
+    policy = G.graph["params"]["rail_policy"]
+    if policy == "socket_affine":
         return src["socket"] % 2
-    return (src["node"] + dst["node"]) % 2
+    if policy == "striped":
+        return (src["node"] + dst["node"]) % 2
+    return 0
 
 
 def _plane_switches(G, path):
@@ -64,12 +68,13 @@ def _predicted_links(G, path):
     return sorted(simgrid._link_in_route(G, a, b) for a, b in zip(path, path[1:]))
 
 
-@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("policy", ALL_POLICIES)
 @pytest.mark.parametrize("nodes, sockets, down, up", SHAPES)
 def test_every_route_is_the_planes_d_mod_k_route_on_the_policys_rail(policy, nodes, sockets,
                                                                      down, up):
     """Every host pair of another node: the policy's rail, the cluster's switches for
-    the pair of nodes, and the fewest hops that rail allows."""
+    the pair of nodes, and the fewest hops that rail allows (one rail: socket link,
+    the plane from node router to node router, socket link)."""
     G = dual_rail(nodes=nodes, sockets_per_node=sockets, rail_policy=policy,
                   plane_down_ports=down, plane_up_ports=up)
     plane = G.graph["_plane"]
@@ -84,8 +89,11 @@ def test_every_route_is_the_planes_d_mod_k_route_on_the_policys_rail(policy, nod
                 source, target, path)
             rail = _policy_rail(G, source, target)
             across = nx.shortest_path_length(plane, f"node-{src['node']}", f"node-{dst['node']}")
-            hops = (2 if src["socket"] != rail else 0) + across + (
-                2 if dst["socket"] != rail else 0)
+            if policy in POLICIES:
+                hops = (2 if src["socket"] != rail else 0) + across + (
+                    2 if dst["socket"] != rail else 0)
+            else:
+                hops = 1 + across + 1
             assert len(path) - 1 == hops, (source, target, path)
 
 
@@ -112,7 +120,7 @@ def test_cross_leaf_routes_take_the_d_mod_k_spine_and_spread_over_all(policy):
         assert all(len(s) == 4 for s in used.values())
 
 
-@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("policy", ALL_POLICIES)
 @pytest.mark.parametrize("nodes, sockets, down, up", SHAPES)
 def test_simgrid_takes_every_predicted_route(route_dump, policy, nodes, sockets, down, up):
     """SimGrid's own route (``route_to`` on the written platform) of every host pair is
@@ -122,3 +130,11 @@ def test_simgrid_takes_every_predicted_route(route_dump, policy, nodes, sockets,
     for (source, target), links in _zone_links(route_dump, G).items():
         assert _predicted_links(G, route(G, source, target)) == links, (source, target)
 
+
+
+def test_a_plane_without_a_choice_of_routes_keeps_the_dijkstra_zone():
+    """One rail whose plane has all up_ports 1 (one route per pair): no routing graph."""
+    G = dual_rail(nodes=8, rail_policy="single", plane_down_ports=[2, 4], plane_up_ports=[1, 1])
+    assert G.graph["routing"] == "dijkstra"
+    assert dual_rail(nodes=8, rail_policy="single", plane_down_ports=[2, 4],
+                     plane_up_ports=[1, 2]).graph["routing"] == "layered"
