@@ -24,6 +24,17 @@ only let the policy's paths through, searched by SimGrid's DijkstraCache:
 ``single_double``
     As ``single`` with twice the NIC and switch bandwidth: the usual
     approximation of a dual-rail machine by one fat rail.
+
+Inside a fat-tree plane a message from node i to node j is routed d-mod-k by
+the destination node's index, the rule of SimGrid's FAT_TREE cluster
+(``fat_tree.dmodk_edges``, shared with plain and multicore fat-trees): it
+takes the switches ``fat_tree.cluster_route`` takes from node i to node j on
+the plane's shape, so cross-leaf messages to different nodes cross different
+spines (spine ``j mod up_ports[1]`` on two levels with ``up_ports[0]`` 1).
+Under ``single`` and ``single_double`` a plane with a choice of routes is a
+routing graph too (the plane between the node routers, as a ``multicore``
+fat-tree); a single switch, or a plane whose ``up_ports`` are all 1, keeps
+the plain Dijkstra zone, whose one route per pair is the same.
 """
 
 from __future__ import annotations
@@ -79,7 +90,8 @@ def dual_rail(
         Make each plane a fat-tree (as ``fat_tree``, whose product of
         ``plane_down_ports`` must equal ``nodes``) instead of one switch; every
         plane link has the NIC's bandwidth and latency.  Inside a plane a route
-        is the one ``collsim.platforms.route`` gives on that fat-tree.
+        takes the switches of the d-mod-k route by destination node, the one
+        ``fat_tree.cluster_route`` gives on the plane's shape.
     loopback_bandwidth_Bps, loopback_latency_s, speed_flops, gamma_s_per_byte
         As for ``crossbar``.
 
@@ -180,15 +192,30 @@ def dual_rail(
 
 
 def _routing_graph(G: nx.Graph) -> nx.DiGraph:
-    """The routing graph of a two-rail machine (see ``collsim.platforms.routing``).
+    """The routing graph of a dual-rail machine (see ``collsim.platforms.routing``).
 
     Traffic classes: under ``striped`` a node's parity (``i mod 2``), and rail
     ``r`` carries class ``c`` to class ``c xor r``; under ``socket_affine`` one
     class, rail ``r`` entered only from sockets ``s`` with ``s mod 2 == r``.
     Each rail's switches are copied per class as an up phase (``@u<c>``: links
-    towards the spines) and a down phase (``@d<c>``: towards the leaves); a
-    path turns down once, at any switch, so every path is up then down, hop-
-    minimal inside the plane, and reaches only the nodes of its class.
+    towards the spines) and, on a fat-tree plane, down copies per arrival
+    class and chain of up-port labels above them (``@d<c>@<chain>``, the
+    vertices ``(switch, chain)`` of ``fat_tree.dmodk_edges``: on two levels
+    ``leaf@d<c>@s`` entered from spine ``s``).  A path turns down once, so
+    every path is up then down and reaches only the nodes of its class; a
+    level-1 switch (its up phase, when source and destination share it, or a
+    down copy) delivers to node j's NIC only when the path's labels are
+    d-mod-k's for j (``fat_tree.dmodk_digit``).  So the one path of least
+    cost climbs through the switches d-mod-k names for j to the nearest
+    common ancestor level and descends: hop-minimal inside the plane, the
+    switches ``fat_tree.cluster_route`` takes on the plane's shape; any other
+    path turns higher, 2 links longer per level.  On a single switch
+    (``rail-<r>@u<c>``) the up phase delivers directly.
+
+    Under ``single`` and ``single_double`` (one rail on the node routers,
+    routed here only on a plane with a choice of routes): each socket's link
+    to its node router and back, and the plane between the node routers
+    d-mod-k (``fat_tree.add_dmodk_routes``, as a ``multicore`` fat-tree).
 
     A socket ``s`` reaches rail ``r``'s NIC directly when ``s == r`` (one
     virtual link and the NIC link), else through the node router (its socket

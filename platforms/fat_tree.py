@@ -21,18 +21,19 @@ predicts it either way:
   is chosen from the destination's index, so cross-leaf messages to
   different destinations use different spines.
 - Every other fat-tree with a choice of routes (some ``up_ports`` > 1):
-  per-level bandwidths or latencies, tapering, nodes of several cores, and
-  the fat-tree inside a ``multicore`` machine (one SimGrid host per socket),
-  is routed d-mod-k by the destination node's index in a routing graph of a
-  Dijkstra zone (``add_dmodk_routes``; ``collsim.platforms.routing``,
-  ``layered``): the same switches as the cluster of its shape for the same
-  pair of nodes, so cross-leaf messages to nodes of different residues use
-  different spines.  Without a choice (all ``up_ports`` 1) the one route
-  per edge of a plain Dijkstra zone gives the same routes.
-- A graph edited after it was made (not the cluster any more), and the
-  fat-trees inside ``dual_rail`` platforms, are explicit links and routers
-  in a Dijkstra zone, whose tie-break always takes the switches whose
-  up-port labels ``b`` are all 0 (``switch-l-j`` with
+  per-level bandwidths or latencies, tapering, nodes of several cores, the
+  fat-tree inside a ``multicore`` machine (one SimGrid host per socket), and
+  each fat-tree plane of a ``dual_rail`` machine (per rail and traffic
+  class), is routed d-mod-k by the destination node's index in a routing
+  graph of a Dijkstra zone (``dmodk_edges``, written by ``add_dmodk_routes``
+  and by ``dual_rail``; ``collsim.platforms.routing``, ``layered``): the
+  same switches as the cluster of its shape for the same pair of nodes, so
+  cross-leaf messages to nodes of different residues use different spines.
+  Without a choice (all ``up_ports`` 1) the one route per edge of a plain
+  Dijkstra zone gives the same routes.
+- A graph edited after it was made (not the cluster any more) is explicit
+  links and routers in a Dijkstra zone, whose tie-break always takes the
+  switches whose up-port labels ``b`` are all 0 (``switch-l-j`` with
   ``j < prod(down_ports[l:])``).  On those the other switches of a level
   (``up_ports`` > 1) carry no traffic: all cross-leaf traffic crosses one
   spine, oversubscribed ``up_ports[-1]``:1 on a two-level tree.
