@@ -24,6 +24,17 @@ only let the policy's paths through, searched by SimGrid's DijkstraCache:
 ``single_double``
     As ``single`` with twice the NIC and switch bandwidth: the usual
     approximation of a dual-rail machine by one fat rail.
+
+Inside a fat-tree plane a message from node i to node j is routed d-mod-k by
+the destination node's index, the rule of SimGrid's FAT_TREE cluster
+(``fat_tree.dmodk_edges``, shared with plain and multicore fat-trees): it
+takes the switches ``fat_tree.cluster_route`` takes from node i to node j on
+the plane's shape, so cross-leaf messages to different nodes cross different
+spines (spine ``j mod up_ports[1]`` on two levels with ``up_ports[0]`` 1).
+Under ``single`` and ``single_double`` a plane with a choice of routes is a
+routing graph too (the plane between the node routers, as a ``multicore``
+fat-tree); a single switch, or a plane whose ``up_ports`` are all 1, keeps
+the plain Dijkstra zone, whose one route per pair is the same.
 """
 
 from __future__ import annotations
@@ -33,7 +44,7 @@ import networkx as nx
 from ._common import (LINK_DEFAULTS, NODE_DEFAULTS, SOCKET_DEFAULTS, add_host, add_link,
                       check_node_parameters, new_platform)
 from ._validate import check_count, check_nonnegative, check_positive
-from .fat_tree import fat_tree
+from .fat_tree import add_dmodk_routes, dmodk_edges, fat_tree, has_route_choice
 from .routing import register_routing_graph
 
 __all__ = ["dual_rail", "RAIL_POLICIES"]
@@ -79,7 +90,8 @@ def dual_rail(
         Make each plane a fat-tree (as ``fat_tree``, whose product of
         ``plane_down_ports`` must equal ``nodes``) instead of one switch; every
         plane link has the NIC's bandwidth and latency.  Inside a plane a route
-        is the one ``collsim.platforms.route`` gives on that fat-tree.
+        takes the switches of the d-mod-k route by destination node, the one
+        ``fat_tree.cluster_route`` gives on the plane's shape.
     loopback_bandwidth_Bps, loopback_latency_s, speed_flops, gamma_s_per_byte
         As for ``crossbar``.
 
@@ -142,7 +154,10 @@ def dual_rail(
                   loopback_latency_s=loopback_latency_s, speed_flops=speed_flops,
                   gamma_s_per_byte=gamma_s_per_byte)
     rails = 2 if rail_policy in ("socket_affine", "striped") else 1
-    G = new_platform("dual_rail", params, routing="layered" if rails == 2 else "dijkstra")
+    # two rails: a routing graph for the policy; one fat-tree rail with a choice of
+    # routes: a routing graph for d-mod-k; one switch: the Dijkstra zone's one route
+    layered = rails == 2 or plane is not None and has_route_choice(plane.graph["params"])
+    G = new_platform("dual_rail", params, routing="layered" if layered else "dijkstra")
     nic_bw = nic_bandwidth_Bps * (2 if rail_policy == "single_double" else 1)
     G.graph["_plane"] = plane
     for r in range(rails):
@@ -177,15 +192,30 @@ def dual_rail(
 
 
 def _routing_graph(G: nx.Graph) -> nx.DiGraph:
-    """The routing graph of a two-rail machine (see ``collsim.platforms.routing``).
+    """The routing graph of a dual-rail machine (see ``collsim.platforms.routing``).
 
     Traffic classes: under ``striped`` a node's parity (``i mod 2``), and rail
     ``r`` carries class ``c`` to class ``c xor r``; under ``socket_affine`` one
     class, rail ``r`` entered only from sockets ``s`` with ``s mod 2 == r``.
     Each rail's switches are copied per class as an up phase (``@u<c>``: links
-    towards the spines) and a down phase (``@d<c>``: towards the leaves); a
-    path turns down once, at any switch, so every path is up then down, hop-
-    minimal inside the plane, and reaches only the nodes of its class.
+    towards the spines) and, on a fat-tree plane, down copies per arrival
+    class and chain of up-port labels above them (``@d<c>@<chain>``, the
+    vertices ``(switch, chain)`` of ``fat_tree.dmodk_edges``: on two levels
+    ``leaf@d<c>@s`` entered from spine ``s``).  A path turns down once, so
+    every path is up then down and reaches only the nodes of its class; a
+    level-1 switch (its up phase, when source and destination share it, or a
+    down copy) delivers to node j's NIC only when the path's labels are
+    d-mod-k's for j (``fat_tree.dmodk_digit``).  So the one path of least
+    cost climbs through the switches d-mod-k names for j to the nearest
+    common ancestor level and descends: hop-minimal inside the plane, the
+    switches ``fat_tree.cluster_route`` takes on the plane's shape; any other
+    path turns higher, 2 links longer per level.  On a single switch
+    (``rail-<r>@u<c>``) the up phase delivers directly.
+
+    Under ``single`` and ``single_double`` (one rail on the node routers,
+    routed here only on a plane with a choice of routes): each socket's link
+    to its node router and back, and the plane between the node routers
+    d-mod-k (``fat_tree.add_dmodk_routes``, as a ``multicore`` fat-tree).
 
     A socket ``s`` reaches rail ``r``'s NIC directly when ``s == r`` (one
     virtual link and the NIC link), else through the node router (its socket
@@ -204,6 +234,16 @@ def _routing_graph(G: nx.Graph) -> nx.DiGraph:
     policy, sockets = params["rail_policy"], params["sockets_per_node"]
     plane = G.graph.get("_plane")
     R = nx.DiGraph()
+    if policy not in ("socket_affine", "striped"):
+        # one rail on the node routers: the sockets' links, and the plane d-mod-k
+        # between the node routers (as a multicore fat-tree)
+        hubs = [n for n, kind in G.nodes(data="kind") if kind == "node"]
+        for hub in hubs:
+            for host in (h for h in G.adj[hub] if G.nodes[h]["kind"] == "host"):
+                R.add_edge(host, hub, links=[(host, hub)])
+                R.add_edge(hub, host, links=[(hub, host)])
+        add_dmodk_routes(G, R, plane.graph["params"], hubs)
+        return R
     classes = (0, 1) if policy == "striped" else (0,)
 
     def node_class(i):
@@ -213,11 +253,11 @@ def _routing_graph(G: nx.Graph) -> nx.DiGraph:
         return c ^ r if policy == "striped" else c
 
     if plane is None:
-        switch_edges, level = [], {}
+        plane_edges = []
     else:
-        level = {name: data["level"] for name, data in plane.nodes(data=True)
-                 if data["kind"] != "host"}
-        switch_edges = [(u, v) for u, v in plane.edges() if u in level and v in level]
+        # each plane routed d-mod-k by destination node: fat_tree's rule, per traffic class
+        plane_edges = dmodk_edges(plane, plane.graph["params"],
+                                  [n for n, kind in plane.nodes(data="kind") if kind == "host"])
     nodes = range(params["nodes"])
     # sources: sockets to NICs, and the intra-node routes
     for i in nodes:
@@ -248,15 +288,16 @@ def _routing_graph(G: nx.Graph) -> nx.DiGraph:
                     if any(R.has_edge(f"node-{i}.s{s}", f"node-{i}@to{r}") for s in range(sockets)):
                         R.add_edge(f"node-{i}@to{r}", leaf + up,
                                    links=[(f"node-{i}", nic), (nic, leaf)])
-            for a, b in switch_edges:
-                for lower, upper in ((a, b), (b, a)):
-                    if level[upper] <= level[lower]:
-                        continue
-                    lo, hi = f"rail-{r}.{lower}", f"rail-{r}.{upper}"
-                    R.add_edge(lo + up, hi + up, links=[(lo, hi)])   # climbing
-                    R.add_edge(hi + up, lo + down, links=[(hi, lo)])  # turning down
-                    R.add_edge(hi + down, lo + down, links=[(hi, lo)])  # descending
-    # destinations: a NIC delivers to its socket, or on through the node router
+            for kind, tail, head, (a, b) in plane_edges:
+                if kind in ("climb", "down"):  # up the plane, turning down, descending
+                    R.add_edge(_plane_vertex(r, tail, up, down), _plane_vertex(r, head, up, down),
+                               links=[(f"rail-{r}.{a}", f"rail-{r}.{b}")])
+    # destinations: a NIC delivers to its socket, or on through the node router; on a
+    # fat-tree plane only from a leaf whose path's labels are d-mod-k's for the node
+    chains = {}
+    for kind, tail, head, _ in plane_edges:
+        if kind == "deliver":
+            chains.setdefault((tail[0], head), []).append(tail[1])
     for r in (0, 1):
         for i in nodes:
             c_in = node_class(i)
@@ -264,18 +305,39 @@ def _routing_graph(G: nx.Graph) -> nx.DiGraph:
             for leaf in G.adj[nic]:
                 if G.nodes[leaf]["kind"] != "switch":
                     continue
-                phases = [f"@u{c}" for c in classes if arrives(r, c) == c_in]
-                if plane is not None:
-                    phases.append(f"@d{c_in}")
+                ups = [f"@u{c}" for c in classes if arrives(r, c) == c_in]
+                if plane is None:
+                    phases = [leaf + up for up in ups]
+                else:
+                    switch, phases = leaf.split(".", 1)[1], []
+                    for chain in chains.get((switch, f"node-{i}"), []):
+                        if chain:  # a down copy, the arrival class's
+                            phases.append(_plane_vertex(r, (switch, chain), None, f"@d{c_in}"))
+                        else:      # turning at the leaf: the up phases of the source classes
+                            phases += [_plane_vertex(r, (switch, ()), up, None) for up in ups]
                 for phase in phases:
-                    R.add_edge(leaf + phase, nic, links=[(leaf, nic)])
+                    R.add_edge(phase, nic, links=[(leaf, nic)])
                     if sockets > 1:
-                        R.add_edge(leaf + phase, f"node-{i}@from{r}", links=[(leaf, nic)])
+                        R.add_edge(phase, f"node-{i}@from{r}", links=[(leaf, nic)])
             for t in range(sockets):
                 if t != r:
                     R.add_edge(f"node-{i}@from{r}", f"node-{i}.s{t}",
                                links=[(nic, f"node-{i}"), (f"node-{i}", f"node-{i}.s{t}")])
     return R
+
+
+def _plane_vertex(rail: int, vertex: tuple, up: str, down: str) -> str:
+    """The routing-graph vertex of a plane switch ``(switch, chain)`` of ``fat_tree.dmodk_edges``.
+
+    Its up phase ``rail-<r>.<switch><up>`` (``up`` the source class's
+    ``@u<c>``) when ``chain`` is empty, else its down copy
+    ``rail-<r>.<switch><down>@<chain>`` (``down`` the arrival class's
+    ``@d<c>``, ``chain`` the up-port labels above it on the way down).
+    """
+    switch, chain = vertex
+    if not chain:
+        return f"rail-{rail}.{switch}{up}"
+    return f"rail-{rail}.{switch}{down}@{'.'.join(map(str, chain))}"
 
 
 register_routing_graph("dual_rail", _routing_graph)

@@ -21,18 +21,19 @@ predicts it either way:
   is chosen from the destination's index, so cross-leaf messages to
   different destinations use different spines.
 - Every other fat-tree with a choice of routes (some ``up_ports`` > 1):
-  per-level bandwidths or latencies, tapering, nodes of several cores, and
-  the fat-tree inside a ``multicore`` machine (one SimGrid host per socket),
-  is routed d-mod-k by the destination node's index in a routing graph of a
-  Dijkstra zone (``add_dmodk_routes``; ``collsim.platforms.routing``,
-  ``layered``): the same switches as the cluster of its shape for the same
-  pair of nodes, so cross-leaf messages to nodes of different residues use
-  different spines.  Without a choice (all ``up_ports`` 1) the one route
-  per edge of a plain Dijkstra zone gives the same routes.
-- A graph edited after it was made (not the cluster any more), and the
-  fat-trees inside ``dual_rail`` platforms, are explicit links and routers
-  in a Dijkstra zone, whose tie-break always takes the switches whose
-  up-port labels ``b`` are all 0 (``switch-l-j`` with
+  per-level bandwidths or latencies, tapering, nodes of several cores, the
+  fat-tree inside a ``multicore`` machine (one SimGrid host per socket), and
+  each fat-tree plane of a ``dual_rail`` machine (per rail and traffic
+  class), is routed d-mod-k by the destination node's index in a routing
+  graph of a Dijkstra zone (``dmodk_edges``, written by ``add_dmodk_routes``
+  and by ``dual_rail``; ``collsim.platforms.routing``, ``layered``): the
+  same switches as the cluster of its shape for the same pair of nodes, so
+  cross-leaf messages to nodes of different residues use different spines.
+  Without a choice (all ``up_ports`` 1) the one route per edge of a plain
+  Dijkstra zone gives the same routes.
+- A graph edited after it was made (not the cluster any more) is explicit
+  links and routers in a Dijkstra zone, whose tie-break always takes the
+  switches whose up-port labels ``b`` are all 0 (``switch-l-j`` with
   ``j < prod(down_ports[l:])``).  On those the other switches of a level
   (``up_ports`` > 1) carry no traffic: all cross-leaf traffic crosses one
   spine, oversubscribed ``up_ports[-1]``:1 on a two-level tree.
@@ -50,7 +51,7 @@ from ._common import (LINK_DEFAULTS, NODE_DEFAULTS, add_host, add_link, check_li
 from ._validate import check_count, check_nonnegative, check_positive
 
 __all__ = ["fat_tree", "topo_parameters", "native_cluster", "cluster_route", "dmodk_digit",
-           "has_route_choice", "add_dmodk_routes", "dmodk_routing_graph"]
+           "has_route_choice", "dmodk_edges", "add_dmodk_routes", "dmodk_routing_graph"]
 
 
 def _real_at_least_one(name, value):
@@ -348,26 +349,36 @@ def has_route_choice(params: dict) -> bool:
     return any(u > 1 for u in params["up_ports"])
 
 
-def add_dmodk_routes(G: nx.Graph, R: nx.DiGraph, params: dict, level0: list) -> None:
-    """Add to routing graph ``R`` the fat-tree of ``G`` routed d-mod-k by destination node.
+def dmodk_edges(G: nx.Graph, params: dict, level0: list) -> list:
+    """The edges of the fat-tree of ``G`` routed d-mod-k by destination node, in order.
 
-    ``level0`` are the fat-tree's level-0 elements in ``G`` (hosts ``node-i``,
-    or the node routers of ``multicore``), each with its ``node`` index.
-    Vertices: every switch under its own name is the *up* phase (reached from
-    its children, leading to its parents); a *down* copy ``X@c_{l+1}.….c_k``
-    of a level-l switch X is X on the way down from a level-k switch, ``c``
-    the up-port labels ``b_{l+1..k}`` of the switches above it on that way
-    (its own label holds ``b_1..b_l``).  Edges, one real link each: up from a
-    child to every parent; from a level-k switch (up phase, k >= 2) to the
-    down copy ``C@b_k`` of each child C; from a down copy to the down copy of
-    each child (the labels extended by its own ``b_l``); from a level-1 switch
-    (up phase or down copy) to a level-0 element ``r`` only when the labels
-    ``b_1..b_k`` of the path are d-mod-k's towards ``node(r)``
-    (``dmodk_digit``).  From any source the one path that reaches ``r`` at the
-    least cost climbs to the nearest common ancestor level through the
-    switches d-mod-k names and descends by the one way down: the route of
-    ``cluster_route`` on the same shape; every other path reaching ``r``
-    turns higher, 2 links longer per level.  Virtual routers add no link.
+    The one home of the rule that ``add_dmodk_routes`` (plain and multicore
+    fat-trees) and ``dual_rail`` (each plane, per traffic class) write into
+    their routing graphs.  ``level0`` are the fat-tree's level-0 elements in
+    ``G`` (hosts ``node-i``, or the node routers of ``multicore``), each with
+    its ``node`` index.  A switch vertex is ``(switch, chain)``: ``chain``
+    ``()`` is the switch's *up* phase (reached from its children, leading to
+    its parents), a non-empty ``chain`` its *down copy* on the way down from
+    a level-k switch, ``chain`` the up-port labels ``b_{l+1..k}`` of the
+    switches above it on that way (its own label holds ``b_1..b_l``).
+
+    Returns
+    -------
+    list of (str, object, object, tuple)
+        ``(kind, tail, head, link)``, ``link`` the one physical edge
+        ``(u, v)`` of ``G`` crossed, ``kind`` one of: ``"climb"`` from a
+        switch's up phase to a parent's; ``"down"`` from a level-k switch
+        (up phase, k >= 2: turning down, or a down copy) to the down copy of
+        a child, the chain extended by the switch's own ``b_k``;
+        ``"enter"`` from a level-0 element to each of its level-1 switches
+        (up phase); ``"deliver"`` from a level-1 switch (up phase or down
+        copy) to a level-0 element ``r`` only when the labels ``b_1..b_k``
+        of the path are d-mod-k's towards ``node(r)`` (``dmodk_digit``).
+        From any source the one path that reaches ``r`` at the least number
+        of links climbs to the nearest common ancestor level through the
+        switches d-mod-k names and descends by the one way down: the route
+        of ``cluster_route`` on the same shape; every other path reaching
+        ``r`` turns higher, 2 links longer per level.
     """
     levels, down, up = params["levels"], params["down_ports"], params["up_ports"]
     level = {n: lv for n, lv in G.nodes(data="level") if G.nodes[n]["kind"] == "switch"}
@@ -385,6 +396,7 @@ def add_dmodk_routes(G: nx.Graph, R: nx.DiGraph, params: dict, level0: list) -> 
     node_index = {r: G.nodes[r]["node"] for r in level0}
     wanted = {r: tuple(dmodk_digit(node_index[r], lv, up) for lv in range(levels))
               for r in level0}
+    edges = []
     # the down copies of each switch, by the labels c above it, built top-down
     copies = {n: [] for n in level}
     for lv in range(levels, 0, -1):
@@ -392,24 +404,43 @@ def add_dmodk_routes(G: nx.Graph, R: nx.DiGraph, params: dict, level0: list) -> 
             children = [c for c in G.adj[x] if level.get(c) == lv - 1]
             parents = [p for p in G.adj[x] if level.get(p) == lv + 1]
             for p in parents:
-                R.add_edge(x, p, links=[(x, p)])
+                edges.append(("climb", (x, ()), (p, ()), (x, p)))
             if lv == 1:
                 continue
             for chain in [()] + copies[x]:  # turning down here, or on the way down
                 for c in children:
                     c_chain = (b[x][-1],) + chain
                     copies[c].append(c_chain)
-                    R.add_edge(_copy(x, chain), _copy(c, c_chain), links=[(x, c)])
+                    edges.append(("down", (x, chain), (c, c_chain), (x, c)))
     for r in level0:
         for x in G.adj[r]:
             if level.get(x) == 1:
-                R.add_edge(r, x, links=[(r, x)])
+                edges.append(("enter", r, (x, ()), (r, x)))
     for x in (n for n in level if level[n] == 1):
         for r in (c for c in G.adj[x] if level.get(c) == 0):
             for chain in [()] + copies[x]:
                 path_b = b[x] + chain
                 if path_b == wanted[r][:len(path_b)]:
-                    R.add_edge(_copy(x, chain), r, links=[(x, r)])
+                    edges.append(("deliver", (x, chain), r, (x, r)))
+    return edges
+
+
+def add_dmodk_routes(G: nx.Graph, R: nx.DiGraph, params: dict, level0: list) -> None:
+    """Add to routing graph ``R`` the fat-tree of ``G`` routed d-mod-k by destination node.
+
+    ``level0`` are the fat-tree's level-0 elements in ``G`` (hosts ``node-i``,
+    or the node routers of ``multicore``), each with its ``node`` index.  The
+    edges are ``dmodk_edges``'s, one real link each; every switch under its
+    own name is the up phase, its down copy ``X@c_{l+1}.….c_k`` the switch on
+    the way down with the up-port labels ``c`` above it (``_copy``).  So a
+    route is the one ``cluster_route`` takes on the same shape.  Virtual
+    routers add no link.
+    """
+    def vertex(v):
+        return v if isinstance(v, str) else _copy(*v)
+
+    for _, tail, head, link in dmodk_edges(G, params, level0):
+        R.add_edge(vertex(tail), vertex(head), links=[link])
 
 
 def dmodk_routing_graph(G: nx.Graph) -> nx.DiGraph:

@@ -29,9 +29,9 @@ the ``<route>`` elements):
     crosses (and, to weigh a path, zero-latency links of unbounded bandwidth
     that cost no simulated time).  A policy that is not
     "shortest path" (the rails of a dual-rail machine) becomes one: the copies
-    let only the wanted paths through; on a fat-tree that is not a cluster, copies of
-    the switches on the way down let only the d-mod-k routes through
-    (``fat_tree.add_dmodk_routes``).  The routes written and searched grow
+    let only the wanted paths through; on a fat-tree that is not a cluster (a
+    dual-rail machine's fat-tree planes included), copies of the switches on
+    the way down let only the d-mod-k routes through (``fat_tree.dmodk_edges``).  The routes written and searched grow
     with the hosts, not with the hosts squared.  ``route`` runs SimGrid's
     search on the routing graph and maps the result back to physical nodes.
 """

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from collsim.platforms import crossbar
+from collsim.platforms import crossbar, write_platform
 from collsim.profiles import load_profile
 from collsim.harness import REPO_ROOT, registry
 
@@ -28,6 +28,50 @@ def hockney():
 def crossbar64():
     """A 64-node, one-core crossbar: every test rank count fits, one rank per node."""
     return crossbar(nodes=64)
+
+
+# -- SimGrid's own routes, dumped by a small s4u program ----------------------
+
+_ROUTES_CPP = r"""
+#include <simgrid/s4u.hpp>
+#include <cstdio>
+int main(int argc, char** argv) {
+  simgrid::s4u::Engine e(&argc, argv);
+  e.load_platform(argv[1]);
+  e.seal_platform();  // a Dijkstra zone builds its graph when sealed
+  for (auto* a : e.get_all_hosts())
+    for (auto* b : e.get_all_hosts()) {
+      if (a == b) continue;
+      std::vector<simgrid::s4u::Link*> links;
+      double latency = 0;
+      a->route_to(b, links, &latency);
+      std::printf("%s %s", a->get_cname(), b->get_cname());
+      for (auto* link : links) std::printf(" %s", link->get_cname());
+      std::printf("\n");
+    }
+}
+"""
+
+
+@pytest.fixture(scope="session")
+def route_dump(tmp_path_factory):
+    """``route_dump(G)``: the lines ``source target link...`` SimGrid prints for ``G``
+    (every host pair, through ``route_to``; the fat-tree and dual-rail route tests)."""
+    compiler = shutil.which("g++") or shutil.which("c++")
+    if compiler is None:
+        pytest.skip("no C++ compiler to build the route dump")
+    folder = tmp_path_factory.mktemp("routes")
+    (folder / "routes.cpp").write_text(_ROUTES_CPP)
+    subprocess.run([compiler, "-std=c++17", "routes.cpp", "-o", "routes", "-lsimgrid"],
+                   cwd=folder, check=True, capture_output=True)
+
+    def dump(G):
+        write_platform(G, folder / "platform.xml")
+        out = subprocess.run([str(folder / "routes"), str(folder / "platform.xml")],
+                             check=True, capture_output=True, text=True).stdout
+        return [line.split() for line in out.splitlines()]
+
+    return dump
 
 
 def _build_with_fault(tmp_path, relative_path, old, new):

@@ -3,16 +3,13 @@ tapered, ...) routed d-mod-k in a routing graph: their routes, predicted link fo
 
 import math
 import re
-import shutil
-import subprocess
 import xml.etree.ElementTree as ET
 
 import networkx as nx
 import pytest
 
 from collsim.harness import simulate
-from collsim.platforms import (fat_tree, map_ranks, multicore, pair_classes, platform_xml, route,
-                               write_platform)
+from collsim.platforms import fat_tree, map_ranks, multicore, pair_classes, platform_xml, route
 from collsim.platforms import simgrid
 
 
@@ -70,45 +67,7 @@ def test_parallel_cables_are_one_link_of_their_summed_bandwidth():
 
 # -- SimGrid's own routes, dumped by a small s4u program ----------------------
 
-_ROUTES_CPP = r"""
-#include <simgrid/s4u.hpp>
-#include <cstdio>
-int main(int argc, char** argv) {
-  simgrid::s4u::Engine e(&argc, argv);
-  e.load_platform(argv[1]);
-  e.seal_platform();  // a Dijkstra zone builds its graph when sealed
-  for (auto* a : e.get_all_hosts())
-    for (auto* b : e.get_all_hosts()) {
-      if (a == b) continue;
-      std::vector<simgrid::s4u::Link*> links;
-      double latency = 0;
-      a->route_to(b, links, &latency);
-      std::printf("%s %s", a->get_cname(), b->get_cname());
-      for (auto* link : links) std::printf(" %s", link->get_cname());
-      std::printf("\n");
-    }
-}
-"""
-
-
-@pytest.fixture(scope="module")
-def route_dump(tmp_path_factory):
-    """``route_dump(G)``: the lines ``source target link...`` SimGrid prints for ``G``."""
-    compiler = shutil.which("g++") or shutil.which("c++")
-    if compiler is None:
-        pytest.skip("no C++ compiler to build the route dump")
-    folder = tmp_path_factory.mktemp("routes")
-    (folder / "routes.cpp").write_text(_ROUTES_CPP)
-    subprocess.run([compiler, "-std=c++17", "routes.cpp", "-o", "routes", "-lsimgrid"],
-                   cwd=folder, check=True, capture_output=True)
-
-    def dump(G):
-        write_platform(G, folder / "platform.xml")
-        out = subprocess.run([str(folder / "routes"), str(folder / "platform.xml")],
-                             check=True, capture_output=True, text=True).stdout
-        return [line.split() for line in out.splitlines()]
-
-    return dump
+# ``route_dump`` (tests/conftest.py) compiles it once per session.
 
 
 @pytest.fixture(scope="module")
