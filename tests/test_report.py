@@ -123,6 +123,10 @@ def test_the_page_opens_with_the_ranking_and_its_margin(report):
     assert (f"At 8 ranks (block mapping), xbar-fast runs the weighted workload fastest, "
             f"{slow / fast:.2f}x ahead of xbar-slow") in opening.group(1)
     assert "by time x cost, " in opening.group(1) and "At 4 ranks" in opening.group(1)
+    cost = {m["name"]: m["cost"] for m in study["machines"]}
+    products = sorted((times[(m, 8, "block")] * cost[m], m) for m in ("xbar-fast", "xbar-slow"))
+    assert (f"by time x cost, {products[0][1]} leads, "
+            f"{products[1][0] / products[0][0]:.2f}x ahead of {products[1][1]}") in opening.group(1)
     assert re.search(r"it is the fastest machine on \d of 5 questions", opening.group(1))
     # one row per question: collective x size x np
     assert text.count("<tr><td class=name>allreduce</td>") == 3 * 2

@@ -185,7 +185,9 @@ def _rankings(study: dict, rows: list[dict]) -> list[dict]:
                    if (name, np, mapping) in times]
         ranked = sorted(entries, key=lambda e: (e[1] is None, e[1] or 0.0, e[0]))
         done = [(name, t) for name, t in ranked if t is not None]
-        by_product = sorted(done, key=lambda e: (e[1] * costs[e[0]] if priced else 0.0, e[0]))
+        # (machine, time x cost), lowest first
+        by_product = sorted(((name, t * costs[name] if priced else 0.0) for name, t in done),
+                            key=lambda e: (e[1], e[0]))
         product_rank = {name: i + 1 for i, (name, _) in enumerate(by_product)}
         rankings.append({
             "np": np, "mapping": mapping, "priced": priced,
@@ -219,6 +221,15 @@ def summary(study: dict, rows: list[dict]) -> list[str]:
     >>> print(*summary(study, rows))  # doctest: +NORMALIZE_WHITESPACE
     At 4 ranks (block mapping), b runs the weighted workload fastest, 3.00x ahead of a
     (b 1 us, a 3 us); it is the fastest machine on 1 of 1 questions (collective and size).
+
+    With prices, the margin by time x cost is between the products (a: 3e-6 x 1,
+    b: 1e-6 x 10):
+
+    >>> study["machines"] = [{"name": "a", "cost": 1.0}, {"name": "b", "cost": 10.0}]
+    >>> print(*summary(study, rows))  # doctest: +NORMALIZE_WHITESPACE
+    At 4 ranks (block mapping), b runs the weighted workload fastest, 3.00x ahead of a
+    (b 1 us, a 3 us); it is the fastest machine on 1 of 1 questions (collective and size);
+    by time x cost, a leads, 3.33x ahead of b.
     """
     questions = _questions(study, rows)
     sentences = []
