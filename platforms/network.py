@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from .routing import route
+from .routing import route, router
 
 __all__ = ["PairParameters", "pair_parameters", "network_parameters", "pair_classes"]
 
@@ -26,8 +26,11 @@ class PairParameters:
     hops: int
 
 
-def pair_parameters(G: nx.Graph, source: str, target: str) -> PairParameters:
+def pair_parameters(G: nx.Graph, source: str, target: str, *, route_pair=None) -> PairParameters:
     """Return (alpha, beta, hops) of the route from ``source`` to ``target``.
+
+    ``route_pair``: ``routing.router(G)``, for callers that ask for many pairs
+    (default: ``routing.route``).
 
     Two ranks on one host communicate through the host's memory when it has
     one (``memory_latency_s``, ``memory_bandwidth_Bps`` on the host, from
@@ -50,7 +53,7 @@ def pair_parameters(G: nx.Graph, source: str, target: str) -> PairParameters:
             beta_s_per_byte=1.0 / G.graph["loopback_bandwidth_Bps"],
             hops=0,
         )
-    path = route(G, source, target)
+    path = route(G, source, target) if route_pair is None else route_pair(source, target)
     edges = [G.edges[a, b] for a, b in zip(path, path[1:])]
     return PairParameters(
         alpha_s=sum(edge["latency_s"] for edge in edges),
@@ -80,10 +83,11 @@ def network_parameters(G: nx.Graph, rank_hosts: list[str]) -> tuple[PairParamete
     if len(rank_hosts) < 2:
         return PairParameters(0.0, 0.0, 0), True
     first = rank_hosts[0]
+    route_pair = router(G)
     seen = {}
     for host in rank_hosts[1:]:
         if host not in seen:
-            seen[host] = pair_parameters(G, first, host)
+            seen[host] = pair_parameters(G, first, host, route_pair=route_pair)
     classes = {(pp.alpha_s, pp.beta_s_per_byte) for pp in seen.values()}
     worst = max(seen.values(), key=lambda pp: (pp.alpha_s, pp.beta_s_per_byte))
     return worst, (len(classes) == 1 and _one_switch(G, set(rank_hosts))
@@ -148,11 +152,12 @@ def pair_classes(G: nx.Graph, *, sources=None) -> dict:
     from .mapping import hosts
 
     all_hosts = hosts(G)
+    route_pair = router(G)
     classes = {}
     for source in all_hosts if sources is None else sources:
         for target in all_hosts:
             if source == target and G.nodes[source]["cores"] < 2:
                 continue
-            pair = pair_parameters(G, source, target)
+            pair = pair_parameters(G, source, target, route_pair=route_pair)
             classes.setdefault((pair.alpha_s, pair.beta_s_per_byte), (source, target, pair.hops))
     return classes

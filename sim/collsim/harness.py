@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes.util
 import functools
+import hashlib
 import json
 import os
 import re
@@ -29,6 +30,7 @@ from pathlib import Path
 import networkx as nx
 
 from collsim.errors import CollsimError
+from collsim.files import write_atomically
 from collsim.platforms import crossbar, write_hostfile, write_platform
 from collsim.profiles import Profile, load_profile
 from collsim.resources import memory_map_limit, memory_maps
@@ -179,6 +181,14 @@ def _stack_guard_args(np: int, *, shared_buffers: bool = False) -> list[str]:
     return ["--cfg=contexts/guard-size:0"] if maps > memory_map_limit() else []
 
 
+def _kill_group(pid: int) -> None:
+    """SIGKILL the process group ``pid`` leads (gone already: nothing to do)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def run_program(argv: list[str], *, cwd: str | Path, what: str, timeout_s: float,
                 env: dict[str, str] | None = None, deadlock_is_error: bool = True,
                 progress=None) -> tuple[int, str, str]:
@@ -218,22 +228,37 @@ def run_program(argv: list[str], *, cwd: str | Path, what: str, timeout_s: float
                threading.Thread(target=drain, args=(process.stderr, stderr_lines, progress))]
     for reader in readers:
         reader.start()
+    # A watchdog stops the group at the timeout, and the wait blocks until the
+    # program exits (Popen.wait with a timeout polls, every 50 ms at most, which
+    # a short simulation pays on its end).  The watchdog is cancelled before the
+    # process is reaped, so it never signals a group id the system gave away.
+    timed_out = threading.Event()
+
+    def stop():
+        timed_out.set()
+        _kill_group(process.pid)
+
+    watchdog = threading.Timer(timeout_s, stop)
+    watchdog.daemon = True
+    watchdog.start()
     try:
-        process.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
+        os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT)  # exited, not yet reaped
+        watchdog.cancel()
+        watchdog.join()
         process.wait()
-        raise CollsimError(
-            f"{what} did not finish within {timeout_s:g} s and was stopped "
-            "(a deadlock, or too large for this timeout: see --timeout-s)"
-        ) from None
     except BaseException:  # interrupted, or the main process died: no smpirun left behind
-        os.killpg(process.pid, signal.SIGKILL)
+        watchdog.cancel()
+        _kill_group(process.pid)
         process.wait()
         raise
     finally:
         for reader in readers:
             reader.join()
+    if timed_out.is_set():
+        raise CollsimError(
+            f"{what} did not finish within {timeout_s:g} s and was stopped "
+            "(a deadlock, or too large for this timeout: see --timeout-s)"
+        )
     stdout, stderr = "".join(stdout_lines), "".join(stderr_lines)
     if deadlock_is_error and "deadlock detected" in stderr.lower():
         raise CollsimError(f"{what} deadlocked (SimGrid found no rank able to progress)")
@@ -309,11 +334,31 @@ def simulate(
 
 @functools.lru_cache(maxsize=1)
 def registry() -> tuple[dict, ...]:
-    """Return the registry as printed by ``collbench --list --json``."""
+    """Return the registry as printed by ``collbench --list --json``.
+
+    The listing is kept beside collbench (``collbench.registry.json``) with the
+    SHA-256 of the collbench it came from, and read from there while that
+    collbench is the one installed: a listing is a whole smpirun, a tenth of a
+    second, which every command would pay.  A build directory that cannot be
+    written keeps no copy.
+    """
+    collbench = find_collbench()
+    digest = hashlib.sha256(collbench.read_bytes()).hexdigest()
+    kept = collbench.with_name(collbench.name + ".registry.json")
+    try:
+        saved = json.loads(kept.read_text())
+        if saved["collbench_sha256"] == digest:
+            return tuple(saved["rows"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
     G = crossbar(nodes=1)
     rows, _ = simulate(
         G, ["node-0"], load_profile("hockney"), ["--list", "--json"], what="collbench --list"
     )
+    try:
+        write_atomically(kept, json.dumps({"collbench_sha256": digest, "rows": rows}).encode())
+    except OSError:
+        pass
     return tuple(rows)
 
 

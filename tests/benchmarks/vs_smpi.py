@@ -300,15 +300,17 @@ def run_case(name: str, workdir: Path, program: Path, runs=RUNS) -> None:
             continue
         try:
             wall, peak_mb, stdout = _measure(argv)
-        except SystemExit as failure:
+        except SystemExit as failure:  # the other runs' figures are still printed
             print(f"{name:<28} {label:<24} failed: {str(failure).splitlines()[-1]}")
-            return
+            continue
         simulated = next((line.split()[1] for line in stdout.splitlines()
                           if line.startswith("time_s")), None)
         if simulated is None:
             import json
             simulated = json.loads(stdout.splitlines()[-1])["time_s"]
         results.append((label, wall, peak_mb, float(simulated)))
+    if not results:
+        return
     # the ratios are to plain smpirun's figures, or to the first run made
     base_wall, base_mb = results[0][1], results[0][2]
     for label, wall, peak_mb, simulated in results:
