@@ -17,6 +17,38 @@ simulated times (equal when the routes and the work are: collsim runs with
     .venv/bin/python tests/benchmarks/vs_smpi.py [CASE ...]    # default: all cases
     .venv/bin/python tests/benchmarks/vs_smpi.py --list
 
+Figures of 2026-11-26 (2 cores, SimGrid 3.32, machine otherwise idle unless
+said), after smpirun started running with jemalloc (``collsim.harness.
+engine_environment``; plain smpirun keeps glibc's allocator), the registry
+listing was kept beside collbench, and the wait for smpirun stopped polling:
+
+    fat_tree_256_ring_1MiB (four runs, 01:18, load 0.7-1.1)
+                             smpirun lr               1.1-1.2 s  304 MB
+                             collsim ring (checked)   2.9-3.0 s  597 MB   2.4-2.7x
+                             collsim --timing-only    1.2-1.3 s   73 MB   0.95-1.08x
+    fat_tree_1024_ring_1MiB  smpirun lr                 37.5 s  1238 MB
+                             collsim ring (checked)     33.8 s  2161 MB   0.90x
+                             collsim --timing-only      23.3 s    92 MB   0.62x
+    crossbar_16384_rdb_8B    smpirun rdb                18.6 s   343 MB
+                             collsim run (checked)       8.8 s   472 MB   0.47x  1.37x
+                             collsim --timing-only      10.5 s   477 MB   0.56x  1.39x
+    (with COLLSIM_ALLOCATOR=system, the C library's allocator: 9.6 s / 443 MB
+    and 10.6 s / 451 MB, 1.29x and 1.32x the memory: jemalloc costs 30 MB
+    here.  --timing-only with vm.max_map_count raised to 262144.)
+
+    ring allreduce of 1 MiB at 4096 ranks, ``collsim run --np 4096 --coll
+    allreduce --alg ring --bytes 1MiB --gamma 0 --timing-only --platform
+    fat_tree --levels 2 --down-ports 64,64 --up-ports 1,64`` (the FAT_TREE
+    cluster), 01:01-01:10, load 2-2.8 for the first 5 minutes (another
+    developer's tests), then idle: 9 min 6 s wall, 439 s user + 42 s system,
+    simulated 32.938 ms.  The allocator is the difference: the same run with
+    glibc's took 14 min 12 s (702 s CPU) on 2026-11-25, and a 1024-rank ring
+    on the crossbar took 18.4-20.7 s of CPU with jemalloc against 27.5-30.7 s
+    with glibc's (two runs each, 00:59, load 1.2-2; same simulated time to
+    the bit).  On the crossbar the same ring did not finish in 600 s under
+    load (13.1 of 16.7 ms simulated; 00:35-00:45, a 4-minute study running
+    beside it, glibc's allocator).
+
 Figures of 2026-11-25, evening (2 cores, SimGrid 3.32; two other developers
 running simulations, load average 3-5, so wall times are pessimistic and the
 CPU time is given where it matters):
