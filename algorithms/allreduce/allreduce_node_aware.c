@@ -10,16 +10,18 @@
  * A node is the real node (node_size 0: MPI_Comm_split_type SHARED, which
  * SMPI groups by SimGrid host) or k consecutive ranks (node_size k: seed
  * 000's x1/x2/x4/x8 exposure).  The leader of a node is its lowest rank.  The
- * reductions are the algorithms MPICH picks (common/hier.c: reduce binomial
- * or rabenseifner, allreduce recursive_doubling or rabenseifner); the
- * broadcast inside a node is binomial (MPICH's choice below 8 ranks).
+ * reductions and the broadcast are the algorithms MPICH 3.0 picks
+ * (common/nodes.h: reduce binomial or rabenseifner, allreduce
+ * recursive_doubling or rabenseifner, bcast binomial below 12 KiB or 8 ranks,
+ * else scatter + recursive-doubling or ring allgather).
  * Sub-communicators as in reduce_node_aware.c, freed before returning.
  *
  * Restrictions: commutative op (the order of combination follows the nodes).
  * Reference: P. Balaji, D. Kimpe, HPCC 2013 (seed 000), sec. III-B; MPICH
  *            MPIR_Allreduce_intra_smp.
  * Cost:      C + T_reduce(k) + T_allreduce(N) + T_bcast(k), N nodes of k ranks
- *            (binomial bcast: ceil(lg k)(alpha + n beta))
+ *            (binomial bcast: ceil(lg k)(alpha + n beta); scatter + allgather:
+ *            see the bcast models)
  */
 #include "common/internal.h"
 #include "common/workspace.h"
@@ -51,7 +53,7 @@ int collsim_allreduce_node_aware(const void *sendbuf, void *recvbuf, int count,
     /* 1. every node reduces to its leader */
     const void *contribution = sendbuf;
     if (nodes.node_size > 1) {
-        const collsim_algorithm *alg = collsim_mpich_reduce(bytes, nodes.node_size);
+        const collsim_algorithm *alg = collsim_mpich_reduce(bytes, count, nodes.node_size);
         COLLSIM_CHECK(alg->fn.reduce(sendbuf, partial, count, datatype, op,
                                      nodes.leader_in_node, nodes.node, &sub));
         contribution = partial;
@@ -72,7 +74,7 @@ int collsim_allreduce_node_aware(const void *sendbuf, void *recvbuf, int count,
 
     /* 3. every leader broadcasts inside its node */
     if (nodes.node_size > 1) {
-        const collsim_algorithm *bcast = collsim_find_algorithm("bcast", "binomial");
+        const collsim_algorithm *bcast = collsim_mpich_bcast(bytes, nodes.node_size);
         COLLSIM_CHECK(bcast->fn.bcast(recvbuf, count, datatype, nodes.leader_in_node, nodes.node,
                                       &sub));
     }

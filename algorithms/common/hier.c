@@ -536,17 +536,27 @@ void collsim_node_free(collsim_nodes *nodes)
         MPI_Comm_free(&nodes->leaders);
 }
 
-const collsim_algorithm *collsim_mpich_reduce(long long bytes, int size)
+const collsim_algorithm *collsim_mpich_reduce(long long bytes, int count, int size)
 {
-    const int power_of_two = (size & (size - 1)) == 0;
-    return collsim_find_algorithm("reduce",
-                                  bytes < 2048 || !power_of_two ? "binomial" : "rabenseifner");
+    return collsim_find_algorithm("reduce", bytes > 2048 && count >= collsim_pow2_floor(size)
+                                                ? "rabenseifner"
+                                                : "binomial");
 }
 
 const collsim_algorithm *collsim_mpich_allreduce(long long bytes, int count, int size)
 {
     return collsim_find_algorithm("allreduce",
-                                  bytes < 2048 || count < collsim_pow2_floor(size)
+                                  bytes <= 2048 || count < collsim_pow2_floor(size)
                                       ? "recursive_doubling"
                                       : "rabenseifner");
+}
+
+const collsim_algorithm *collsim_mpich_bcast(long long bytes, int size)
+{
+    const int power_of_two = (size & (size - 1)) == 0;
+    if (bytes < 12288 || size < 8)
+        return collsim_find_algorithm("bcast", "binomial");
+    return collsim_find_algorithm("bcast", bytes < 524288 && power_of_two
+                                               ? "scatter_recursive_doubling_allgather"
+                                               : "scatter_allgather");
 }

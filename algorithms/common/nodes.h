@@ -40,12 +40,19 @@ int collsim_node_leaders(MPI_Comm comm, int node_size, collsim_nodes *nodes);
 
 void collsim_node_free(collsim_nodes *nodes);
 
-/* MPICH's choice of a non-topology-aware algorithm (seed 000 sec. III):
- * reduce: binomial below 2 KiB or on a process count that is not a power of
- * two, else reduce-scatter + gather (rabenseifner); allreduce: recursive
- * doubling below 2 KiB or when the count is below the largest power of two
- * <= p, else reduce-scatter + allgather (rabenseifner). */
-const collsim_algorithm *collsim_mpich_reduce(long long bytes, int size);
+/* MPICH's choice of a non-topology-aware algorithm inside node_aware (seed
+ * 000 sec. III; MPICH 3.0's MPIR_Reduce_intra, MPIR_Allreduce_intra and
+ * MPIR_Bcast_intra with their default thresholds, src/util/param/params.yml),
+ * pof2 the largest power of two <= size:
+ * reduce: reduce-scatter + gather (rabenseifner) above 2048 bytes when
+ *   count >= pof2, else binomial;
+ * allreduce: recursive doubling up to 2048 bytes or when count < pof2, else
+ *   reduce-scatter + allgather (rabenseifner);
+ * bcast: binomial below 12288 bytes or on fewer than 8 ranks, else scatter +
+ *   recursive-doubling allgather below 524288 bytes on a power of two, else
+ *   scatter + ring allgather. */
+const collsim_algorithm *collsim_mpich_reduce(long long bytes, int count, int size);
 const collsim_algorithm *collsim_mpich_allreduce(long long bytes, int count, int size);
+const collsim_algorithm *collsim_mpich_bcast(long long bytes, int size);
 
 #endif /* COLLSIM_NODES_H */

@@ -13,9 +13,10 @@
  * SMPI groups by SimGrid host) or an exposed group of k consecutive ranks
  * (node_size k: the x1/x2/x4/x8 exposure of seed 000).  The leader of a node
  * is its lowest rank.  Every reduction inside a node and between the leaders
- * is the non-topology-aware algorithm MPICH picks for it (binomial below
- * 2 KiB or when the process count is not a power of two, else reduce-scatter
- * + gather = `rabenseifner`; see common/hier.c), run on a sub-communicator.
+ * is the non-topology-aware algorithm MPICH 3.0 picks for it (reduce-scatter
+ * + gather = `rabenseifner` above 2 KiB when the count is at least the
+ * largest power of two <= the process count, else binomial; see
+ * common/nodes.h), run on a sub-communicator.
  *
  * Sub-communicators: exposed nodes, by MPI_Comm_create_group (the nodes first,
  * the leaders after the first reduction); real nodes, MPI_Comm_split_type
@@ -63,7 +64,7 @@ int collsim_reduce_node_aware(const void *sendbuf, void *recvbuf, int count,
     /* 1. every node but the root's reduces to its leader */
     const void *contribution = sendbuf;
     if (!on_root_node && nodes.node_size > 1) {
-        const collsim_algorithm *alg = collsim_mpich_reduce(bytes, nodes.node_size);
+        const collsim_algorithm *alg = collsim_mpich_reduce(bytes, count, nodes.node_size);
         COLLSIM_CHECK(alg->fn.reduce(sendbuf, partial, count, datatype, op,
                                      nodes.leader_in_node, nodes.node, &sub));
         contribution = partial;
@@ -74,7 +75,7 @@ int collsim_reduce_node_aware(const void *sendbuf, void *recvbuf, int count,
     if (nodes.is_leader) {
         COLLSIM_CHECK(collsim_node_leaders(comm, params->node_size, &nodes));
         if (nodes.node_count > 1) {
-            const collsim_algorithm *alg = collsim_mpich_reduce(bytes, nodes.node_count);
+            const collsim_algorithm *alg = collsim_mpich_reduce(bytes, count, nodes.node_count);
             void *out = !on_root_node ? partial : (rank == root ? recvbuf : from_nodes);
             COLLSIM_CHECK(alg->fn.reduce(contribution, out, count, datatype, op, nodes.root_node,
                                          nodes.leaders, &sub));
@@ -86,7 +87,7 @@ int collsim_reduce_node_aware(const void *sendbuf, void *recvbuf, int count,
     /* 3. the root's node reduces to the root, its leader bringing the rest */
     if (on_root_node) {
         if (nodes.node_size > 1) {
-            const collsim_algorithm *alg = collsim_mpich_reduce(bytes, nodes.node_size);
+            const collsim_algorithm *alg = collsim_mpich_reduce(bytes, count, nodes.node_size);
             if (rank == root && root_node_input == recvbuf) {
                 /* the root is the leader and holds the other nodes' result */
                 collsim_copy(from_nodes, recvbuf, count, extent);

@@ -12,7 +12,8 @@ from collsim.params import AlgorithmParams
 from ._base import NetworkParams, Prediction, ceil_log2, message_s, reduce_s, shared_link_s
 from ._lookup import part_model
 
-__all__ = ["PREROUND_LEVELS", "comm_split_s", "node_comms_s", "preround_bound_s", "sub_params",
+__all__ = ["PREROUND_LEVELS", "comm_split_s", "mpich_allreduce_choice", "mpich_bcast_choice",
+           "mpich_reduce_choice", "node_comms_s", "preround_bound_s", "sub_params",
            "subcomm_creation_s"]
 
 PREROUND_LEVELS = 2  # algorithms/common/prerounding.h
@@ -92,3 +93,55 @@ def preround_bound_s(p: int, count: int, net: NetworkParams,
     skew_s = ((p - 1) * (2 * 8 * net.beta_s_per_byte + reduce_s(net, 8))
               if algorithm == "ring" and count % p else 0.0)
     return bound, skew_s
+
+
+# -- MPICH's flat choices inside node_aware ----------------------------------
+# The same rules as algorithms/common/nodes.h (collsim_mpich_reduce, _allreduce,
+# _bcast): MPICH 3.0's MPIR_Reduce_intra, MPIR_Allreduce_intra and
+# MPIR_Bcast_intra with their default thresholds (seed 000's MPICH of July 2013).
+# They depend on p and the size, so C cannot publish them as data; the
+# node_aware tests hold the two against each other through the simulated times.
+
+
+def _pof2(p: int) -> int:
+    return 1 << (p.bit_length() - 1)
+
+
+def mpich_reduce_choice(p: int, n_bytes: int, elem_bytes: int) -> str:
+    """MPICH's non-topology-aware reduce: reduce-scatter + gather (``rabenseifner``)
+    above 2048 bytes when the count is at least the largest power of two <= p, else
+    ``binomial``.
+
+    >>> mpich_reduce_choice(6, 4096, 8), mpich_reduce_choice(1024, 4096, 8)
+    ('rabenseifner', 'binomial')
+    """
+    return "rabenseifner" if n_bytes > 2048 and n_bytes // elem_bytes >= _pof2(p) else "binomial"
+
+
+def mpich_allreduce_choice(p: int, n_bytes: int, elem_bytes: int) -> str:
+    """MPICH's non-topology-aware allreduce: recursive doubling up to 2048 bytes or
+    when the count is below the largest power of two <= p, else reduce-scatter +
+    allgather (``rabenseifner``).
+
+    >>> mpich_allreduce_choice(8, 2048, 8), mpich_allreduce_choice(8, 2056, 8)
+    ('recursive_doubling', 'rabenseifner')
+    """
+    pof2 = _pof2(p)
+    return "recursive_doubling" if n_bytes <= 2048 or n_bytes // elem_bytes < pof2 else "rabenseifner"
+
+
+def mpich_bcast_choice(p: int, n_bytes: int) -> str:
+    """MPICH's non-topology-aware broadcast: binomial below 12288 bytes or on fewer
+    than 8 ranks, else scatter + recursive-doubling allgather below 524288 bytes on a
+    power of two, else scatter + ring allgather.
+
+    >>> [mpich_bcast_choice(8, n) for n in (8192, 262144, 1048576)]
+    ['binomial', 'scatter_recursive_doubling_allgather', 'scatter_allgather']
+    >>> mpich_bcast_choice(4, 262144), mpich_bcast_choice(12, 262144)
+    ('binomial', 'scatter_allgather')
+    """
+    if n_bytes < 12288 or p < 8:
+        return "binomial"
+    if n_bytes < 524288 and p & (p - 1) == 0:
+        return "scatter_recursive_doubling_allgather"
+    return "scatter_allgather"

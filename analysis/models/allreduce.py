@@ -18,7 +18,8 @@ from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 from ._base import (NetworkParams, Prediction, check_arguments, exact, floor_log2, message_s,
                     reduce_s, total)
 from . import _blocks, _pipelined, bcast, reduce
-from ._composite import (PREROUND_LEVELS, node_comms_s, preround_bound_s, sub_params,
+from ._composite import (PREROUND_LEVELS, mpich_allreduce_choice, mpich_bcast_choice,
+                         mpich_reduce_choice, node_comms_s, preround_bound_s, sub_params,
                          subcomm_creation_s)
 from ._lookup import composite_names, model_for, part_model
 from ._native import selector
@@ -223,23 +224,15 @@ def hierarchical(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 
     return Prediction(high, low, high) if low < high else exact(high)
 
 
-def mpich_allreduce_choice(p: int, n_bytes: int, elem_bytes: int) -> str:
-    """MPICH's non-topology-aware allreduce (seed 000 sec. III-B): recursive doubling
-    below 2 KiB or when the count is below the largest power of two <= p, else
-    reduce-scatter + allgather (``rabenseifner``)."""
-    pof2 = 1 << (p.bit_length() - 1)
-    return "recursive_doubling" if n_bytes < 2048 or n_bytes // elem_bytes < pof2 else "rabenseifner"
-
-
 def node_aware(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
                commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """MPICH's topology-aware allreduce: reduce in each node, allreduce across leaders, bcast.
 
     Seed 000 sec. III-B.  With N nodes of k ranks (``node_size`` k; the last
     may be smaller): ``T = max(C(k) + T_r(k)) + C(N) + T_a(N) + T_b(k)``,
-    T_r MPICH's reduce choice (``reduce.mpich_reduce_choice``), T_a its
-    allreduce choice (:func:`mpich_allreduce_choice`), T_b the binomial
-    broadcast, ``C(q) = ceil(lg q)(alpha + 20 beta)`` a sub-communicator (0
+    T_r MPICH's reduce choice, T_a its allreduce choice, T_b its broadcast
+    choice (``_composite.mpich_reduce_choice``, ``mpich_allreduce_choice``,
+    ``mpich_bcast_choice``: MPICH 3.0's rules), ``C(q) = ceil(lg q)(alpha + 20 beta)`` a sub-communicator (0
     with ``cached_comms``: made once, untimed; ``_composite.node_comms_s``).
     ``node_size`` 0 is modelled for one rank per node: the leaders'
     MPI_Comm_split (``reduce.comm_split_s``) and ``T_a(p)``.
@@ -263,7 +256,7 @@ def node_aware(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8,
     def t_reduce(q: int) -> Prediction:
         if q < 2:
             return exact(0.0)
-        return model_for("reduce", reduce.mpich_reduce_choice(q, n_bytes))(q, n_bytes, net,
+        return model_for("reduce", mpich_reduce_choice(q, n_bytes, elem_bytes))(q, n_bytes, net,
                                                                   elem_bytes=elem_bytes)
 
     k = params.node_size
@@ -275,8 +268,9 @@ def node_aware(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8,
     sizes = sorted({min(k, p - i * k) for i in range(nodes)})
     firsts = [(node_comms_s(net, params, create=q) + t_reduce(q).low_s,
                node_comms_s(net, params, create=q) + t_reduce(q).high_s) for q in sizes]
-    lasts = [bcast.binomial(q, n_bytes, net, elem_bytes=elem_bytes) if q > 1 else exact(0.0)
-             for q in sizes]
+    lasts = [model_for("bcast", mpich_bcast_choice(q, n_bytes))(q, n_bytes, net,
+                                                                 elem_bytes=elem_bytes)
+             if q > 1 else exact(0.0) for q in sizes]
     across = t_allreduce(nodes)
     middle_low = node_comms_s(net, params, create=nodes) + across.low_s
     middle_high = node_comms_s(net, params, create=nodes) + across.high_s

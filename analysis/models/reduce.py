@@ -13,8 +13,8 @@ from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 from . import _blocks, _pipelined
 from ._base import (NetworkParams, Prediction, ceil_log2, check_arguments, exact, message_s,
                     shared_link_s, reduce_s, total)
-from ._composite import (PREROUND_LEVELS, node_comms_s, preround_bound_s, sub_params,
-                         subcomm_creation_s)
+from ._composite import (PREROUND_LEVELS, mpich_reduce_choice, node_comms_s, preround_bound_s,
+                         sub_params, subcomm_creation_s)
 from ._lookup import composite_names, model_for, parameter_default, part_model
 from ._native import selector
 from ._replay import Clocks
@@ -262,12 +262,6 @@ def _block_offset(count: int, nblocks: int, i: int) -> int:
     return i * (count // nblocks) + min(i, rem)
 
 
-def mpich_reduce_choice(p: int, n_bytes: int) -> str:
-    """MPICH's non-topology-aware reduce (seed 000 sec. III-A): binomial below 2 KiB or
-    when p is not a power of two, else reduce-scatter + gather (``rabenseifner``)."""
-    return "binomial" if n_bytes < 2048 or p & (p - 1) else "rabenseifner"
-
-
 def node_aware(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
                commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """MPICH's topology-aware reduce: in each node, across the leaders, in the root's node.
@@ -298,7 +292,7 @@ def node_aware(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8,
     def t_reduce(q: int, at: int) -> Prediction:
         if q < 2:
             return exact(0.0)
-        return model_for("reduce", mpich_reduce_choice(q, n_bytes))(q, n_bytes, net,
+        return model_for("reduce", mpich_reduce_choice(q, n_bytes, elem_bytes))(q, n_bytes, net,
                                                                  elem_bytes=elem_bytes, root=at)
 
     k = params.node_size
