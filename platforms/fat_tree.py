@@ -268,8 +268,10 @@ def _number(digits, radices) -> int:
     return position
 
 
-def cluster_route(G: nx.Graph, source: str, target: str) -> list:
+def cluster_route(G: nx.Graph, source: str, target: str, *, cluster: dict | None = None) -> list:
     """The route SimGrid 3.32's FatTreeZone takes in ``G``'s cluster, as nodes of ``G``.
+
+    ``cluster``: ``native_cluster(G)`` when the caller has it (routing many pairs).
 
     SimGrid's labels: an element of level l at position j (SimGrid's order)
     has the digits of j, least significant first, in the radices ``up[d]``
@@ -286,7 +288,8 @@ def cluster_route(G: nx.Graph, source: str, target: str) -> list:
     goes on scanning from the next port number in the child it reached, which
     can change the cable (never the switch) when ``parallel`` > 1.
     """
-    cluster = native_cluster(G)
+    if cluster is None:
+        cluster = native_cluster(G)
     if cluster is None:
         raise ValueError("not a FAT_TREE cluster platform")
     if source == target:

@@ -241,8 +241,10 @@ def router(G: nx.Graph):
     parameters route rank 0 to every other rank: at 1,024 ranks on a fat-tree,
     deciding 1,023 times whether ``G`` is SimGrid's cluster cost 0.6 s).
     """
-    if native_cluster(G) is not None:
-        rule = cluster_route
+    cluster = native_cluster(G)
+    if cluster is not None:
+        def rule(G, source, target):
+            return cluster_route(G, source, target, cluster=cluster)
     else:
         routing = G.graph.get("routing", "dijkstra")
         if routing == "layered":
