@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import concurrent.futures.process
 import dataclasses
 import functools
 import hashlib
-import importlib.metadata
 import math
 import os
 import sqlite3
@@ -141,6 +139,8 @@ def _versions() -> dict:
 
     collsim's version is the installed distribution's (not ``collsim.__version__``: the
     package imports its API, which imports this module)."""
+    import importlib.metadata  # here, not at the top: 20 ms of every command's start-up
+
     completed = subprocess.run([find_smpirun(), "-version"], capture_output=True, text=True,
                                check=False)
     simgrid = (completed.stdout + completed.stderr).strip().splitlines()
@@ -381,7 +381,7 @@ def _pool(todo: list[Job], workers: int, decide: Callable[[Job, bool], str]) -> 
                         continue
                     try:
                         running[pool.submit(guarded, simulate, job)] = job
-                    except concurrent.futures.process.BrokenProcessPool:
+                    except concurrent.futures.BrokenExecutor:  # the pool's, a worker died
                         yield job, None, "its worker process died"
                 if not running:
                     continue
@@ -393,7 +393,7 @@ def _pool(todo: list[Job], workers: int, decide: Callable[[Job, bool], str]) -> 
                         yield job, future.result(), None
                     except CollsimError as error:
                         yield job, None, str(error)
-                    except concurrent.futures.process.BrokenProcessPool:
+                    except concurrent.futures.BrokenExecutor:  # the pool's, a worker died
                         yield job, None, "its worker process died"
         finally:
             for future in running:
