@@ -26,6 +26,11 @@ listing was kept beside collbench, and the wait for smpirun stopped polling:
                              smpirun lr               1.1-1.2 s  304 MB
                              collsim ring (checked)   2.9-3.0 s  597 MB   2.4-2.7x
                              collsim --timing-only    1.2-1.3 s   73 MB   0.95-1.08x
+    (five more runs at 01:41, idle, after the routing rule was decided once
+    per run and the process pool's modules were loaded only when used:
+    smpirun lr 1.1-1.2 s, collsim --timing-only 1.1-1.2 s, 0.95-1.01x; with
+    Python's bytecode cache allowed, which this machine's environment turns
+    off (PYTHONDONTWRITEBYTECODE=1), 1.00-1.02x.)
     fat_tree_1024_ring_1MiB  smpirun lr                 37.5 s  1238 MB
                              collsim ring (checked)     33.8 s  2161 MB   0.90x
                              collsim --timing-only      23.3 s    92 MB   0.62x
