@@ -34,6 +34,22 @@ def test_system_allocator_on_request_or_without_jemalloc(with_jemalloc, monkeypa
     assert "LD_PRELOAD" not in harness.engine_environment({"PATH": "/bin"})
 
 
+def test_a_bad_allocator_request_is_one_line_and_status_2(monkeypatch, capsys):
+    from collsim.cli import main
+    from collsim.errors import CollsimError
+
+    with pytest.raises(CollsimError, match="must be jemalloc or system, got 'tcmalloc'"):
+        harness.engine_environment({"COLLSIM_ALLOCATOR": "tcmalloc"})
+    monkeypatch.setattr(harness, "_jemalloc", lambda: None)
+    with pytest.raises(CollsimError, match="jemalloc is not installed"):
+        harness.engine_environment({"COLLSIM_ALLOCATOR": "jemalloc"})
+    monkeypatch.undo()
+    monkeypatch.setenv("COLLSIM_ALLOCATOR", "tcmalloc")
+    assert main(["run", "--np", "2", "--coll", "allreduce", "--alg", "ring", "--bytes", "8"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["collsim: error: COLLSIM_ALLOCATOR must be jemalloc or system, got 'tcmalloc'"]
+
+
 def test_the_dynamic_linker_loads_jemalloc():
     """make installs libjemalloc2 (sim/install-system-deps.sh); a process started with
     the engine's environment has it mapped."""

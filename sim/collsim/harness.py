@@ -62,8 +62,9 @@ def engine_environment(env: dict[str, str]) -> dict[str, str]:
     vs_smpi.py); jemalloc takes a quarter to a third off the CPU time of a
     1024-rank ring allreduce, with the same simulated time to the bit (the
     allocator decides no simulated time: the harness times nothing on the
-    host).  Without jemalloc installed, or with ``COLLSIM_ALLOCATOR=system``,
-    the C library's allocator is kept.
+    host).  ``COLLSIM_ALLOCATOR`` chooses: ``system`` keeps the C library's
+    allocator, ``jemalloc`` demands jemalloc, unset takes jemalloc when it is
+    installed and the C library's otherwise.
 
     Parameters
     ----------
@@ -74,10 +75,22 @@ def engine_environment(env: dict[str, str]) -> dict[str, str]:
     -------
     dict of str to str
         A copy, ``LD_PRELOAD`` led by jemalloc when it is used.
+
+    Raises
+    ------
+    CollsimError
+        When ``COLLSIM_ALLOCATOR`` is neither ``jemalloc`` nor ``system``, or
+        asks for jemalloc where it is not installed.
     """
     env = dict(env)
+    wanted = env.get(ALLOCATOR_VARIABLE)
+    if wanted not in (None, "jemalloc", "system"):
+        raise CollsimError(f"{ALLOCATOR_VARIABLE} must be jemalloc or system, got {wanted!r}")
     library = _jemalloc()
-    if library is None or env.get(ALLOCATOR_VARIABLE, "jemalloc") == "system":
+    if wanted == "jemalloc" and library is None:
+        raise CollsimError(f"{ALLOCATOR_VARIABLE}=jemalloc, but jemalloc is not installed "
+                           "(apt-get install libjemalloc2)")
+    if library is None or wanted == "system":
         return env
     preload = env.get("LD_PRELOAD", "").split()
     if library not in preload:
