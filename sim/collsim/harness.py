@@ -44,7 +44,7 @@ PROGRESS_PERIOD_S = 10.0
 _PROGRESS_PREFIX = "collbench: progress: "
 # collbench's command line when smpirun runs it (OPTIONS_ENVIRONMENT in sim/collbench/options.h)
 COLLBENCH_ARGS_VARIABLE = "COLLBENCH_ARGS"
-# Set to "system" to run smpirun with the C library's allocator (engine_environment).
+# "system": smpirun keeps the C library's allocator; "jemalloc": demanded (engine_environment)
 ALLOCATOR_VARIABLE = "COLLSIM_ALLOCATOR"
 
 
