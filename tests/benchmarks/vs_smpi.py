@@ -50,9 +50,11 @@ listing was kept beside collbench, and the wait for smpirun stopped polling:
     glibc's took 14 min 12 s (702 s CPU) on 2026-11-25, and a 1024-rank ring
     on the crossbar took 18.4-20.7 s of CPU with jemalloc against 27.5-30.7 s
     with glibc's (two runs each, 00:59, load 1.2-2; same simulated time to
-    the bit).  On the crossbar the same ring did not finish in 600 s under
-    load (13.1 of 16.7 ms simulated; 00:35-00:45, a 4-minute study running
-    beside it, glibc's allocator).
+    the bit).  On the crossbar (``--platform crossbar --nodes 4096``) the same
+    ring did not finish in 600 s under load with glibc's allocator (13.1 of
+    16.7 ms simulated; 00:35-00:45, a 4-minute study running beside it); with
+    jemalloc, idle (01:49-01:57): 7 min 53 s wall, 432 s user + 41 s system,
+    simulated 16.663 ms.
 
 Figures of 2026-11-25, evening (2 cores, SimGrid 3.32; two other developers
 running simulations, load average 3-5, so wall times are pessimistic and the
