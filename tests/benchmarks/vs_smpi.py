@@ -54,7 +54,7 @@ listing was kept beside collbench, and the wait for smpirun stopped polling:
     ring did not finish in 600 s under load with glibc's allocator (13.1 of
     16.7 ms simulated; 00:35-00:45, a 4-minute study running beside it); with
     jemalloc, idle (01:49-01:57): 7 min 53 s wall, 432 s user + 41 s system,
-    simulated 16.663 ms.
+    simulated 16.558 ms (--gamma 0).
 
 Figures of 2026-11-25, evening (2 cores, SimGrid 3.32; two other developers
 running simulations, load average 3-5, so wall times are pessimistic and the
