@@ -52,7 +52,7 @@ listing was kept beside collbench, and the wait for smpirun stopped polling:
     with glibc's (two runs each, 00:59, load 1.2-2; same simulated time to
     the bit).  On the crossbar (``--platform crossbar --nodes 4096``) the same
     ring did not finish in 600 s under load with glibc's allocator (13.1 of
-    16.7 ms simulated; 00:35-00:45, a 4-minute study running beside it); with
+    16.6 ms simulated; 00:35-00:45, a 4-minute study running beside it); with
     jemalloc, idle (01:49-01:57): 7 min 53 s wall, 432 s user + 41 s system,
     simulated 16.558 ms (--gamma 0).
 
