@@ -12,6 +12,7 @@
 /* Tags for creating sub-communicators with MPI_Comm_create_group. */
 #define COLLSIM_TAG_INNER_COMM 7201
 #define COLLSIM_TAG_OUTER_COMM 7202
+#define COLLSIM_TAG_LEADERS_EXCHANGE 7203
 
 /* The group count G of a hierarchical algorithm on size processes: the given
  * one, else the one seed 004 (9) finds optimal for the flat algorithm,
