@@ -44,7 +44,7 @@ import networkx as nx
 from ._common import (LINK_DEFAULTS, NODE_DEFAULTS, SOCKET_DEFAULTS, add_host, add_link,
                       check_node_parameters, new_platform)
 from ._validate import check_count, check_nonnegative, check_positive
-from .fat_tree import add_dmodk_routes, dmodk_edges, fat_tree, has_route_choice
+from .fat_tree import dmodk_edges, fat_tree, has_route_choice, routers_dmodk_routing_graph
 from .routing import register_routing_graph
 
 __all__ = ["dual_rail", "RAIL_POLICIES"]
@@ -233,17 +233,10 @@ def _routing_graph(G: nx.Graph) -> nx.DiGraph:
     params = G.graph["params"]
     policy, sockets = params["rail_policy"], params["sockets_per_node"]
     plane = G.graph.get("_plane")
-    R = nx.DiGraph()
     if policy not in ("socket_affine", "striped"):
-        # one rail on the node routers: the sockets' links, and the plane d-mod-k
-        # between the node routers (as a multicore fat-tree)
-        hubs = [n for n, kind in G.nodes(data="kind") if kind == "node"]
-        for hub in hubs:
-            for host in (h for h in G.adj[hub] if G.nodes[h]["kind"] == "host"):
-                R.add_edge(host, hub, links=[(host, hub)])
-                R.add_edge(hub, host, links=[(hub, host)])
-        add_dmodk_routes(G, R, plane.graph["params"], hubs)
-        return R
+        # one rail on the node routers: routed as a multicore fat-tree
+        return routers_dmodk_routing_graph(G, plane.graph["params"])
+    R = nx.DiGraph()
     classes = (0, 1) if policy == "striped" else (0,)
 
     def node_class(i):

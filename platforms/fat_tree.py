@@ -51,7 +51,8 @@ from ._common import (LINK_DEFAULTS, NODE_DEFAULTS, add_host, add_link, check_li
 from ._validate import check_count, check_nonnegative, check_positive
 
 __all__ = ["fat_tree", "topo_parameters", "native_cluster", "cluster_route", "dmodk_digit",
-           "has_route_choice", "dmodk_edges", "add_dmodk_routes", "dmodk_routing_graph"]
+           "has_route_choice", "dmodk_edges", "add_dmodk_routes", "dmodk_routing_graph",
+           "routers_dmodk_routing_graph"]
 
 
 def _real_at_least_one(name, value):
@@ -444,6 +445,24 @@ def add_dmodk_routes(G: nx.Graph, R: nx.DiGraph, params: dict, level0: list) -> 
 
     for _, tail, head, link in dmodk_edges(G, params, level0):
         R.add_edge(vertex(tail), vertex(head), links=[link])
+
+
+def routers_dmodk_routing_graph(G: nx.Graph, tree_params: dict) -> nx.DiGraph:
+    """The routing graph of hosts on node routers joined by a fat-tree routed d-mod-k.
+
+    Each host reaches its node router (``kind`` ``"node"``, with its ``node``
+    index) and back by its own link; the fat-tree of ``tree_params`` between
+    the routers is routed d-mod-k by the destination node (``add_dmodk_routes``):
+    a ``multicore`` fat-tree, and the one rail of a ``dual_rail`` machine.
+    """
+    R = nx.DiGraph()
+    routers = [n for n, kind in G.nodes(data="kind") if kind == "node"]
+    for router in routers:
+        for host in (h for h in G.adj[router] if G.nodes[h]["kind"] == "host"):
+            R.add_edge(host, router, links=[(host, router)])
+            R.add_edge(router, host, links=[(router, host)])
+    add_dmodk_routes(G, R, tree_params, routers)
+    return R
 
 
 def dmodk_routing_graph(G: nx.Graph) -> nx.DiGraph:

@@ -41,7 +41,7 @@ import networkx as nx
 
 from ._common import SOCKET_DEFAULTS, add_host, add_link
 from ._validate import check_count, check_nonnegative, check_positive
-from .fat_tree import add_dmodk_routes, has_route_choice
+from .fat_tree import has_route_choice, routers_dmodk_routing_graph
 from .routing import register_routing_graph
 
 __all__ = ["multicore"]
@@ -159,16 +159,7 @@ def _routing_graph(G: nx.Graph) -> nx.DiGraph:
     """
     if G.graph["params"]["network"] != "fat_tree":
         raise ValueError(f"no routing graph for a multicore {G.graph['params']['network']}")
-    R = nx.DiGraph()
-    routers = [n for n, kind in G.nodes(data="kind") if kind == "node"]
-    for host, kind in G.nodes(data="kind"):
-        if kind != "host":
-            continue
-        router, = (r for r in G.adj[host] if G.nodes[r]["kind"] == "node")
-        R.add_edge(host, router, links=[(host, router)])
-        R.add_edge(router, host, links=[(router, host)])
-    add_dmodk_routes(G, R, G.graph["params"]["network_params"], routers)
-    return R
+    return routers_dmodk_routing_graph(G, G.graph["params"]["network_params"])
 
 
 register_routing_graph("multicore", _routing_graph)

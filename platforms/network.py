@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from .routing import route, router
+from .routing import router
 
 __all__ = ["PairParameters", "pair_parameters", "network_parameters", "pair_classes"]
 
@@ -30,7 +30,7 @@ def pair_parameters(G: nx.Graph, source: str, target: str, *, route_pair=None) -
     """Return (alpha, beta, hops) of the route from ``source`` to ``target``.
 
     ``route_pair``: ``routing.router(G)``, for callers that ask for many pairs
-    (default: ``routing.route``).
+    (default: made here).
 
     Two ranks on one host communicate through the host's memory when it has
     one (``memory_latency_s``, ``memory_bandwidth_Bps`` on the host, from
@@ -53,7 +53,7 @@ def pair_parameters(G: nx.Graph, source: str, target: str, *, route_pair=None) -
             beta_s_per_byte=1.0 / G.graph["loopback_bandwidth_Bps"],
             hops=0,
         )
-    path = route(G, source, target) if route_pair is None else route_pair(source, target)
+    path = (route_pair or router(G))(source, target)
     edges = [G.edges[a, b] for a, b in zip(path, path[1:])]
     return PairParameters(
         alpha_s=sum(edge["latency_s"] for edge in edges),

@@ -9,7 +9,6 @@ nothing behind.
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import weakref
 from collections import Counter

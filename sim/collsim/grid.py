@@ -22,7 +22,6 @@ import argparse
 import concurrent.futures
 import dataclasses
 import functools
-import hashlib
 import math
 import os
 import sqlite3
@@ -39,7 +38,7 @@ from collsim.errors import CollsimError
 from collsim.lifetime import guarded, pool_options
 from collsim.platforms import platform_from_spec
 from collsim.profiles import Profile, load_profile
-from collsim.harness import find_collbench, find_smpirun
+from collsim.harness import collbench_sha256, find_smpirun
 from collsim.runner import RunSpec, run
 from collsim.store import claim, insert_rows, measurement_key, read_measurements, stored_keys
 from collsim.units import format_bytes
@@ -144,7 +143,7 @@ def _versions() -> dict:
     completed = subprocess.run([find_smpirun(), "-version"], capture_output=True, text=True,
                                check=False)
     simgrid = (completed.stdout + completed.stderr).strip().splitlines()
-    program = hashlib.sha256(find_collbench().read_bytes()).hexdigest()
+    program = collbench_sha256()
     return {"collsim": importlib.metadata.version("collsim"), "simgrid": simgrid[0] if simgrid else "",
             "collbench_sha256": program}
 

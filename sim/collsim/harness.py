@@ -35,8 +35,9 @@ from collsim.platforms import crossbar, write_hostfile, write_platform
 from collsim.profiles import Profile, load_profile
 from collsim.resources import memory_map_limit, memory_maps
 
-__all__ = ["REPO_ROOT", "composite_defaults", "composite_names", "engine_environment", "find_algorithm",
-           "find_collbench", "find_smpirun", "registry", "run_program", "simulate", "smpirun_command"]
+__all__ = ["REPO_ROOT", "collbench_sha256", "composite_defaults", "composite_names",
+           "engine_environment", "find_algorithm", "find_collbench", "find_smpirun", "registry",
+           "run_program", "simulate", "smpirun_command"]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # A long simulation reports its progress this often (wall-clock seconds).
@@ -112,6 +113,12 @@ def find_collbench() -> Path:
                            "'make build', then set COLLSIM_COLLBENCH=/path/to/collsim/build/"
                            "collbench")
     return candidate
+
+
+def collbench_sha256() -> str:
+    """The SHA-256 of the collbench that runs: what the registry listing kept beside
+    it and every stored result (``grid``) are tied to."""
+    return hashlib.sha256(find_collbench().read_bytes()).hexdigest()
 
 
 def find_smpirun() -> str:
@@ -356,7 +363,7 @@ def registry() -> tuple[dict, ...]:
     written keeps no copy.
     """
     collbench = find_collbench()
-    digest = hashlib.sha256(collbench.read_bytes()).hexdigest()
+    digest = collbench_sha256()
     kept = collbench.with_name(collbench.name + ".registry.json")
     try:
         saved = json.loads(kept.read_text())
