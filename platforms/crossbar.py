@@ -2,7 +2,10 @@
 
 Each node has one full-duplex link to the switch, so distinct sender/receiver
 pairs never share a link: the platform on which the analytic alpha-beta-gamma
-models of the seeds are exact.
+models of the seeds are exact.  With ``half_duplex=True`` each link's two
+directions share its bandwidth (SimGrid's SHARED policy): a node that sends
+and receives at once gets half the bandwidth each way, seed 001's simplex
+network (f_beta = beta_uni / beta = 0.5, sec. 2.1).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ def crossbar(
     loopback_latency_s: float = NODE_DEFAULTS["loopback_latency_s"],
     speed_flops: float = NODE_DEFAULTS["speed_flops"],
     gamma_s_per_byte: float = NODE_DEFAULTS["gamma_s_per_byte"],
+    half_duplex: bool = False,
 ) -> nx.Graph:
     """Return a crossbar: ``nodes`` hosts, each linked to one non-blocking switch.
 
@@ -53,6 +57,13 @@ def crossbar(
         Cost of a local reduction per byte, seconds (default 1e-10: 10 GB/s);
         written into the platform as the host property ``gamma_s_per_byte``,
         which collbench charges.
+    half_duplex : bool, optional
+        If true, a link's two directions share ``bandwidth_Bps`` (SimGrid's
+        SHARED sharing policy instead of SPLITDUPLEX): an exchange
+        (``MPI_Sendrecv``) then moves each direction at half the bandwidth of a
+        one-way message, seed 001's simplex network (f_beta = 0.5, sec. 2.1).
+        The models get ``beta_s_per_byte`` of an exchange and ``f_beta = 0.5``
+        (``collsim.runner.model_parameters``).
 
     Returns
     -------
@@ -61,7 +72,7 @@ def crossbar(
         with ``cores`` and ``speed_flops``) and ``switch`` (``kind="switch"``);
         ``nodes`` edges, each with ``bandwidth_Bps`` and ``latency_s``.
         ``G.graph`` holds ``name="crossbar"``, the ``params`` it was made from,
-        ``gamma_s_per_byte`` and the loopback values.
+        ``gamma_s_per_byte``, the loopback values and ``half_duplex``.
 
     Raises
     ------
@@ -87,6 +98,8 @@ def crossbar(
         speed_flops=speed_flops,
         gamma_s_per_byte=gamma_s_per_byte,
     )
+    if half_duplex:
+        params["half_duplex"] = True   # absent when false: full-duplex params stay as they were
     check_count("nodes", nodes)
     check_positive("bandwidth_Bps", bandwidth_Bps)
     check_nonnegative("latency_s", latency_s)
@@ -101,6 +114,7 @@ def crossbar(
         gamma_s_per_byte=float(gamma_s_per_byte),
         loopback_bandwidth_Bps=float(loopback_bandwidth_Bps),
         loopback_latency_s=float(loopback_latency_s),
+        half_duplex=bool(half_duplex),
     )
     G.add_node("switch", kind="switch")
     for i in range(nodes):

@@ -25,7 +25,8 @@ def describe_platform(G: nx.Graph, *, max_sources: int = 64) -> dict:
     -------
     dict
         ``platform``, ``hash``, ``nodes``, ``hosts``, ``cores``, ``switches``,
-        ``links``; for a platform whose routes collsim knows also
+        ``links``, ``half_duplex`` (only when true); for a platform whose routes collsim
+        knows also
         ``diameter_hops``, ``classes`` (one per distinct (alpha, beta) between
         hosts, with an example pair) and ``bisection_Bps``.
     """
@@ -40,6 +41,8 @@ def describe_platform(G: nx.Graph, *, max_sources: int = 64) -> dict:
         "switches": sum(1 for _, k in G.nodes(data="kind") if k not in ("host", "node")),
         "links": G.number_of_edges(),
     }
+    if G.graph.get("half_duplex"):
+        out["half_duplex"] = True
     if opaque:
         out["note"] = "routes of an XML file are not known to collsim: no classes or diameter"
         return out

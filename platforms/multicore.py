@@ -107,6 +107,10 @@ def multicore(
     if (network.graph.get("routing", "dijkstra") != "dijkstra" and network.graph["name"] != "fat_tree"
             or network.graph["name"] == "multicore"):
         raise ValueError(f"network must be a single-host-per-node platform, got {network.graph['name']!r}")
+    if network.graph.get("half_duplex"):
+        # the routed zone's links are SPLITDUPLEX: refused, never silently full duplex
+        raise ValueError("half-duplex links are modelled on a crossbar of one host per node, "
+                         "not under multicore nodes")
     check_count("sockets_per_node", sockets_per_node)
     check_count("cores_per_socket", cores_per_socket)
     check_positive("socket_bandwidth_Bps", socket_bandwidth_Bps)

@@ -38,10 +38,12 @@ _HEADER = (
 
 def _cluster_xml(platform: ET.Element, cluster_id: str, hosts: int, *, speed_flops: float,
                  cores: int, bandwidth_Bps: float, latency_s: float, loopback_bandwidth_Bps: float,
-                 loopback_latency_s: float, gamma_s_per_byte: float, **topology) -> None:
+                 loopback_latency_s: float, gamma_s_per_byte: float, half_duplex: bool = False,
+                 **topology) -> None:
     """One SimGrid ``<cluster>`` of hosts ``node-0`` ... in a Full zone: SPLITDUPLEX links
-    (each direction its own bandwidth), ``topology`` attributes (``topology``,
-    ``topo_parameters``) when given, the loopback, and the gamma property."""
+    (each direction its own bandwidth; SHARED, both directions on one bandwidth, when
+    ``half_duplex``), ``topology`` attributes (``topology``, ``topo_parameters``) when
+    given, the loopback, and the gamma property."""
     zone = ET.SubElement(platform, "zone", id="world", routing="Full")
     cluster = ET.SubElement(
         zone,
@@ -54,7 +56,7 @@ def _cluster_xml(platform: ET.Element, cluster_id: str, hosts: int, *, speed_flo
         core=str(cores),
         bw=simgrid_bandwidth(float(bandwidth_Bps)),
         lat=simgrid_time(float(latency_s)),
-        sharing_policy="SPLITDUPLEX",
+        sharing_policy="SHARED" if half_duplex else "SPLITDUPLEX",
         **topology,
         loopback_bw=simgrid_bandwidth(float(loopback_bandwidth_Bps)),
         loopback_lat=simgrid_time(float(loopback_latency_s)),
@@ -73,7 +75,8 @@ def _crossbar_xml(G: nx.Graph) -> ET.Element:
                  latency_s=params["latency_s"],
                  loopback_bandwidth_Bps=params["loopback_bandwidth_Bps"],
                  loopback_latency_s=params["loopback_latency_s"],
-                 gamma_s_per_byte=params["gamma_s_per_byte"])
+                 gamma_s_per_byte=params["gamma_s_per_byte"],
+                 half_duplex=params.get("half_duplex", False))
     return platform
 
 

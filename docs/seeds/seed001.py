@@ -26,6 +26,12 @@ sec. 2.2-2.3).  Experiments:
     more than a one-way message (SMPI's ``smpi/ois`` charged to the
     ``MPI_Isend`` inside ``MPI_Sendrecv``, never to a blocking ``MPI_Send``):
     the paper's f_alpha = alpha_uni / alpha = 0.5 (sec. 2.1), its simplex end.
+``simplex``
+    cause experiment: the seed's simplex network (sec. 2.1: f_alpha = f_beta =
+    0.5), the low end of the range it gives: the PEs' links half duplex (a
+    node's sending and receiving share its 300 MB/s, SimGrid's SHARED links:
+    ``crossbar(half_duplex=True)``) and an exchange 5 us dearer than a one-way
+    message, as in ``exchange_costs_more``.
 ``smpi_factors``
     cause experiment: the ring against binary blocks beyond 32 processes under
     SimGrid's ``smpi`` profile, whose latency factor (11.6x from 64 KiB, SMPI's
@@ -55,7 +61,8 @@ ALGORITHMS = NEW + (VENDOR,)
 LABEL = {"recursive_doubling": "recursive doubling", "ring": "pairwise + ring",
          "rabenseifner": "halving + doubling", "binary_blocks": "binary blocks",
          VENDOR: "vendor / binary tree (reduce_bcast)",
-         "halving_doubling=binary_blocks": "halving + doubling = binary blocks (p = 2^k)"}
+         "halving_doubling=binary_blocks": "halving + doubling = binary blocks (p = 2^k)",
+         "recursive_doubling=reduce_bcast": "recursive doubling = binary tree (a tie)"}
 KiB, MiB = 1024, 1024 * 1024
 # Fig. 3's size ticks (8 B .. 8 MB) plus 16 KB and 64 KB, where the text puts boundaries
 SIZES = (8, 32, 256, KiB, 8 * KiB, 16 * KiB, 32 * KiB, 64 * KiB, 256 * KiB, MiB, 8 * MiB)
@@ -67,13 +74,13 @@ EXCHANGE_EXTRA_S = 5e-6      # alpha (5 us): f_alpha = 0.5
 TIE = 1e-9
 
 
-def t3e(gamma_scale: float = 1.0):
-    G = catalog_platform(MACHINE)
-    if gamma_scale != 1.0:
-        params = dict(CATALOG[MACHINE]["params"])
-        params["gamma_s_per_byte"] *= gamma_scale
-        G = crossbar(**params)
-    return G
+def t3e(gamma_scale: float = 1.0, half_duplex: bool = False):
+    """The catalog's T3E, or a variant of it: gamma scaled, links half duplex."""
+    if gamma_scale == 1.0 and not half_duplex:
+        return catalog_platform(MACHINE)
+    params = dict(CATALOG[MACHINE]["params"])
+    params["gamma_s_per_byte"] *= gamma_scale
+    return crossbar(**params, half_duplex=half_duplex)
 
 
 def times(G, profile, nps, sizes, label):
@@ -100,12 +107,15 @@ def times(G, profile, nps, sizes, label):
 
 
 def winner(cell, candidates=ALGORITHMS):
-    """The fastest algorithm; halving+doubling and binary blocks merged when they tie."""
+    """The fastest algorithm; halving+doubling and binary blocks merged when they tie, and
+    recursive doubling and the tree."""
     ranked = sorted((cell[a][0], a) for a in candidates if a in cell)
     best_t, best = ranked[0]
     tied = {a for t, a in ranked if t <= best_t * (1 + TIE)}
-    if tied >= {"rabenseifner", "binary_blocks"}:
-        return "halving_doubling=binary_blocks", best_t
+    for pair in (("rabenseifner", "binary_blocks"), ("recursive_doubling", VENDOR)):
+        if tied >= set(pair):
+            return {"rabenseifner": "halving_doubling=binary_blocks",
+                    "recursive_doubling": "recursive_doubling=reduce_bcast"}[pair[0]], best_t
     return best, best_t
 
 
@@ -126,19 +136,24 @@ def paper_prefers_binary_blocks(p, n):
     return p > 32 and n >= 16 * KiB and delta_expo_max(p) < math.log2(n) / 2 - 2.5
 
 
-def paper_formula_s(algorithm, p, n):
-    """Seed 001 sec. 2.3-2.7's time on the T3E's alpha, beta, gamma, full duplex
-    (f_alpha = f_beta = 1); no formula for binary blocks in the seed."""
+def paper_formula_s(algorithm, p, n, f=1.0):
+    """Seed 001 sec. 2.3-2.7's time on the T3E's alpha, beta, gamma.
+
+    ``f``: f_alpha = f_beta, 1 on the full-duplex catalog machine; 0.5 for the
+    ``simplex`` experiment, whose exchange costs alpha = 2 x the one-way 5 us and
+    beta = 2 / 300 MB/s.  No formula for binary blocks in the seed, and halving +
+    doubling's at p != 2^k only for f = 1."""
     params = CATALOG[MACHINE]["params"]
-    alpha, beta, gamma = 2 * params["latency_s"], 1 / params["bandwidth_Bps"], \
+    alpha_uni, beta_uni, gamma = 2 * params["latency_s"], 1 / params["bandwidth_Bps"], \
         params["gamma_s_per_byte"]
+    alpha, beta = alpha_uni / f, beta_uni / f
     lg = p.bit_length() - 1          # floor(lg p): p' = 2^lg
     pow2 = p == 1 << lg
     if algorithm == VENDOR:          # sec. 2.3, lg p rounded up for p != 2^k
-        return math.ceil(math.log2(p)) * (2 * alpha + 2 * n * beta + n * gamma)
+        return math.ceil(math.log2(p)) * (2 * alpha_uni + 2 * n * beta_uni + n * gamma)
     if algorithm == "recursive_doubling":   # sec. 2.4
-        return lg * (alpha + n * beta + n * gamma) + (0 if pow2 else alpha + n * beta)
-    if algorithm == "rabenseifner":          # sec. 2.5
+        return lg * (alpha + n * beta + n * gamma) + (0 if pow2 else alpha_uni + n * beta_uni)
+    if algorithm == "rabenseifner" and (pow2 or f == 1.0):   # sec. 2.5
         if pow2:
             return 2 * lg * alpha + 2 * n * beta + n * gamma - (2 * n * beta + n * gamma) / p
         return ((2 * lg + 3) * alpha + 4 * n * beta + 1.5 * n * gamma
@@ -148,14 +163,15 @@ def paper_formula_s(algorithm, p, n):
     return None
 
 
-def formula_check(cells):
-    """collsim's time over the seed's formula, per algorithm: (min, max) over p > 2, n >= 8 KiB."""
+def formula_check(cells, f=1.0, min_bytes=8 * KiB):
+    """collsim's time over the seed's formula (f_alpha = f_beta = ``f``), per algorithm:
+    (min, max) over p > 2, n >= ``min_bytes``."""
     out = {}
     for (p, n), cell in cells.items():
-        if p <= 2 or n < 8 * KiB:
+        if p <= 2 or n < min_bytes:
             continue
         for algorithm, (t, _, _) in cell.items():
-            formula = paper_formula_s(algorithm, p, n)
+            formula = paper_formula_s(algorithm, p, n, f)
             if formula:
                 lo, hi = out.get(algorithm, (math.inf, 0.0))
                 out[algorithm] = (min(lo, t / formula), max(hi, t / formula))
@@ -181,9 +197,10 @@ def print_map(name, cells):
     nps = sorted({p for p, _ in cells})
     sizes = sorted({n for _, n in cells})
     short = {"recursive_doubling": "RD", "ring": "ring", "rabenseifner": "H&D",
-             "binary_blocks": "BB", VENDOR: "tree", "halving_doubling=binary_blocks": "H&D=BB"}
+             "binary_blocks": "BB", VENDOR: "tree", "halving_doubling=binary_blocks": "H&D=BB",
+             "recursive_doubling=reduce_bcast": "RD=tree"}
     print(f"\n{name}: fastest (RD recursive doubling, tree reduce_bcast, H&D halving+doubling, "
-          "BB binary blocks)")
+          "BB binary blocks; X=Y a tie)")
     print("   np " + "".join(f"{fmt_size(n):>8}" for n in sizes))
     for p in nps:
         print(f"{p:5} " + "".join(f"{short[winner(cells[p, n])[0]]:>8}" for n in sizes))
@@ -205,6 +222,13 @@ def claims(cells):
     mid = [(p, n) for p in nps for n in sizes if 32 < n <= KiB]
     lines.append(("vendor / binary tree fastest for 32 B < n <= 1 KB",
                   share(lambda p, n: winner(cells[p, n])[0] == VENDOR, mid)))
+    lines.append(("... tied with recursive doubling (fastest, within 1e-9) for n <= 1 KB",
+                  share(lambda p, n: winner(cells[p, n])[0] == "recursive_doubling=reduce_bcast",
+                        small + mid)))
+    latency = {"recursive_doubling", VENDOR, "recursive_doubling=reduce_bcast"}
+    lines.append(("recursive doubling or the tree fastest up to 1 KB, a bandwidth protocol above",
+                  share(lambda p, n: (winner(cells[p, n])[0] in latency) == (n <= KiB),
+                        [(p, n) for p in nps for n in sizes])))
     ratios = [cells[p, n][VENDOR][0] / cells[p, n]["recursive_doubling"][0] for p, n in mid
               if p > 2]
     if ratios:
@@ -247,17 +271,20 @@ def plot(path, experiments):
     from matplotlib.colors import ListedColormap
 
     order = ["recursive_doubling", VENDOR, "ring", "rabenseifner", "binary_blocks",
-             "halving_doubling=binary_blocks"]
-    colours = ["tab:red", "tab:gray", "tab:green", "tab:orange", "tab:blue", "tab:cyan"]
-    panels = [(name, experiments[name]) for name in ("t3e", "gamma_tenth", "exchange_costs_more")
+             "halving_doubling=binary_blocks", "recursive_doubling=reduce_bcast"]
+    colours = ["tab:red", "tab:gray", "tab:green", "tab:orange", "tab:blue", "tab:cyan",
+               "tab:purple"]
+    panels = [(name, experiments[name])
+              for name in ("t3e", "gamma_tenth", "exchange_costs_more", "simplex")
               if name in experiments]
-    fig, grid_axes = plt.subplots(2, 2, figsize=(13, 11))
+    fig, grid_axes = plt.subplots(2, 3, figsize=(19, 11))
     axes = list(grid_axes.flat)[:len(panels)] + [grid_axes.flat[-1]]
     for unused in list(grid_axes.flat)[len(panels):-1]:
         unused.axis("off")
     titles = {"t3e": "fastest on seed001_t3e900 (collsim)",
               "gamma_tenth": "cause: gamma / 10",
-              "exchange_costs_more": "cause: exchange costs 2x a one-way alpha"}
+              "exchange_costs_more": "cause: exchange costs 2x a one-way alpha",
+              "simplex": "cause: simplex (f_alpha = f_beta = 0.5)"}
     for ax, (name, cells) in zip(axes, panels):
         nps = sorted({p for p, _ in cells})
         sizes = sorted({n for _, n in cells})
@@ -322,6 +349,9 @@ def main(argv=None) -> int:
                                        send_overhead_s=EXCHANGE_EXTRA_S)
         experiments["exchange_costs_more"] = times(t3e(), exchange, cause_nps, sizes,
                                                    "exchange_costs_more")
+        simplex = dataclasses.replace(exchange, name="simplex")
+        experiments["simplex"] = times(t3e(half_duplex=True), simplex, cause_nps, sizes,
+                                       "simplex")
         experiments["smpi_factors"] = times(t3e(), load_profile("smpi"), NPS_RING_CAUSE,
                                             SIZES_RING_CAUSE, "smpi_factors")
     args.out.mkdir(parents=True, exist_ok=True)
@@ -334,6 +364,10 @@ def main(argv=None) -> int:
     print("t3e: collsim / seed 001's formula (sec. 2.3-2.7, f = 1), p > 2, n >= 8 KiB:")
     for algorithm, (lo, hi) in sorted(formula_check(experiments["t3e"]).items()):
         print(f"  {algorithm}: {lo:.4f}-{hi:.4f}")
+    if "simplex" in experiments:
+        print("simplex: collsim / seed 001's formula (f = 0.5), p > 2, every n:")
+        for algorithm, (lo, hi) in sorted(formula_check(experiments["simplex"], 0.5, 0).items()):
+            print(f"  {algorithm}: {lo:.4f}-{hi:.4f}")
     for name in experiments:
         print(f"\n{name}: claim | collsim")
         for claim, value in claims(experiments[name]):

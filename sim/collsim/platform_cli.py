@@ -74,7 +74,8 @@ def _time_list(text):
 
 _FAMILY_OPTIONS = {
     "crossbar": {"nodes": ("nodes", int), "bandwidth": ("bandwidth_Bps", parse_bandwidth),
-                 "latency": ("latency_s", parse_time), **_COMMON},
+                 "latency": ("latency_s", parse_time), "half_duplex": ("half_duplex", bool),
+                 **_COMMON},
     "fat_tree": {"levels": ("levels", int), "down_ports": ("down_ports", _int_list),
                  "up_ports": ("up_ports", _int_list),
                  "parallel_links": ("parallel_links", _int_list),
@@ -128,6 +129,9 @@ def add_platform_arguments(parser: argparse.ArgumentParser, *, positional: bool 
     add("--bandwidth", help="link bandwidth, e.g. 12.5GBps or 100Gbps; fat-tree: one per "
         "level, comma-separated; dragonfly: node links; dual-rail: NICs")
     add("--latency", help="link latency, e.g. 1us (same forms as --bandwidth)")
+    add("--half-duplex", action="store_const", const=True,
+        help="crossbar: a link's two directions share its bandwidth (seed 001's simplex "
+        "network, f_beta = 0.5)")
     add("--loopback-bandwidth")
     add("--loopback-latency")
     add("--speed", help="host speed, flop/s")
@@ -276,7 +280,9 @@ def build_platform(args: argparse.Namespace, np: int | None = None, *,
 def _format_description(d: dict) -> str:
     lines = [f"platform   {d['platform']} ({d['hash']})",
              f"nodes      {d['nodes']}  hosts {d['hosts']}  cores {d['cores']}",
-             f"switches   {d['switches']}  links {d['links']}"]
+             f"switches   {d['switches']}  links {d['links']}"
+             + ("  (half duplex: both directions share a link's bandwidth)"
+                if d.get("half_duplex") else "")]
     if "note" in d:
         return "\n".join(lines + [d["note"]]) + "\n"
     lines.append(f"diameter   {d['diameter_hops']} hops")

@@ -237,6 +237,10 @@ def model_parameters(G: nx.Graph, rank_hosts: list[str], profile: Profile) -> tu
         pair, uniform = network_parameters(G, rank_hosts)
     net = profile.model_network(pair.alpha_s, pair.beta_s_per_byte,
                                 G.graph.get("gamma_s_per_byte", 0.0))
+    if G.graph.get("half_duplex"):
+        # seed 001 sec. 2.1: beta is an exchange's (both directions on one link), a
+        # one-way message moves at f_beta beta
+        net = replace(net, beta_s_per_byte=2.0 * net.beta_s_per_byte, f_beta=0.5)
     return net, uniform
 
 
