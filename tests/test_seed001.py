@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from collsim.platforms.catalog import CATALOG, catalog_platform, catalog_profile
 
 SCRIPT = Path(__file__).resolve().parents[1] / "docs" / "seeds" / "seed001.py"
@@ -42,3 +44,33 @@ def test_seed001_t3e900_is_the_papers_machine():
     assert catalog_profile("seed001_t3e900") == "hockney"
     assert set(CATALOG["seed001_t3e900"]["sources"]) >= {"nodes", "topology", "bandwidth_Bps",
                                                          "latency_s", "gamma_s_per_byte"}
+
+
+def test_at_the_simplex_end_the_tree_ties_recursive_doubling(tmp_path):
+    """Seed 001 sec. 2.1 at f_alpha = f_beta = 0.5 (half-duplex links, an exchange 5 us
+    dearer than a one-way message; the page's ``simplex`` experiment): the tree's
+    2 ceil(lg p) one-way messages cost exactly recursive doubling's exchanges, at p = 2^k
+    and not, and both beat halving + doubling up to 1 KB and lose to it at 8 KiB."""
+    import dataclasses
+
+    from collsim.platforms.crossbar import crossbar
+    from collsim.profiles import load_profile
+    from collsim.runner import RunSpec, run
+
+    params = dict(CATALOG["seed001_t3e900"]["params"], nodes=8)
+    G = crossbar(**params, half_duplex=True)
+    profile = dataclasses.replace(load_profile("hockney"), name="simplex", send_overhead_s=5e-6)
+    sizes = (8, 1024, 8192)
+    times = {}
+    for algorithm in ("recursive_doubling", "reduce_bcast", "rabenseifner"):
+        for p in (5, 8):
+            rows, status = run(RunSpec("allreduce", algorithm, p, sizes, check=False,
+                                       timing_only=True), G, profile, platform="t3e_simplex")
+            assert status == 0
+            times.update({(algorithm, p, r["bytes"]): r["time_s"] for r in rows})
+    for p in (5, 8):
+        for n in sizes:
+            assert times["reduce_bcast", p, n] == pytest.approx(
+                times["recursive_doubling", p, n], rel=1e-12)
+        assert times["recursive_doubling", p, 1024] < times["rabenseifner", p, 1024]
+        assert times["recursive_doubling", p, 8192] > times["rabenseifner", p, 8192]
