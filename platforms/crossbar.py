@@ -101,6 +101,8 @@ def crossbar(
     if half_duplex:
         params["half_duplex"] = True   # absent when false: full-duplex params stay as they were
     check_count("nodes", nodes)
+    if not isinstance(half_duplex, bool):
+        raise ValueError(f"half_duplex must be true or false, got {half_duplex!r}")
     check_positive("bandwidth_Bps", bandwidth_Bps)
     check_nonnegative("latency_s", latency_s)
     check_node_parameters(cores_per_node=cores_per_node,

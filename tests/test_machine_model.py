@@ -210,6 +210,14 @@ def test_half_duplex_links_are_shared_both_ways():
     assert exchange[False]["model_class"] == "exact"
 
 
+def test_half_duplex_is_a_bool_and_not_silently_dropped():
+    with pytest.raises(ValueError, match="half_duplex must be true or false"):
+        crossbar(nodes=2, half_duplex="yes")
+    # multicore nodes' routed links are full duplex: refused, not ignored
+    with pytest.raises(ValueError, match="half-duplex"):
+        multicore(crossbar(nodes=2, half_duplex=True), sockets_per_node=2, cores_per_socket=1)
+
+
 def test_memory_bandwidth_must_be_positive():
     with pytest.raises(ValueError, match="memory_bandwidth_Bps"):
         _node(memory_Bps=0.0)
