@@ -1,7 +1,7 @@
 """Seed 001 (Rabenseifner 2004), Fig. 3: the fastest allreduce protocol over (processes, size) on a Cray T3E 900.
 
-Regenerates ``docs/seeds/seed001.tsv`` and ``docs/seeds/seed001.png`` (
-95 s on 2 idle cores, 2026-11-26)::
+Regenerates ``docs/seeds/seed001.tsv`` and ``docs/seeds/seed001.png`` (95 s on
+2 idle cores, 2026-11-26)::
 
     .venv/bin/python docs/seeds/seed001.py
     .venv/bin/python docs/seeds/seed001.py --quick --out DIR   # a tiny grid (the test's)
