@@ -44,7 +44,11 @@ system-deps:
 test-deps:
 	@sim/install-test-deps.sh
 
+# The bytecode of collsim's own modules is compiled here (34 ms when it is up to
+# date): where PYTHONDONTWRITEBYTECODE is set, Python never caches it and every
+# collsim command would compile them again (about 65 ms of a 0.3 s command).
 venv: $(VENV_STAMP)
+	@$(VENV)/bin/python -m compileall -q sim/collsim platforms analysis >/dev/null
 
 $(VENV_STAMP): pyproject.toml | system-deps
 	$(PYTHON) -m venv $(VENV)
