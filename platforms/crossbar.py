@@ -98,11 +98,11 @@ def crossbar(
         speed_flops=speed_flops,
         gamma_s_per_byte=gamma_s_per_byte,
     )
-    if half_duplex:
-        params["half_duplex"] = True   # absent when false: full-duplex params stay as they were
     check_count("nodes", nodes)
     if not isinstance(half_duplex, bool):
         raise ValueError(f"half_duplex must be true or false, got {half_duplex!r}")
+    if half_duplex:
+        params["half_duplex"] = True   # absent when false: full-duplex params stay as they were
     check_positive("bandwidth_Bps", bandwidth_Bps)
     check_nonnegative("latency_s", latency_s)
     check_node_parameters(cores_per_node=cores_per_node,
@@ -116,7 +116,7 @@ def crossbar(
         gamma_s_per_byte=float(gamma_s_per_byte),
         loopback_bandwidth_Bps=float(loopback_bandwidth_Bps),
         loopback_latency_s=float(loopback_latency_s),
-        half_duplex=bool(half_duplex),
+        half_duplex=half_duplex,
     )
     G.add_node("switch", kind="switch")
     for i in range(nodes):

@@ -25,10 +25,10 @@ def describe_platform(G: nx.Graph, *, max_sources: int = 64) -> dict:
     -------
     dict
         ``platform``, ``hash``, ``nodes``, ``hosts``, ``cores``, ``switches``,
-        ``links``, ``half_duplex`` (only when true); for a platform whose routes collsim
-        knows also
-        ``diameter_hops``, ``classes`` (one per distinct (alpha, beta) between
-        hosts, with an example pair) and ``bisection_Bps``.
+        ``links``, ``half_duplex`` (only when true); for a platform whose
+        routes collsim knows also ``diameter_hops``, ``classes`` (one per
+        distinct (alpha, beta) between hosts, with an example pair) and
+        ``bisection_Bps``.
     """
     all_hosts = hosts(G)
     opaque = G.graph.get("routing") == "opaque"
