@@ -32,7 +32,6 @@ Examples
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 __all__ = ["Op", "Step", "send", "recv", "finish_times", "schedule_time"]
@@ -101,11 +100,10 @@ def finish_times(programs: list[list[Step]], net) -> list[float]:
         if key not in sends:
             raise ValueError(f"receives from {key[0]} at {key[1]} without sends")
 
-    from .models._base import message_s  # here: the models import this module
+    from .models._base import message_s, one_way  # here: the models import this module
 
     gamma = net.gamma_s_per_byte
-    uni = dataclasses.replace(net, alpha_s=net.f_alpha * net.alpha_s,
-                              beta_s_per_byte=net.f_beta * net.beta_s_per_byte)
+    uni = one_way(net)
     # A message is bidirectional when its step also moves one the other way
     # between the same two ranks (a Sendrecv); otherwise it is one-way.
     talks_both_ways = [[{op.peer for op in step.ops if op.kind == "send"}

@@ -210,6 +210,22 @@ def test_half_duplex_links_are_shared_both_ways():
     assert exchange[False]["model_class"] == "exact"
 
 
+@pytest.mark.parametrize("collective,algorithm", [
+    ("allreduce", "reduce_bcast"), ("allreduce", "recursive_doubling"),
+    ("allreduce", "rabenseifner"), ("reduce", "binomial"), ("reduce", "linear"),
+    ("reduce", "overlapped_binomial"), ("bcast", "binomial"), ("bcast", "linear"),
+    ("bcast", "concurrent_binary")])
+def test_models_charge_one_way_messages_f_beta_on_half_duplex_links(collective, algorithm):
+    """7 ranks, 64 KiB: the one-way messages of these algorithms (trees, linear, the
+    pre- and post-steps of recursive doubling and halving + doubling at p != 2^k) keep
+    the whole link, the exchanges share it; the models (f_beta = 0.5) follow."""
+    half = crossbar(nodes=8, latency_s=LATENCY_S, bandwidth_Bps=BANDWIDTH_BPS,
+                    half_duplex=True)
+    rows, _ = run(RunSpec(collective, algorithm, 7, (1 << 16,), check=False, timing_only=True),
+                  half, load_profile("hockney"), platform="crossbar")
+    assert rows[0]["model_s"] == pytest.approx(rows[0]["time_s"], rel=1e-6)
+
+
 def test_half_duplex_is_a_bool_and_not_silently_dropped():
     with pytest.raises(ValueError, match="half_duplex must be true or false"):
         crossbar(nodes=2, half_duplex="yes")

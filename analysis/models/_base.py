@@ -3,6 +3,7 @@ the cost of one message and of one local reduction."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -140,6 +141,19 @@ def factor_at(factors: tuple[tuple[int, float], ...], size_bytes: float) -> floa
         if size_bytes > threshold:
             return value
     return factors[-1][1] if factors else 1.0
+
+
+def one_way(net: NetworkParams) -> NetworkParams:
+    """The network as a message sees it when no message goes the other way on its links.
+
+    Seed 001 sec. 2.1: such a message costs ``f_alpha alpha + n f_beta beta``,
+    alpha and beta being an exchange's.  The factors are 1 on a full-duplex
+    network, where this returns ``net`` unchanged in value; on half-duplex links
+    (``crossbar(half_duplex=True)``) ``f_beta = 0.5``.
+    """
+    return dataclasses.replace(net, alpha_s=net.f_alpha * net.alpha_s,
+                               beta_s_per_byte=net.f_beta * net.beta_s_per_byte,
+                               f_alpha=1.0, f_beta=1.0)
 
 
 def message_s(net: NetworkParams, n_bytes: float) -> float:

@@ -17,8 +17,6 @@ docstrings are what this path gives for equal blocks
 
 from __future__ import annotations
 
-import dataclasses
-
 from collsim.params import AlgorithmParams
 
 from ..schedule import Step, recv, schedule_time, send
@@ -26,7 +24,7 @@ from ..segments import block_elems
 from ..trees import TreeNode, dual_first_size, in_order_root, tree
 from ._base import NetworkParams
 
-__all__ = ["chain_children", "one_way", "plan_bytes", "reduce_tree_s", "bcast_tree_s", "allreduce_in_order_tree_s",
+__all__ = ["chain_children", "plan_bytes", "reduce_tree_s", "bcast_tree_s", "allreduce_in_order_tree_s",
            "dual_root_s", "steady_steps"]
 
 
@@ -37,15 +35,6 @@ def chain_children(p: int, chain_fanout: int):
     them, not the pipelined engine: the root talks to all chain heads at once)."""
     nodes = tree("chain", size=p, chain_fanout=chain_fanout)
     return lambda v: nodes[v].children
-
-
-def one_way(net: NetworkParams) -> NetworkParams:
-    """The network as a message that no message the other way accompanies sees it:
-    seed 001's ``f_alpha alpha`` and ``f_beta beta`` (as :mod:`collsim.analysis.schedule`
-    times such messages).  Every message of the chain trees is one way."""
-    return dataclasses.replace(net, alpha_s=net.f_alpha * net.alpha_s,
-                               beta_s_per_byte=net.f_beta * net.beta_s_per_byte,
-                               f_alpha=1.0, f_beta=1.0)
 
 
 def steady_steps(kind: str) -> int:

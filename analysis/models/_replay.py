@@ -9,7 +9,8 @@ profile on the crossbar:
 
 * a blocking message of m bytes from a to b starts when both have reached it
   (rendezvous: ``smpi/send-is-detached-thresh:0``) and ends for both
-  ``alpha + (m + envelope) beta`` later;
+  ``alpha + (m + envelope) beta`` later (``f_alpha alpha + (m + envelope)
+  f_beta beta``: one way, seed 001 sec. 2.1);
 * an exchange (``MPI_Sendrecv`` with one partner, or with distinct partners to
   the left and right) starts each direction when its two ends have reached it,
   and a rank leaves it when both its directions are done;
@@ -21,7 +22,7 @@ state; the replay adds nothing but the exact rounding.
 
 from __future__ import annotations
 
-from ._base import NetworkParams, message_s, reduce_s
+from ._base import NetworkParams, message_s, one_way, reduce_s
 
 
 class Clocks:
@@ -48,8 +49,10 @@ class Clocks:
         return message_s(self.net, count * self.elem_bytes)
 
     def send(self, src: int, dst: int, count: int) -> None:
-        """A blocking send of count elements from src, received by dst."""
-        end = max(self.t[src], self.t[dst]) + self._msg(count)
+        """A blocking send of count elements from src, received by dst: one way
+        (seed 001's f_alpha, f_beta; 1 on full-duplex links)."""
+        end = max(self.t[src], self.t[dst]) + message_s(one_way(self.net),
+                                                         count * self.elem_bytes)
         self.t[src] = self.t[dst] = end
 
     def exchange(self, a: int, b: int, count_ab: int, count_ba: int) -> None:

@@ -16,7 +16,7 @@ import math
 from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 
 from ._base import (NetworkParams, Prediction, check_arguments, exact, floor_log2, message_s,
-                    reduce_s, total)
+                    one_way, reduce_s, total)
 from . import _blocks, _pipelined, bcast, reduce
 from ._composite import (PREROUND_LEVELS, mpich_allreduce_choice, mpich_bcast_choice,
                          mpich_reduce_choice, node_comms_s, preround_bound_s, sub_params,
@@ -34,8 +34,9 @@ def recursive_doubling(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: 
                        commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Recursive-doubling allreduce.
 
-    ``T = lg p' (alpha + n beta + n gamma) + [p != p'] (2 (alpha + n beta) + n gamma)``,
-    ``p' = 2^floor(lg p)``.
+    ``T = lg p' (alpha + n beta + n gamma) + [p != p'] (2 (f_alpha alpha + n f_beta beta) + n gamma)``,
+    ``p' = 2^floor(lg p)``: the pre- and post-step messages go one way (seed 001
+    sec. 2.1's factors, 1 on full-duplex links).
 
     Seed 001 sec. 2.4 gives ``lg p (alpha + n beta + n gamma)`` plus one
     uni-directional message when p is not a power of two; the implementation
@@ -54,7 +55,7 @@ def recursive_doubling(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: 
     step = message_s(net, n_bytes) + reduce_s(net, n_bytes)
     time = floor_log2(p) * step
     if p & (p - 1):
-        time += 2 * message_s(net, n_bytes) + reduce_s(net, n_bytes)
+        time += 2 * message_s(one_way(net), n_bytes) + reduce_s(net, n_bytes)
     return exact(time)
 
 
@@ -85,11 +86,12 @@ def rabenseifner(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 
                  commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Rabenseifner's allreduce (recursive halving, then recursive doubling).
 
-    Seed 001 sec. 2.5, with ``p' = 2^floor(lg p)`` and ``f_alpha = f_beta = 1``:
+    Seed 001 sec. 2.5, with ``p' = 2^floor(lg p)``:
 
     * power of two: ``2 lg p alpha + 2 n beta + n gamma - (2 n beta + n gamma) / p``;
     * otherwise the pre-step ``(1 + f_alpha) alpha + (1 + f_beta)/2 n beta + n/2 gamma``
-      and the final ``alpha + n beta`` are added, and the halving runs on p'.
+      (an exchange of halves, then one half back one way) and the final
+      ``f_alpha alpha + n f_beta beta`` are added, and the halving runs on p'.
 
     Here every term is written per step so that block sizes are whole
     elements: the step at distance ``2^(k-1)`` moves and combines
@@ -119,7 +121,9 @@ def rabenseifner(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 
     extra = 0.0
     if p & (p - 1):
         half = -(-count // 2) * elem_bytes
-        extra = 2 * message_s(net, half) + reduce_s(net, half) + message_s(net, n_bytes)
+        uni = one_way(net)
+        extra = (message_s(net, half) + message_s(uni, half) + reduce_s(net, half)
+                 + message_s(uni, n_bytes))
     return exact(extra + halving_and_doubling())
 
 

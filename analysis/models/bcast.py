@@ -13,7 +13,7 @@ from ._lookup import parameter_default
 from ._native import selector
 from ._replay import Clocks
 from ._base import (NetworkParams, Prediction, ceil_log2, check_arguments, exact, message_s,
-                    shared_link_s, staggered_shared_link_s)
+                    one_way, shared_link_s, staggered_shared_link_s)
 
 __all__ = ["binomial", "linear", "chain", "pipeline", "binary", "scatter_allgather",
            "scatter_recursive_doubling_allgather", "concurrent_binomial", "concurrent_knomial", "concurrent_binary",
@@ -34,7 +34,7 @@ def binomial(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, r
     count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
-    return exact(ceil_log2(p) * message_s(net, n_bytes))
+    return exact(ceil_log2(p) * message_s(one_way(net), n_bytes))
 
 
 def linear(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
@@ -60,7 +60,7 @@ def linear(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, roo
     count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
-    return exact(staggered_shared_link_s(net, n_bytes, p - 1))
+    return exact(staggered_shared_link_s(one_way(net), n_bytes, p - 1))
 
 
 def chain(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
@@ -85,7 +85,7 @@ def chain(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root
     if p == 1 or count == 0:
         return exact(0.0)
     fanout = params.chain_fanout or parameter_default("bcast", "chain", "chain_fanout")
-    return exact(_concurrent_tree_s(p, n_bytes, _pipelined.one_way(net),
+    return exact(_concurrent_tree_s(p, n_bytes, net,
                                     _pipelined.chain_children(p, fanout)))
 
 
@@ -210,7 +210,9 @@ mpich_default = selector("bcast", "mpich_default")
 def _concurrent_tree_s(p: int, n_bytes: int, net: NetworkParams, children) -> float:
     """A broadcast down a tree whose ranks send to all their children at once:
     a parent with k children reaches them all ``alpha + k (n + envelope) beta``
-    after it got the vector (the k flows share its link and end together)."""
+    after it got the vector (the k flows share its link and end together).  A
+    rank sends only once it has received: every message is one way."""
+    net = one_way(net)
     done = {0: 0.0}
     order = [0]
     for v in order:

@@ -12,7 +12,7 @@ from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 
 from . import _blocks, _pipelined
 from ._base import (NetworkParams, Prediction, ceil_log2, check_arguments, exact, message_s,
-                    shared_link_s, reduce_s, total)
+                    one_way, shared_link_s, reduce_s, total)
 from ._composite import (PREROUND_LEVELS, mpich_reduce_choice, node_comms_s, preround_bound_s,
                          sub_params, subcomm_creation_s)
 from ._lookup import composite_names, model_for, parameter_default, part_model
@@ -41,9 +41,10 @@ def binomial(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, r
     count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
-    time = ceil_log2(p) * (message_s(net, n_bytes) + reduce_s(net, n_bytes))
+    uni = one_way(net)
+    time = ceil_log2(p) * (message_s(uni, n_bytes) + reduce_s(net, n_bytes))
     if not commutative and root != 0:
-        time += message_s(net, n_bytes)
+        time += message_s(uni, n_bytes)
     return exact(time)
 
 
@@ -59,7 +60,7 @@ def linear(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, roo
     count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
-    return exact((p - 1) * (message_s(net, n_bytes) + reduce_s(net, n_bytes)))
+    return exact((p - 1) * (message_s(one_way(net), n_bytes) + reduce_s(net, n_bytes)))
 
 
 def _halving_ranges(count: int, pof2: int) -> tuple[list[int], list[int], list[list[tuple[int, int]]]]:
@@ -476,7 +477,7 @@ def chain(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root
     if p == 1 or count == 0:
         return exact(0.0)
     fanout = params.chain_fanout or parameter_default("reduce", "chain", "chain_fanout")
-    return exact(_generic_tree_reduce_s(p, n_bytes, _pipelined.one_way(net),
+    return exact(_generic_tree_reduce_s(p, n_bytes, net,
                                         _pipelined.chain_children(p, fanout)))
 
 
@@ -611,9 +612,11 @@ def overlapped_binomial(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes:
 def _generic_tree_reduce_s(p: int, n_bytes: int, net: NetworkParams, children) -> float:
     """Open MPI's generic tree reduce over a tree whose children have larger
     relative ranks than their parent: each rank's finish from its children's
-    (:func:`_two_in_flight_s`), from the last rank up."""
-    one = shared_link_s(net, n_bytes, 1)
-    work_s = shared_link_s(net, n_bytes, 2) - one
+    (:func:`_two_in_flight_s`), from the last rank up.  A rank sends only once
+    its children's vectors are in: every message is one way."""
+    uni = one_way(net)
+    one = shared_link_s(uni, n_bytes, 1)
+    work_s = shared_link_s(uni, n_bytes, 2) - one
     latency_s = one - work_s
     ready: dict[int, float] = {}
     for v in reversed(range(p)):
