@@ -8,7 +8,10 @@ are posted (blocking sends return only on delivery).  Following seed 001
 sec. 2.1, that is the cost of a bidirectional exchange (a step that also moves
 a message the other way between the same ranks); a one-way message costs
 ``f_alpha alpha + (n + envelope) f_beta beta`` (the factors are 1 on the
-full-duplex crossbar, where the simulation is exact).  The time of the whole
+full-duplex crossbar, where the simulation is exact).  On links whose two
+directions share one bandwidth (``NetworkParams.links_shared_both_ways``,
+``crossbar(half_duplex=True)``) a message is also bidirectional when its
+sender's or receiver's step both sends and receives, whoever the peers are.  The time of the whole
 algorithm is the longest path through its steps.  This module evaluates that
 path (a max-plus recursion), which is how the models of the pipelined
 algorithms stay exact for any tree shape, uneven blocks and gamma; their
@@ -109,6 +112,11 @@ def finish_times(programs: list[list[Step]], net) -> list[float]:
     talks_both_ways = [[{op.peer for op in step.ops if op.kind == "send"}
                         & {op.peer for op in step.ops if op.kind == "recv"}
                         for step in program] for program in programs]
+    # On links shared by both directions a step that sends and receives, to any
+    # ranks, makes all its messages bidirectional.
+    link_both_ways = [[net.links_shared_both_ways
+                       and {op.kind for op in step.ops} >= {"send", "recv"}
+                       for step in program] for program in programs]
     position = [0] * size          # index of each rank's current step
     start = [[0.0] * len(program) for program in programs]
     clock = [0.0] * size           # start time of the current step
@@ -127,7 +135,8 @@ def finish_times(programs: list[list[Step]], net) -> list[float]:
                 for peer, peer_step, n_bytes in partners[rank][index]:
                     posted = start[peer][peer_step] if position[peer] > peer_step else clock[peer]
                     cost = message_s(net, n_bytes)
-                    if peer not in talks_both_ways[rank][index]:
+                    if not (peer in talks_both_ways[rank][index]
+                            or link_both_ways[rank][index] or link_both_ways[peer][peer_step]):
                         cost = message_s(uni, n_bytes)
                     message_end = max(begin, posted) + cost
                     end = max(end, message_end)

@@ -90,9 +90,8 @@ def network_parameters(G: nx.Graph, rank_hosts: list[str]) -> tuple[PairParamete
             seen[host] = pair_parameters(G, first, host, route_pair=route_pair)
     classes = {(pp.alpha_s, pp.beta_s_per_byte) for pp in seen.values()}
     worst = max(seen.values(), key=lambda pp: (pp.alpha_s, pp.beta_s_per_byte))
-    # half-duplex links: the models charge one-way messages f_beta beta, but the pipelined
-    # trees' schedules count a stage that receives while it sends as one way (seed 001's
-    # pairwise definition) where the link carries both: not claimed exact
+    # half-duplex links: the models charge one-way messages f_beta beta and a pipeline
+    # stage's both ways, but the binary trees' overlaps are partial: not claimed exact
     return worst, (len(classes) == 1 and _one_switch(G, set(rank_hosts))
                    and not _shared_memory(G, rank_hosts) and not G.graph.get("half_duplex"))
 

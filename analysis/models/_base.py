@@ -41,6 +41,13 @@ class NetworkParams:
         spends on one eager message (SMPI's ``smpi/os`` and ``smpi/or``,
         which SimGrid 3.32 charges only to a send below the eager threshold:
         measured, tests/test_machine_model.py).
+    links_shared_both_ways : bool
+        Each rank's link carries both directions on one bandwidth
+        (``crossbar(half_duplex=True)``): a message is then bidirectional, at
+        ``beta``, whenever its sender's or its receiver's link also carries one
+        the other way, whoever the third rank is (the schedule models,
+        :mod:`collsim.analysis.schedule`); otherwise (the seeds' networks) only
+        an exchange between the same two ranks is.
     eager_threshold_bytes : int
         Messages of fewer payload bytes are sent eagerly (SMPI's
         ``smpi/send-is-detached-thresh``): the sender pays ``send_overhead_s``
@@ -61,6 +68,7 @@ class NetworkParams:
     send_overhead_s: float = 0.0
     recv_overhead_s: float = 0.0
     eager_threshold_bytes: int = 0
+    links_shared_both_ways: bool = False
 
     def __post_init__(self) -> None:
         for name in ("latency_factors", "bandwidth_factors"):

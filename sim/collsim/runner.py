@@ -240,7 +240,8 @@ def model_parameters(G: nx.Graph, rank_hosts: list[str], profile: Profile) -> tu
     if G.graph.get("half_duplex"):
         # seed 001 sec. 2.1: beta is an exchange's (both directions on one link), a
         # one-way message moves at f_beta beta
-        net = replace(net, beta_s_per_byte=2.0 * net.beta_s_per_byte, f_beta=0.5)
+        net = replace(net, beta_s_per_byte=2.0 * net.beta_s_per_byte, f_beta=0.5,
+                      links_shared_both_ways=True)
     return net, uniform
 
 
