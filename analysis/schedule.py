@@ -11,9 +11,10 @@ a message the other way between the same ranks); a one-way message costs
 full-duplex crossbar, where the simulation is exact).  On links whose two
 directions share one bandwidth (``NetworkParams.links_shared_both_ways``,
 ``crossbar(half_duplex=True)``) a message is also bidirectional when its
-sender's or receiver's step both sends and receives, whoever the peers are.  The time of the whole
-algorithm is the longest path through its steps.  This module evaluates that
-path (a max-plus recursion), which is how the models of the pipelined
+sender's or receiver's step both sends and receives, whoever the peers are.
+The time of the whole algorithm is the longest path through its steps.  This
+module evaluates that path (a max-plus recursion), which is how the models of
+the pipelined
 algorithms stay exact for any tree shape, uneven blocks and gamma; their
 docstrings give the closed forms of the seeds, which the schedules reproduce
 in the regular cases (tests/test_schedule_models.py).
