@@ -14,10 +14,9 @@ directions share one bandwidth (``NetworkParams.links_shared_both_ways``,
 sender's or receiver's step both sends and receives, whoever the peers are.
 The time of the whole algorithm is the longest path through its steps.  This
 module evaluates that path (a max-plus recursion), which is how the models of
-the pipelined
-algorithms stay exact for any tree shape, uneven blocks and gamma; their
-docstrings give the closed forms of the seeds, which the schedules reproduce
-in the regular cases (tests/test_schedule_models.py).
+the pipelined algorithms stay exact for any tree shape, uneven blocks and
+gamma; their docstrings give the closed forms of the seeds, which the
+schedules reproduce in the regular cases (tests/test_schedule_models.py).
 
 A program is one list of steps per rank.  A step posts its operations at
 once, waits for all of them, then spends ``compute_bytes * gamma`` on a local
