@@ -43,6 +43,7 @@ class Clocks:
             raise ValueError(f"p must be >= 1, got {p!r}")
         self.t = [0.0] * p
         self.net = net
+        self.uni = one_way(net)
         self.elem_bytes = elem_bytes
 
     def _msg(self, count: int) -> float:
@@ -51,8 +52,7 @@ class Clocks:
     def send(self, src: int, dst: int, count: int) -> None:
         """A blocking send of count elements from src, received by dst: one way
         (seed 001's f_alpha, f_beta; 1 on full-duplex links)."""
-        end = max(self.t[src], self.t[dst]) + message_s(one_way(self.net),
-                                                         count * self.elem_bytes)
+        end = max(self.t[src], self.t[dst]) + message_s(self.uni, count * self.elem_bytes)
         self.t[src] = self.t[dst] = end
 
     def exchange(self, a: int, b: int, count_ab: int, count_ba: int) -> None:
