@@ -113,10 +113,9 @@ def finish_times(programs: list[list[Step]], net) -> list[float]:
                         & {op.peer for op in step.ops if op.kind == "recv"}
                         for step in program] for program in programs]
     # On links shared by both directions a step that sends and receives, to any
-    # ranks, makes all its messages bidirectional.
-    link_both_ways = [[net.links_shared_both_ways
-                       and {op.kind for op in step.ops} >= {"send", "recv"}
-                       for step in program] for program in programs]
+    # ranks, makes all its messages bidirectional (None: the seeds' networks).
+    link_both_ways = ([[{op.kind for op in step.ops} >= {"send", "recv"} for step in program]
+                       for program in programs] if net.links_shared_both_ways else None)
     position = [0] * size          # index of each rank's current step
     start = [[0.0] * len(program) for program in programs]
     clock = [0.0] * size           # start time of the current step
@@ -135,8 +134,8 @@ def finish_times(programs: list[list[Step]], net) -> list[float]:
                 for peer, peer_step, n_bytes in partners[rank][index]:
                     posted = start[peer][peer_step] if position[peer] > peer_step else clock[peer]
                     cost = message_s(net, n_bytes)
-                    if not (peer in talks_both_ways[rank][index]
-                            or link_both_ways[rank][index] or link_both_ways[peer][peer_step]):
+                    if not (peer in talks_both_ways[rank][index] or link_both_ways and (
+                            link_both_ways[rank][index] or link_both_ways[peer][peer_step])):
                         cost = message_s(uni, n_bytes)
                     message_end = max(begin, posted) + cost
                     end = max(end, message_end)

@@ -27,13 +27,14 @@ the ``<route>`` elements):
     family (``register_routing_graph``) whose vertices are the hosts plus
     copies of the routers, and whose every edge names the physical links it
     crosses (and, to weigh a path, zero-latency links of unbounded bandwidth
-    that cost no simulated time).  A policy that is not
-    "shortest path" (the rails of a dual-rail machine) becomes one: the copies
-    let only the wanted paths through; on a fat-tree that is not a cluster (a
-    dual-rail machine's fat-tree planes included), copies of the switches on
-    the way down let only the d-mod-k routes through (``fat_tree.dmodk_edges``).  The routes written and searched grow
-    with the hosts, not with the hosts squared.  ``route`` runs SimGrid's
-    search on the routing graph and maps the result back to physical nodes.
+    that cost no simulated time).  A policy that is not "shortest path" (the
+    rails of a dual-rail machine) becomes one: the copies let only the wanted
+    paths through; on a fat-tree that is not a cluster (a dual-rail
+    machine's fat-tree planes included), copies of the switches on the way
+    down let only the d-mod-k routes through (``fat_tree.dmodk_edges``).  The
+    routes written and searched grow with the hosts, not with the hosts
+    squared.  ``route`` runs SimGrid's search on the routing graph and maps
+    the result back to physical nodes.
 """
 
 from __future__ import annotations

@@ -572,10 +572,9 @@ const collsim_algorithm *collsim_mpich_allreduce(long long bytes, int count, int
 
 const collsim_algorithm *collsim_mpich_bcast(long long bytes, int size)
 {
-    const int power_of_two = (size & (size - 1)) == 0;
     if (bytes < 12288 || size < 8)
         return collsim_find_algorithm("bcast", "binomial");
-    return collsim_find_algorithm("bcast", bytes < 524288 && power_of_two
+    return collsim_find_algorithm("bcast", bytes < 524288 && collsim_pow2_floor(size) == size
                                                ? "scatter_recursive_doubling_allgather"
                                                : "scatter_allgather");
 }

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collsim.params import AlgorithmParams
 
-from ._base import NetworkParams, Prediction, ceil_log2, message_s, reduce_s, shared_link_s
+from ._base import (NetworkParams, Prediction, ceil_log2, floor_log2, message_s, reduce_s,
+                    shared_link_s)
 from ._lookup import part_model
 
 __all__ = ["PREROUND_LEVELS", "comm_split_s", "mpich_allreduce_choice", "mpich_bcast_choice",
@@ -103,10 +104,6 @@ def preround_bound_s(p: int, count: int, net: NetworkParams,
 # node_aware tests hold the two against each other through the simulated times.
 
 
-def _pof2(p: int) -> int:
-    return 1 << (p.bit_length() - 1)
-
-
 def mpich_reduce_choice(p: int, n_bytes: int, elem_bytes: int) -> str:
     """MPICH's non-topology-aware reduce: reduce-scatter + gather (``rabenseifner``)
     above 2048 bytes when the count is at least the largest power of two <= p, else
@@ -115,7 +112,8 @@ def mpich_reduce_choice(p: int, n_bytes: int, elem_bytes: int) -> str:
     >>> mpich_reduce_choice(6, 4096, 8), mpich_reduce_choice(1024, 4096, 8)
     ('rabenseifner', 'binomial')
     """
-    return "rabenseifner" if n_bytes > 2048 and n_bytes // elem_bytes >= _pof2(p) else "binomial"
+    pof2 = 1 << floor_log2(p)
+    return "rabenseifner" if n_bytes > 2048 and n_bytes // elem_bytes >= pof2 else "binomial"
 
 
 def mpich_allreduce_choice(p: int, n_bytes: int, elem_bytes: int) -> str:
@@ -126,7 +124,7 @@ def mpich_allreduce_choice(p: int, n_bytes: int, elem_bytes: int) -> str:
     >>> mpich_allreduce_choice(8, 2048, 8), mpich_allreduce_choice(8, 2056, 8)
     ('recursive_doubling', 'rabenseifner')
     """
-    pof2 = _pof2(p)
+    pof2 = 1 << floor_log2(p)
     return "recursive_doubling" if n_bytes <= 2048 or n_bytes // elem_bytes < pof2 else "rabenseifner"
 
 
