@@ -1,0 +1,275 @@
+"""Routes by arithmetic on the regular families: no graph, any size.
+
+A million-node fat-tree is a few seconds and gigabytes as a networkx graph;
+its routes are a few integer operations per message.  Each fabric here takes
+the generator's own parameters (``G.graph["params"]``, or a catalog entry's
+``params``) and numbers the links of the platform the generator would build,
+one id per direction (:mod:`collsim.analysis.network.fabric`).  Hosts are
+the nodes ``node-0 ..`` (one host per node; ``cores_per_node`` ranks share
+it through the FATPIPE loopback).
+
+``CrossbarFabric``
+    Host i's link: id 2i up, 2i + 1 down (one id when half duplex).
+``FatTreeFabric``
+    SimGrid's d-mod-k (``collsim.platforms.fat_tree.cluster_route``, the
+    rule the routing graphs of the other fat-trees reproduce): up to the
+    nearest common ancestor level through the parents the destination's
+    index names, down by the one way.  The level-m switch on the way to
+    ``dst`` has index ``n // prod(down[:m]) + prod(down[m:]) * (dst mod
+    prod(up[:m]))`` (n the source going up, ``dst`` coming down).
+``DragonflyFabric``
+    Minimal routes by rule: within a chassis the green link, within a
+    router slot the black link, otherwise green then black; between groups
+    to the router holding the first global link to the destination group,
+    across it, then as within a group.  SimGrid's Dijkstra zone takes a
+    hop-minimal route too, but breaks ties by its internal ids: the rule
+    and :class:`~collsim.analysis.network.fabric.GraphFabric` agree on the
+    links of most routes and on the number of hops of all but a few, as
+    ``tests/test_network_model.py`` measures; small dragonflies are routed
+    on the graph (``predict.fabric_for``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .fabric import NO_LINK, Fabric
+
+__all__ = ["CrossbarFabric", "FatTreeFabric", "DragonflyFabric"]
+
+
+class _Nodes(Fabric):
+    """Hosts ``node-0 .. node-{N-1}`` and one FATPIPE loopback (the last id)."""
+
+    def host_index(self, names) -> np.ndarray:
+        return np.array([int(str(name).rsplit("-", 1)[1]) for name in names], dtype=np.int64)
+
+    @property
+    def host_names(self):
+        return [f"node-{i}" for i in range(self.n_hosts)]
+
+    def _loopback_rows(self, src, dst, table):
+        same = src == dst
+        if same.any():
+            table[same] = NO_LINK
+            table[same, 0] = self.loopback
+        return table
+
+
+class CrossbarFabric(_Nodes):
+    """The crossbar of ``collsim.platforms.crossbar`` (params as the generator takes them).
+
+    Examples
+    --------
+    >>> fabric = CrossbarFabric(dict(nodes=4, bandwidth_Bps=1e9, latency_s=1e-6,
+    ...                              loopback_bandwidth_Bps=5e10, loopback_latency_s=1e-7,
+    ...                              gamma_s_per_byte=1e-10, cores_per_node=1))
+    >>> fabric.routes(np.array([0, 2]), np.array([3, 2])).tolist()
+    [[0, 7], [8, -1]]
+    """
+
+    def __init__(self, params: dict) -> None:
+        self.n_hosts = int(params["nodes"])
+        self.gamma_s_per_byte = float(params["gamma_s_per_byte"])
+        self.half_duplex = bool(params.get("half_duplex", False))
+        self.bandwidth_Bps = float(params["bandwidth_Bps"])
+        self.link_latency_s = float(params["latency_s"])
+        self.loopback_Bps = float(params["loopback_bandwidth_Bps"])
+        self.loopback_latency = float(params["loopback_latency_s"])
+        self.loopback = 2 * self.n_hosts
+        self.n_links = self.loopback + 1
+
+    def routes(self, src, dst):
+        src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
+        down = 2 * dst if self.half_duplex else 2 * dst + 1
+        table = np.stack([2 * src, down], axis=1)
+        return self._loopback_rows(src, dst, table)
+
+    def capacity_Bps(self, links):
+        return np.where(links == self.loopback, self.loopback_Bps, self.bandwidth_Bps)
+
+    def latency_s(self, links):
+        return np.where(links == self.loopback, self.loopback_latency, self.link_latency_s)
+
+    def fatpipe(self, links):
+        return links == self.loopback
+
+
+class FatTreeFabric(_Nodes):
+    """The fat-tree of ``collsim.platforms.fat_tree`` routed d-mod-k (params as the generator's).
+
+    Examples
+    --------
+    >>> fabric = FatTreeFabric(dict(levels=2, down_ports=[2, 2], up_ports=[1, 2],
+    ...                             parallel_links=[1, 1], bandwidth_Bps=[1e9, 1e9],
+    ...                             latency_s=[1e-6, 1e-6], tapering=1.0,
+    ...                             loopback_bandwidth_Bps=5e10, loopback_latency_s=1e-7,
+    ...                             gamma_s_per_byte=1e-10, cores_per_node=1))
+    >>> fabric.path_names(0, 3)
+    ['node-0', 'switch-1-0', 'switch-2-3', 'switch-1-1', 'node-3']
+    """
+
+    def __init__(self, params: dict) -> None:
+        self.levels = L = int(params["levels"])
+        self.down = [int(x) for x in params["down_ports"]]
+        self.up = [int(x) for x in params["up_ports"]]
+        parallel = [int(x) for x in params.get("parallel_links") or [1] * L]
+        bandwidth = params["bandwidth_Bps"]
+        latency = params["latency_s"]
+        bandwidth = list(bandwidth) if isinstance(bandwidth, (list, tuple)) else [bandwidth] * L
+        latency = list(latency) if isinstance(latency, (list, tuple)) else [latency] * L
+        tapering = float(params.get("tapering", 1.0))
+        self.gamma_s_per_byte = float(params["gamma_s_per_byte"])
+        self.n_hosts = math.prod(self.down)
+        # elements of level m: prod(down[m:]) * prod(up[:m]); level l's links leave level l-1
+        self.elements = [math.prod(self.down[m:]) * math.prod(self.up[:m]) for m in range(L + 1)]
+        self.base = [0]
+        for level in range(1, L + 1):
+            self.base.append(self.base[-1] + 2 * self.elements[level - 1] * self.up[level - 1])
+        self.loopback = self.base[-1]
+        self.n_links = self.loopback + 1
+        self.level_capacity = np.array(
+            [float(bandwidth[l]) * parallel[l] / (tapering if l > 0 else 1.0) for l in range(L)]
+            + [float(params["loopback_bandwidth_Bps"])])
+        self.level_latency = np.array([float(t) for t in latency]
+                                      + [float(params["loopback_latency_s"])])
+
+    def _element(self, node, dst, m):
+        """Index of the level-m element above ``node`` on the d-mod-k way to ``dst``."""
+        return node // math.prod(self.down[:m]) + math.prod(self.down[m:]) * (
+            dst % math.prod(self.up[:m]))
+
+    def _common_level(self, src, dst):
+        level = np.full(len(src), self.levels, dtype=np.int64)
+        for k in range(self.levels, 0, -1):
+            block = math.prod(self.down[:k])
+            level = np.where(src // block == dst // block, k, level)
+        return level
+
+    def routes(self, src, dst):
+        src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
+        L = self.levels
+        top = self._common_level(src, dst)
+        table = np.full((len(src), 2 * L), NO_LINK, dtype=np.int64)
+        for level in range(1, L + 1):
+            crosses = top >= level
+            port = (dst // math.prod(self.up[:level - 1])) % self.up[level - 1]
+            up_child = self._element(src, dst, level - 1)
+            down_child = self._element(dst, dst, level - 1)
+            base, up_ports = self.base[level], self.up[level - 1]
+            table[:, level - 1] = np.where(crosses, base + 2 * (up_child * up_ports + port), NO_LINK)
+            table[:, L + level - 1] = np.where(
+                crosses, base + 2 * (down_child * up_ports + port) + 1, NO_LINK)
+        return self._loopback_rows(src, dst, table)
+
+    def _level_of(self, links):
+        return np.searchsorted(np.array(self.base[1:]), links, side="right")
+
+    def capacity_Bps(self, links):
+        return self.level_capacity[self._level_of(links)]
+
+    def latency_s(self, links):
+        return self.level_latency[self._level_of(links)]
+
+    def fatpipe(self, links):
+        return links == self.loopback
+
+    def path_names(self, src: int, dst: int) -> list[str]:
+        """The nodes of the route from node ``src`` to node ``dst`` (the graph's names)."""
+        if src == dst:
+            return [f"node-{src}"]
+        top = int(self._common_level(np.array([src]), np.array([dst]))[0])
+
+        def name(m, node):
+            return f"node-{node}" if m == 0 else f"switch-{m}-{self._element(node, dst, m)}"
+
+        return ([name(m, src) for m in range(top)] + [name(top, src)]
+                + [name(m, dst) for m in range(top - 1, -1, -1)])
+
+
+class DragonflyFabric(_Nodes):
+    """The dragonfly of ``collsim.platforms.dragonfly`` with minimal routes by rule (module doc)."""
+
+    def __init__(self, params: dict) -> None:
+        self.groups = int(params["groups"])
+        self.chassis = int(params.get("chassis_per_group", 1))
+        self.routers = int(params["routers_per_chassis"])
+        self.per_router = int(params["nodes_per_router"])
+        self.global_links = int(params.get("global_links", 1))
+        self.gamma_s_per_byte = float(params["gamma_s_per_byte"])
+        G, C, R = self.groups, self.chassis, self.routers
+        self.n_hosts = G * C * R * self.per_router
+        self.n_routers = G * C * R
+        # id ranges: host links, green (g, c, r -> s), black (g, r, c -> d), global (g -> h, k)
+        self.base_green = 2 * self.n_hosts
+        self.base_black = self.base_green + G * C * R * R
+        self.base_global = self.base_black + G * R * C * C
+        self.loopback = self.base_global + G * G * self.global_links
+        self.n_links = self.loopback + 1
+        self.bounds = np.array([self.base_green, self.base_global, self.loopback, self.loopback + 1])
+        self.class_capacity = np.array([params["node_bandwidth_Bps"], params["local_bandwidth_Bps"],
+                                        params["global_bandwidth_Bps"],
+                                        params["loopback_bandwidth_Bps"]], dtype=float)
+        self.class_latency = np.array([params["node_latency_s"], params["local_latency_s"],
+                                       params["global_latency_s"], params["loopback_latency_s"]],
+                                      dtype=float)
+
+    def _split(self, router):
+        R, C = self.routers, self.chassis
+        return router // (C * R), (router // R) % C, router % R
+
+    def _local(self, g, c, r, c2, r2):
+        """Two columns: the local hops from router (g, c, r) to (g, c2, r2)."""
+        G, C, R = self.groups, self.chassis, self.routers
+        green_first = self.base_green + ((g * C + c) * R + r) * R + r2
+        black_first = self.base_black + ((g * R + r) * C + c) * C + c2
+        black_second = self.base_black + ((g * R + r2) * C + c) * C + c2
+        same_router = (c == c2) & (r == r2)
+        first = np.where(c == c2, green_first, np.where(r == r2, black_first, green_first))
+        second = np.where((c != c2) & (r != r2), black_second, NO_LINK)
+        first = np.where(same_router, NO_LINK, first)
+        return first, second
+
+    def _gateway(self, g, h, k):
+        """The router of group g holding its k-th global link to group h (the generator's rule)."""
+        position = np.where(h < g, h, h - 1)
+        index = (position + k * (self.groups - 1)) % (self.chassis * self.routers)
+        return index // self.routers, index % self.routers
+
+    def routes(self, src, dst):
+        src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
+        a, b = src // self.per_router, dst // self.per_router
+        ga, ca, ra = self._split(a)
+        gb, cb, rb = self._split(b)
+        table = np.full((len(src), 7), NO_LINK, dtype=np.int64)
+        table[:, 0] = 2 * src
+        table[:, 1] = 2 * dst + 1
+        same_group = ga == gb
+        # within a group
+        first, second = self._local(ga, ca, ra, cb, rb)
+        # between groups: the first global link (k = 0) to the destination group
+        gca, gra = self._gateway(ga, gb, 0)
+        gcb, grb = self._gateway(gb, ga, 0)
+        out1, out2 = self._local(ga, ca, ra, gca, gra)
+        in1, in2 = self._local(gb, gcb, grb, cb, rb)
+        cross = self.base_global + (ga * self.groups + gb) * self.global_links
+        table[:, 2] = np.where(same_group, first, out1)
+        table[:, 3] = np.where(same_group, second, out2)
+        table[:, 4] = np.where(same_group, NO_LINK, cross)
+        table[:, 5] = np.where(same_group, NO_LINK, in1)
+        table[:, 6] = np.where(same_group, NO_LINK, in2)
+        return self._loopback_rows(src, dst, table)
+
+    def _class_of(self, links):
+        return np.searchsorted(self.bounds, links, side="right")
+
+    def capacity_Bps(self, links):
+        return self.class_capacity[self._class_of(links)]
+
+    def latency_s(self, links):
+        return self.class_latency[self._class_of(links)]
+
+    def fatpipe(self, links):
+        return links == self.loopback
