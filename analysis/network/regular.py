@@ -158,7 +158,7 @@ class FatTreeFabric(_Nodes):
             port = (dst // math.prod(self.up[:level - 1])) % self.up[level - 1]
             up_child = self._element(src, dst, level - 1)
             down_child = self._element(dst, dst, level - 1)
-            base, up_ports = self.base[level], self.up[level - 1]
+            base, up_ports = self.base[level - 1], self.up[level - 1]
             table[:, level - 1] = np.where(crosses, base + 2 * (up_child * up_ports + port), NO_LINK)
             table[:, L + level - 1] = np.where(
                 crosses, base + 2 * (down_child * up_ports + port) + 1, NO_LINK)
@@ -247,20 +247,52 @@ class DragonflyFabric(_Nodes):
         table[:, 0] = 2 * src
         table[:, 1] = 2 * dst + 1
         same_group = ga == gb
-        # within a group
         first, second = self._local(ga, ca, ra, cb, rb)
-        # between groups: the first global link (k = 0) to the destination group
-        gca, gra = self._gateway(ga, gb, 0)
-        gcb, grb = self._gateway(gb, ga, 0)
-        out1, out2 = self._local(ga, ca, ra, gca, gra)
-        in1, in2 = self._local(gb, gcb, grb, cb, rb)
-        cross = self.base_global + (ga * self.groups + gb) * self.global_links
-        table[:, 2] = np.where(same_group, first, out1)
-        table[:, 3] = np.where(same_group, second, out2)
-        table[:, 4] = np.where(same_group, NO_LINK, cross)
-        table[:, 5] = np.where(same_group, NO_LINK, in1)
-        table[:, 6] = np.where(same_group, NO_LINK, in2)
+        table[:, 2] = first
+        table[:, 3] = second
+        # between groups: over the global link to the destination group that makes the
+        # fewest hops (the first one on a tie)
+        best = np.full(len(src), np.iinfo(np.int64).max)
+        for k in range(self.global_links):
+            gca, gra = self._gateway(ga, gb, k)
+            gcb, grb = self._gateway(gb, ga, k)
+            out1, out2 = self._local(ga, ca, ra, gca, gra)
+            in1, in2 = self._local(gb, gcb, grb, cb, rb)
+            cross = self.base_global + (ga * self.groups + gb) * self.global_links + k
+            hops = sum((column != NO_LINK).astype(np.int64) for column in (out1, out2, in1, in2))
+            better = ~same_group & (hops < best)
+            best = np.where(better, hops, best)
+            for column, links in zip(range(2, 7), (out1, out2, cross, in1, in2)):
+                table[:, column] = np.where(better, links, table[:, column])
         return self._loopback_rows(src, dst, table)
+
+    def link_names(self, link: int) -> tuple[str, str]:
+        """The two ends (tail, head) of a link id, as the graph names them."""
+        G, C, R, K = self.groups, self.chassis, self.routers, self.global_links
+
+        def router(index):
+            g, c, r = index // (C * R), (index // R) % C, index % R
+            return f"router-{g}-{c}-{r}"
+
+        if link < self.base_green:
+            host, direction = divmod(link, 2)
+            ends = (f"node-{host}", router(host // self.per_router))
+            return ends if direction == 0 else ends[::-1]
+        if link < self.base_black:
+            chassis, s = divmod(link - self.base_green, R)
+            chassis, r = divmod(chassis, R)
+            g, c = divmod(chassis, C)
+            return router((g * C + c) * R + r), router((g * C + c) * R + s)
+        if link < self.base_global:
+            slot, d = divmod(link - self.base_black, C)
+            slot, c = divmod(slot, C)
+            g, r = divmod(slot, R)
+            return router((g * C + c) * R + r), router((g * C + d) * R + r)
+        pair, k = divmod(link - self.base_global, K)
+        g, h = divmod(pair, G)
+        (gc,), (gr,) = self._gateway(np.array([g]), np.array([h]), k)
+        (hc,), (hr,) = self._gateway(np.array([h]), np.array([g]), k)
+        return router((g * C + gc) * R + gr), router((h * C + hc) * R + hr)
 
     def _class_of(self, links):
         return np.searchsorted(self.bounds, links, side="right")
