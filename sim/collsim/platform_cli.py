@@ -18,6 +18,7 @@ import argparse
 import json
 import math
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import networkx as nx
@@ -40,7 +41,8 @@ from collsim.platforms.size import check_platform_size
 from collsim.platforms.xml_file import xml_file_platform
 from collsim.units import format_seconds, parse_bandwidth, parse_time
 
-__all__ = ["add_platform_arguments", "build_platform", "register_platform_command"]
+__all__ = ["PlatformRequest", "add_platform_arguments", "build_platform", "build_requested",
+           "register_platform_command", "resolve_platform"]
 
 # a family by its generator's name or with dashes (fat-tree, dual-rail)
 FAMILIES = {**{name: name for name in GENERATORS}, **{name.replace("_", "-"): name for name in GENERATORS}}
@@ -198,28 +200,39 @@ def _refuse_options(args: argparse.Namespace, allowed: set[str], what: str) -> N
             raise CollsimError(f"--{dest.replace('_', '-')} does not apply to {what}")
 
 
-def build_platform(args: argparse.Namespace, np: int | None = None, *,
-                   strict_options: bool = True) -> tuple[nx.Graph, str]:
-    """Return the platform chosen by the options and its label for result rows.
+@dataclass(frozen=True)
+class PlatformRequest:
+    """A platform as the options name it, before anything is built.
 
-    With ``strict_options`` (the default) a shape option that the chosen
-    platform does not take (``--gamma`` with a catalog machine, ``--down-ports``
-    with a crossbar) is an error; ``collsim repro`` turns it off for a list of
-    several platforms, where an option may apply to only some of them.
+    ``catalog``: a catalog machine's name; ``xml``: a SimGrid XML file; else
+    ``family`` with the generator's ``kwargs`` and, for multicore nodes on
+    top, ``multicore_kwargs``.  ``label`` is what result rows call it.
     """
+
+    label: str
+    catalog: str | None = None
+    xml: str | None = None
+    family: str | None = None
+    kwargs: dict | None = None
+    multicore_kwargs: dict | None = None
+
+
+def resolve_platform(args: argparse.Namespace, np: int | None = None, *,
+                     strict_options: bool = True) -> PlatformRequest:
+    """The platform the options name, checked, without building it (see :func:`build_platform`)."""
     name = args.platform
     try:
         if name in CATALOG:
             if strict_options:
                 _refuse_options(args, set(), f"catalog machine {name} (it comes with its own "
                                 "values)")
-            return catalog_platform(name), name
+            return PlatformRequest(label=name, catalog=name)
         if name not in FAMILIES:
             if name.endswith(".xml") or os.path.sep in name or Path(name).exists():
                 if strict_options:
                     _refuse_options(args, set(), f"the platform file {name} (it comes with its "
                                     "own values)")
-                return xml_file_platform(name), f"file:{name}"
+                return PlatformRequest(label=f"file:{name}", xml=name)
             raise CollsimError(f"unknown platform {name!r} (generators: crossbar, fat-tree, "
                                f"dragonfly, dual-rail; catalog: {', '.join(CATALOG)}; or an "
                                ".xml file)")
@@ -262,16 +275,43 @@ def build_platform(args: argparse.Namespace, np: int | None = None, *,
                 option = {"groups": "dragonfly-groups"}
                 raise ValueError("a dragonfly needs " + ", ".join(
                     "--" + option.get(m, m).replace("_", "-") for m in missing))
+        return PlatformRequest(label=name, family=family, kwargs=kwargs,
+                               multicore_kwargs=multicore_kwargs)
+    except ValueError as error:
+        raise CollsimError(str(error)) from None
+
+
+def build_platform(args: argparse.Namespace, np: int | None = None, *,
+                   strict_options: bool = True) -> tuple[nx.Graph, str]:
+    """Return the platform chosen by the options and its label for result rows.
+
+    With ``strict_options`` (the default) a shape option that the chosen
+    platform does not take (``--gamma`` with a catalog machine, ``--down-ports``
+    with a crossbar) is an error; ``collsim repro`` turns it off for a list of
+    several platforms, where an option may apply to only some of them.
+    """
+    request = resolve_platform(args, np, strict_options=strict_options)
+    return build_requested(request)
+
+
+def build_requested(request: PlatformRequest) -> tuple[nx.Graph, str]:
+    """The graph of a resolved platform and its label."""
+    family, kwargs, multicore_kwargs = request.family, request.kwargs, request.multicore_kwargs
+    try:
+        if request.catalog is not None:
+            return catalog_platform(request.catalog), request.label
+        if request.xml is not None:
+            return xml_file_platform(request.xml), request.label
         check_platform_size(family, kwargs, multicore_kwargs.get("sockets_per_node", 2)
                             if multicore_kwargs else 1)
         G = GENERATORS[family](**kwargs)
         if multicore_kwargs:
             G = multicore(G, **multicore_kwargs)
-        return G, name
+        return G, request.label
     except ValueError as error:
         raise CollsimError(str(error)) from None
     except TypeError as error:  # an option the generator does not take
-        raise CollsimError(f"{name}: {error}") from None
+        raise CollsimError(f"{request.label}: {error}") from None
 
 
 # -- collsim platform ---------------------------------------------------------
