@@ -15,6 +15,7 @@ PACKAGES = {  # import name -> folder (pyproject.toml, [tool.setuptools] package
     "collsim.platforms": "platforms",
     "collsim.analysis": "analysis",
     "collsim.analysis.models": "analysis/models",
+    "collsim.analysis.network": "analysis/network",
 }
 
 

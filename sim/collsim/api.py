@@ -24,7 +24,7 @@ import pandas as pd
 
 from collsim.errors import CollsimError
 
-__all__ = ["UNITS", "check", "load", "run", "study", "to_frame"]
+__all__ = ["UNITS", "check", "load", "predict", "run", "study", "to_frame"]
 
 #: The unit of a column, from its name's suffix (the house naming rule).
 UNITS = (("_s", "s"), ("_bytes", "B"), ("_Bps", "B/s"), ("_s_per_byte", "s/B"))
@@ -160,6 +160,45 @@ def run(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
                    **{k: v for k, v in options.items() if k in spec_names})
     rows, _ = run_spec(spec, G, loaded, platform=label, timeout_s=timeout_s)
     return to_frame(rows, platform=label, profile=loaded.name)
+
+
+def predict(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
+            profile: str | None = None, mapping: str = "block", dtype: str = "double",
+            op: str = "sum", root: int = 0) -> pd.DataFrame:
+    """The network model's time of one algorithm on one machine, without simulating.
+
+    Parameters are those of :func:`run` (``platform`` a graph, a catalog
+    name, a platform table or ``"crossbar"``); a platform table of a
+    crossbar, fat-tree or dragonfly is never built as a graph when it is
+    large (``collsim.predictions``), so a million ranks take seconds.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per size, the columns of ``collsim predict --json``
+        (``model_s``, ``flat_model_s``, ...), with ``attrs["units"]``,
+        ``attrs["platform"]`` and ``attrs["profile"]``.
+    """
+    from collsim.platform_cli import PlatformRequest
+    from collsim.platforms.catalog import CATALOG
+    from collsim.predictions import predict_rows, request_from_table
+    from collsim.profiles import checked_profile, default_profile
+
+    if platform == "crossbar":
+        platform = {"generator": "crossbar", "nodes": np}
+    if isinstance(platform, (str, os.PathLike)) and str(platform) in CATALOG:
+        platform = {"catalog": str(platform)}
+    graph = None
+    if isinstance(platform, dict):
+        request = request_from_table(platform)
+    else:
+        graph, label = _platform(platform)
+        request = PlatformRequest(label=label)
+    loaded = checked_profile(profile or default_profile(request.catalog or request.label))
+    rows = predict_rows(request, loaded, algorithms=[(collective, algorithm)], np_ranks=np,
+                        sizes=_sizes(sizes), mapping=mapping, dtype=dtype, op=op, root=root,
+                        graph=graph)
+    return to_frame(rows, platform=request.label, profile=loaded.name)
 
 
 def load(db_path: str | os.PathLike, study: str | None = None) -> pd.DataFrame:

@@ -233,6 +233,31 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return status
 
 
+def _cmd_predict(args: argparse.Namespace) -> int:
+    from collsim.platform_cli import resolve_platform
+    from collsim.predictions import format_table, predict_rows
+
+    if args.output:
+        check_output_path(args.output, "-o")
+    sizes = _parse_sizes(args.bytes)
+    profile = checked_profile(args.profile)
+    selected = [(c, a) for c, a in _selected_algorithms(args.coll, args.alg)
+                if not (args.alg == "all" and not _has_pattern(c, a))]
+    request = resolve_platform(args, args.np)
+    rows = predict_rows(request, profile, algorithms=selected, np_ranks=args.np, sizes=sizes,
+                        mapping=args.mapping, dtype=args.dtype, op=args.op, root=args.root)
+    text = ("".join(json.dumps(row) + "\n" for row in rows) if args.json
+            else format_table(rows))
+    _emit(text, args.output)
+    return 0
+
+
+def _has_pattern(collective: str, algorithm: str) -> bool:
+    from collsim.analysis.network import PATTERNS
+
+    return (collective, algorithm) in PATTERNS
+
+
 def _cmd_list(args: argparse.Namespace) -> int:
     entries = registry()
     if args.json:
@@ -304,14 +329,8 @@ def _cmd_pingpong(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``collsim``."""
-    parser = _Parser(prog="collsim", description="Simulate MPI collective algorithms in SMPI "
-                     "and hold them against their cost models.")
-    parser.add_argument("--version", action="version", version=f"collsim {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
-    run_parser = commands.add_parser("run", help="simulate one algorithm at several sizes")
+def _add_run_arguments(run_parser: argparse.ArgumentParser) -> None:
+    """The flags of ``collsim run``, which ``collsim predict`` takes too."""
     run_parser.add_argument("--coll", required=True,
                             help="allreduce, reduce or bcast; a comma list, or all")
     run_parser.add_argument("--alg", required=True,
@@ -334,7 +353,23 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser.add_argument("--json", action="store_true", help="JSON Lines instead of a table")
     run_parser.add_argument("-o", "--output", help="write the output to this file")
     _add_platform_arguments(run_parser)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``collsim``."""
+    parser = _Parser(prog="collsim", description="Simulate MPI collective algorithms in SMPI "
+                     "and hold them against their cost models.")
+    parser.add_argument("--version", action="version", version=f"collsim {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    run_parser = commands.add_parser("run", help="simulate one algorithm at several sizes")
+    _add_run_arguments(run_parser)
     run_parser.set_defaults(handler=_cmd_run)
+
+    predict_parser = commands.add_parser(
+        "predict", help="the network model's time (routes, shared links), without simulating")
+    _add_run_arguments(predict_parser)
+    predict_parser.set_defaults(handler=_cmd_predict)
 
     list_parser = commands.add_parser("list", help="print the registry of algorithms")
     list_parser.add_argument("--json", action="store_true")
