@@ -36,6 +36,11 @@ __all__ = ["pattern_time", "step_end_times", "factors"]
 # (rounding of the rate times the time).
 _DONE_RTOL = 1e-12
 
+# Up to this many messages, the steps between two repeated steps are one
+# event-driven simulation; above, each step is timed alone (the flows of a
+# step of a million ranks, at most, are in memory at once).
+TOGETHER_MESSAGES = 1 << 20
+
 
 def factors(table: tuple[tuple[int, float], ...], size_bytes: np.ndarray) -> np.ndarray:
     """SMPI's piecewise factor of each size (``models._base.factor_at``, vectorised)."""
@@ -46,6 +51,38 @@ def factors(table: tuple[tuple[int, float], ...], size_bytes: np.ndarray) -> np.
     # the largest threshold strictly below the size; at or below all, the smallest's
     index = np.searchsorted(thresholds, size_bytes, side="left") - 1
     return values[np.clip(index, 0, None)]
+
+
+class _Flows:
+    """The messages of a step (or of several) on their routes: latencies, links, bounds."""
+
+    def __init__(self, size_bytes: np.ndarray, routes: np.ndarray, fabric: Fabric,
+                 net: NetworkParams) -> None:
+        m = len(size_bytes)
+        self.size = size_bytes
+        valid = routes != NO_LINK
+        link_ids = np.where(valid, routes, 0)
+        route_latency = np.where(valid, fabric.latency_s(link_ids), 0.0).sum(axis=1)
+        # CM02: the flow's weight is its route's latency (1 when it has none), before the factor
+        self.penalty = np.where(route_latency > 0, route_latency, 1.0)
+        self.latency = route_latency * factors(net.latency_factors, size_bytes)
+        self.rate_factor = factors(net.bandwidth_factors, size_bytes)
+        elem_flow, hop = np.nonzero(valid)
+        used, elem_link = np.unique(routes[elem_flow, hop], return_inverse=True)
+        elem_link = elem_link.reshape(-1)
+        self.capacity = fabric.capacity_Bps(used)
+        on_pipe = fabric.fatpipe(used)[elem_link]
+        self.bound = np.full(m, np.inf)
+        np.minimum.at(self.bound, elem_flow[on_pipe], self.capacity[elem_link[on_pipe]])
+        self.elem_flow, self.elem_link = elem_flow[~on_pipe], elem_link[~on_pipe]
+
+    def rates(self, index: np.ndarray, active: np.ndarray) -> np.ndarray:
+        """The rates (payload bytes/s) of the flows ``index`` (``active`` as a mask) sharing the links."""
+        keep = active[self.elem_flow]
+        local = np.full(len(self.size), -1, dtype=np.int64)
+        local[index] = np.arange(len(index))
+        return max_min_rates(local[self.elem_flow[keep]], self.elem_link[keep], self.capacity,
+                             self.penalty[index], self.bound[index]) * self.rate_factor[index]
 
 
 def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarray,
@@ -68,24 +105,8 @@ def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarr
     m = len(start_s)
     if m == 0:
         return np.zeros(0)
-    valid = routes != NO_LINK
-    link_ids = np.where(valid, routes, 0)
-    latency = np.where(valid, fabric.latency_s(link_ids), 0.0).sum(axis=1)
-    # CM02: the flow's weight is its route's latency (1 when it has none), before the factor
-    penalty = np.where(latency > 0, latency, 1.0)
-    data_start = start_s + latency * factors(net.latency_factors, size_bytes)
-    rate_factor = factors(net.bandwidth_factors, size_bytes)
-    elem_flow, hop = np.nonzero(valid)
-    elem_links = routes[elem_flow, hop]
-    used, elem_link = np.unique(elem_links, return_inverse=True)
-    elem_link = elem_link.reshape(-1)
-    capacity = fabric.capacity_Bps(used)
-    pipe = fabric.fatpipe(used)
-    bound = np.full(m, np.inf)
-    on_pipe = pipe[elem_link]
-    np.minimum.at(bound, elem_flow[on_pipe], capacity[elem_link[on_pipe]])
-    elem_flow, elem_link = elem_flow[~on_pipe], elem_link[~on_pipe]
-
+    flows = _Flows(size_bytes, routes, fabric, net)
+    data_start = start_s + flows.latency
     left = size_bytes.astype(float)
     end = np.full(m, np.nan)
     pending = np.ones(m, dtype=bool)
@@ -98,11 +119,7 @@ def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarr
             now = next_start
             continue
         index = np.nonzero(active)[0]
-        keep = active[elem_flow]
-        local = np.full(m, -1, dtype=np.int64)
-        local[index] = np.arange(len(index))
-        rate = max_min_rates(local[elem_flow[keep]], elem_link[keep], capacity,
-                             penalty[index], bound[index]) * rate_factor[index]
+        rate = flows.rates(index, active)
         finish = now + left[index] / rate
         first_end = finish.min()
         until = min(first_end, next_start)
@@ -133,8 +150,105 @@ def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
     return after
 
 
+def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
+                  net: NetworkParams) -> np.ndarray:
+    """Several steps as one event-driven flow simulation: each rank runs its own steps in order.
+
+    A rank's part in a step (a *task*) starts when its previous task ended
+    (plus that task's reduction); a message is posted when both its ranks'
+    tasks have started; every flow in flight, whatever its step, shares the
+    links with every other (the early finishers' next messages compete with
+    the late ones' current messages, as in SimGrid).
+    """
+    n_steps = len(steps)
+    src = np.concatenate([step.src for step in steps])
+    dst = np.concatenate([step.dst for step in steps])
+    n_bytes = np.concatenate([step.n_bytes for step in steps])
+    step_of = np.concatenate([np.full(len(step.src), k, dtype=np.int64)
+                              for k, step in enumerate(steps)])
+    m = len(src)
+    # tasks: (rank, step) pairs in rank-major order, so a rank's next task is the next index
+    end_rank = np.concatenate([src, dst])
+    task_keys, end_task = np.unique(end_rank * n_steps + np.concatenate([step_of, step_of]),
+                                    return_inverse=True)
+    end_task = end_task.reshape(-1)
+    task_rank = task_keys // n_steps
+    n_tasks = len(task_keys)
+    msg_tasks = np.stack([end_task[:m], end_task[m:]])
+    pending = np.bincount(end_task, minlength=n_tasks)
+    reduce_s = np.zeros(n_tasks)
+    for k, step in enumerate(steps):
+        if len(step.reduce_ranks):
+            keys = step.reduce_ranks * n_steps + k
+            where = np.searchsorted(task_keys, keys)
+            if np.any(where >= n_tasks) or np.any(task_keys[np.minimum(where, n_tasks - 1)] != keys):
+                raise ValueError(f"step {k}: a rank reduces without a message in the step")
+            np.add.at(reduce_s, where, step.reduce_bytes * fabric.gamma_s_per_byte)
+    order = np.argsort(end_task, kind="stable")
+    task_first = np.searchsorted(end_task[order], np.arange(n_tasks + 1))
+    end_msg = np.concatenate([np.arange(m), np.arange(m)])[order]
+
+    first = np.ones(n_tasks, dtype=bool)
+    first[1:] = task_rank[1:] != task_rank[:-1]
+    task_start = np.where(first, clock[task_rank], np.inf)
+    task_last = np.full(n_tasks, -np.inf)
+    posted = np.full(m, np.inf)
+
+    def post(candidates):
+        starts = task_start[msg_tasks[:, candidates]]
+        ready = np.all(np.isfinite(starts), axis=0) & ~np.isfinite(posted[candidates])
+        posted[candidates[ready]] = starts[:, ready].max(axis=0)
+
+    post(np.arange(m))
+    size = (n_bytes + net.envelope_bytes).astype(float)
+    flows = _Flows(size, fabric.routes(hosts[src], hosts[dst]), fabric, net)
+    overhead = np.where(n_bytes < net.eager_threshold_bytes,
+                        net.send_overhead_s + net.recv_overhead_s, 0.0)
+    left = size.copy()
+    done = np.zeros(m, dtype=bool)
+    now = (posted + flows.latency).min()
+    while not done.all():
+        data_start = posted + flows.latency
+        active = ~done & (data_start <= now)
+        waiting = ~done & ~active & np.isfinite(data_start)
+        next_start = data_start[waiting].min() if waiting.any() else np.inf
+        if active.any():
+            index = np.nonzero(active)[0]
+            rate = flows.rates(index, active)
+            finish = now + left[index] / rate
+            until = min(finish.min(), next_start)
+            ends = finish <= until + abs(until) * _DONE_RTOL
+            finished, finished_at = index[ends], finish[ends] + overhead[index[ends]]
+            going = index[~ends]
+            left[going] = np.maximum(left[going] - rate[~ends] * (until - now),
+                                     size[going] * _DONE_RTOL)
+        elif np.isfinite(next_start):
+            until, finished, finished_at = next_start, np.zeros(0, dtype=np.int64), np.zeros(0)
+        else:
+            raise ValueError("the steps deadlock (a message's ranks never reach its step)")
+        now = until
+        if not finished.size:
+            continue
+        done[finished] = True
+        tasks = msg_tasks[:, finished].reshape(-1)
+        np.maximum.at(task_last, tasks, np.tile(finished_at, 2))
+        np.subtract.at(pending, tasks, 1)
+        completed = np.unique(tasks[pending[tasks] == 0])
+        following = completed + 1
+        same_rank = following < n_tasks
+        same_rank[same_rank] = task_rank[following[same_rank]] == task_rank[completed[same_rank]]
+        following = following[same_rank]
+        task_start[following] = task_last[completed[same_rank]] + reduce_s[completed[same_rank]]
+        if following.size:
+            spans = [end_msg[task_first[t]:task_first[t + 1]] for t in following]
+            post(np.unique(np.concatenate(spans)))
+    after = clock.copy()
+    np.maximum.at(after, task_rank, task_last + reduce_s)
+    return after
+
+
 def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
-                 net: NetworkParams) -> float:
+                 net: NetworkParams, *, together_messages: int = TOGETHER_MESSAGES) -> float:
     """The collective's time: the latest rank clock after the last step.
 
     Parameters
@@ -147,16 +261,34 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
         Links and routes.
     net : NetworkParams
         The profile's envelope, factors and overheads (``Profile.model_network``).
+    together_messages : int
+        Consecutive steps of at most this many messages in all are simulated
+        together (:func:`_run_together`); larger ones step by step, each
+        alone (:func:`_run_step`), which leaves out how flows of different
+        steps compete.
     """
     hosts = np.asarray(rank_hosts, dtype=np.int64)
     if len(hosts) != pattern.p:
         raise ValueError(f"{len(hosts)} rank hosts for a pattern of {pattern.p} ranks")
     clock = np.zeros(pattern.p)
+    together: list[Step] = []
+
+    def flush(clock):
+        if together and sum(len(step.src) for step in together) <= together_messages:
+            clock = _run_together(together, clock, hosts, fabric, net)
+        else:
+            for step in together:
+                clock = _run_step(step, clock, hosts, fabric, net)
+        together.clear()
+        return clock
+
     for step in pattern.steps:
         if step.repeat == 1:
-            clock = _run_step(step, clock, hosts, fabric, net)
+            together.append(step)
             continue
+        clock = flush(clock)
         begin = clock.max()
         once = _run_step(step, np.full(pattern.p, begin), hosts, fabric, net)
         clock = np.full(pattern.p, begin + step.repeat * (once.max() - begin))
+    clock = flush(clock)
     return float(clock.max()) if pattern.p else 0.0
