@@ -24,7 +24,7 @@ __all__ = ["PATTERNS", "pattern_for", "UNROLL_RANKS"]
 # Ring phases of uneven blocks are timed step by step (exact block sizes, each
 # rank on its own clock) up to this many ranks; above, as one step of the
 # largest block repeated p - 1 times (the closed forms' bound).
-UNROLL_RANKS = 512
+UNROLL_RANKS = 64
 
 
 def _nothing_to_send(build):

@@ -1,0 +1,135 @@
+"""Benchmark: the network model (``collsim predict``) against simulation, per platform family.
+
+For each cell of a grid (algorithm x platform x ranks x mapping, several
+sizes per simulation) it simulates with ``--timing-only`` and predicts, then
+prints per family the median, 90th percentile and worst of
+``|model / simulated - 1|``, with the flat model's (``collsim run``'s model
+column) beside it.  Rows go to a TSV as they come (``--tsv``), so a rerun
+skips the cells already there.  Not part of ``make test``.
+
+    .venv/bin/python tests/benchmarks/model_accuracy.py [--full] [--tsv FILE]
+
+The default grid is the one docs/MODELS.md reports; ``--full`` adds 1024
+ranks on the machines that have them and the cyclic mapping everywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import collsim
+from collsim.analysis.network import PATTERNS
+
+ALGORITHMS = list(PATTERNS)
+SIZES = [8, 65536, 16 << 20]
+
+FAT_TREE = {"generator": "fat_tree", "levels": 2, "down_ports": [16, 16]}
+PLATFORMS = {
+    # family label: (platform table or catalog name, process counts, mappings)
+    "crossbar": (None, [16, 100], ["block"]),
+    "fat-tree 1:1": ({**FAT_TREE, "up_ports": [1, 16]}, [64, 256], ["block", "random"]),
+    "fat-tree 2:1": ({**FAT_TREE, "up_ports": [1, 8]}, [64, 256], ["block", "random"]),
+    "fat-tree 4:1": ({**FAT_TREE, "up_ports": [1, 4]}, [64, 256], ["block", "random"]),
+    "dragonfly": ({"generator": "dragonfly", "groups": 5, "chassis_per_group": 2,
+                   "routers_per_chassis": 4, "nodes_per_router": 8}, [64, 256],
+                  ["block", "random"]),
+    "seed003_hydra": ("seed003_hydra", [100, 256], ["block", "cyclic", "random"]),
+    "seed004_graphene": ("seed004_graphene", [100, 256], ["block", "cyclic", "random"]),
+    "modern_fat_tree_hdr": ("modern_fat_tree_hdr", [100, 256], ["block", "random"]),
+    "modern_dragonfly_slingshot": ("modern_dragonfly_slingshot", [100, 256],
+                                   ["block", "random"]),
+}
+FULL_EXTRA = {"seed003_hydra": [1024], "modern_fat_tree_hdr": [512]}
+COLUMNS = ["family", "collective", "algorithm", "np", "mapping", "bytes", "time_s", "model_s",
+           "flat_model_s", "predict_s"]
+
+
+def cells(full: bool):
+    for family, (platform, counts, mappings) in PLATFORMS.items():
+        counts = counts + (FULL_EXTRA.get(family, []) if full else [])
+        mappings = mappings + (["cyclic"] if full and "cyclic" not in mappings
+                               and platform is not None else [])
+        for p in counts:
+            for mapping in mappings:
+                for collective, algorithm in ALGORITHMS:
+                    yield family, platform, p, mapping, collective, algorithm
+
+
+def measure(family, platform, p, mapping, collective, algorithm) -> list[dict]:
+    where = {"generator": "crossbar", "nodes": p} if platform is None else platform
+    simulated = collsim.run(collective, algorithm, p, SIZES, platform=where, mapping=mapping,
+                            timing_only=True)
+    began = time.perf_counter()
+    predicted = collsim.predict(collective, algorithm, p, SIZES, platform=where, mapping=mapping)
+    predict_s = (time.perf_counter() - began) / len(SIZES)
+    rows = []
+    for sim, model in zip(simulated.to_dict("records"), predicted.to_dict("records")):
+        rows.append(dict(family=family, collective=collective, algorithm=algorithm, np=p,
+                         mapping=mapping, bytes=sim["bytes"], time_s=sim["time_s"],
+                         model_s=model["model_s"], flat_model_s=sim["model_s"],
+                         predict_s=predict_s))
+    return rows
+
+
+def _error(model, simulated):
+    return abs(model / simulated - 1) if simulated > 0 else 0.0
+
+
+def _quantile(values, q):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def summary(rows: list[dict]) -> str:
+    families = list(dict.fromkeys(row["family"] for row in rows))
+    lines = [f"{'family':<28} {'cells':>5}  {'network model: median':>21} {'p90':>7} {'worst':>7}"
+             f"   {'flat model: median':>18} {'p90':>7} {'worst':>7}"]
+    for family in families + ["all"]:
+        chosen = [r for r in rows if family in ("all", r["family"])]
+        net = [_error(float(r["model_s"]), float(r["time_s"])) for r in chosen]
+        flat = [_error(float(r["flat_model_s"]), float(r["time_s"])) for r in chosen]
+        lines.append(f"{family:<28} {len(chosen):>5}  {statistics.median(net):>21.3f} "
+                     f"{_quantile(net, 0.9):>7.3f} {max(net):>7.3f}   "
+                     f"{statistics.median(flat):>18.3f} {_quantile(flat, 0.9):>7.3f} "
+                     f"{max(flat):>7.3f}")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--full", action="store_true")
+    parser.add_argument("--tsv", default="model_accuracy.tsv")
+    parser.add_argument("--summary-only", action="store_true",
+                        help="print the summary of the TSV without running anything")
+    args = parser.parse_args()
+    path = Path(args.tsv)
+    rows = list(csv.DictReader(path.open(), delimiter="\t")) if path.exists() else []
+    done = {(r["family"], r["collective"], r["algorithm"], int(r["np"]), r["mapping"])
+            for r in rows}
+    if not args.summary_only:
+        new_file = not path.exists()
+        with path.open("a", newline="") as handle:
+            writer = csv.DictWriter(handle, COLUMNS, delimiter="\t")
+            if new_file:
+                writer.writeheader()
+            for cell in cells(args.full):
+                family, _, p, mapping, collective, algorithm = cell
+                if (family, collective, algorithm, p, mapping) in done:
+                    continue
+                began = time.perf_counter()
+                measured = measure(*cell)
+                writer.writerows(measured)
+                handle.flush()
+                rows.extend(measured)
+                print(f"{family} {collective}/{algorithm} np={p} {mapping}: "
+                      f"{time.perf_counter() - began:.1f} s", file=sys.stderr, flush=True)
+    print(summary(rows), end="")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+"""The network model (collsim.analysis.network, collsim predict): exactness where the
+closed forms are exact, link sharing by hand, agreement with SimGrid off the crossbar."""
+
+import json
+
+import numpy as np
+import pytest
+
+import collsim
+from collsim.analysis.models import model_for
+from collsim.analysis.network import (PATTERNS, CrossbarFabric, DragonflyFabric, FatTreeFabric,
+                                      GraphFabric, Step, Pattern, pattern_time)
+from collsim.analysis.network.maxmin import max_min_rates
+from collsim.cli import main
+from collsim.platforms import crossbar, dragonfly, fat_tree, map_ranks
+from collsim.platforms.routing import router
+from collsim.predictions import _arithmetic_rank_hosts
+from collsim.profiles import load_profile
+from collsim.runner import model_parameters
+
+HOCKNEY = load_profile("hockney")
+
+
+@pytest.mark.parametrize("p", [2, 3, 5, 8, 13, 24])
+def test_every_pattern_is_its_closed_form_on_the_crossbar(p):
+    G = crossbar(nodes=p)
+    names = map_ranks(G, p, "block")
+    fabric = CrossbarFabric(G.graph["params"])
+    net, _ = model_parameters(G, names, HOCKNEY)
+    for (collective, algorithm), build in PATTERNS.items():
+        for count in (1, 7, 1001, 4096):
+            for root in ((0,) if collective == "allreduce" else (0, p - 1)):
+                for commutative in (True, False):
+                    closed = model_for(collective, algorithm)(
+                        p, 8 * count, net, elem_bytes=8, root=root,
+                        commutative=commutative).time_s
+                    pattern = build(p, count, elem_bytes=8, root=root, commutative=commutative)
+                    got = pattern_time(pattern, fabric.host_index(names), fabric, net)
+                    assert got == pytest.approx(closed, rel=1e-9), (collective, algorithm, count,
+                                                                    root, commutative)
+
+
+def test_two_flows_on_a_tapered_up_link_get_half_of_it_each():
+    # leaf 0 (nodes 0, 1) has one up-link of 1 GB/s / 2; nodes 0 -> 2 and 1 -> 3 both cross it
+    G = fat_tree(levels=2, down_ports=[2, 2], up_ports=[1, 1], bandwidth_Bps=1e9,
+                 latency_s=1e-6, tapering=2.0)
+    fabric = FatTreeFabric(G.graph["params"])
+    n = 10**6 - 16
+    two = Pattern(4, (Step([0, 1], [2, 3], [n, n]),))
+    one = Pattern(4, (Step([0], [2], [n]),))
+    hosts = np.arange(4)
+    assert pattern_time(two, hosts, fabric, HOCKNEY.model_network(0, 0)) == pytest.approx(
+        4e-6 + 10**6 / 0.25e9, rel=1e-12)
+    assert pattern_time(one, hosts, fabric, HOCKNEY.model_network(0, 0)) == pytest.approx(
+        4e-6 + 10**6 / 0.5e9, rel=1e-12)
+
+
+def test_max_min_shares_inversely_to_route_latency_and_releases_the_rest():
+    # CM02: rate * penalty is equal on a saturated link; flow 2 is capped elsewhere at 1
+    rates = max_min_rates(np.array([0, 1, 2, 2]), np.array([0, 0, 0, 1]),
+                          np.array([12.0, 1.0]), np.array([1.0, 2.0, 1.0]),
+                          np.full(3, np.inf))
+    assert rates.tolist() == pytest.approx([22 / 3, 11 / 3, 1.0])
+
+
+def test_fat_tree_routes_by_arithmetic_are_simgrids():
+    for shape in (dict(levels=2, down_ports=[4, 4], up_ports=[1, 2], tapering=2.0),
+                  dict(levels=3, down_ports=[2, 3, 4], up_ports=[1, 2, 3]),
+                  dict(levels=2, down_ports=[4, 3], up_ports=[2, 2])):
+        G = fat_tree(**shape)
+        fabric, route = FatTreeFabric(G.graph["params"]), router(G)
+        nodes = fabric.n_hosts
+        assert all(fabric.path_names(a, b) == route(f"node-{a}", f"node-{b}")
+                   for a in range(nodes) for b in range(nodes))
+
+
+def test_dragonfly_routes_by_rule_have_simgrids_hop_counts():
+    G = dragonfly(groups=4, chassis_per_group=2, routers_per_chassis=3, nodes_per_router=1,
+                  global_links=2)
+    rule, graph = DragonflyFabric(G.graph["params"]), GraphFabric(G)
+    n = rule.n_hosts
+    src, dst = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
+    assert np.array_equal((rule.routes(src, dst) >= 0).sum(1), (graph.routes(src, dst) >= 0).sum(1))
+
+
+@pytest.mark.parametrize("mapping", ["block", "cyclic", "cyclic:3", "random", "random:7"])
+def test_mappings_without_a_graph_are_map_ranks(mapping):
+    G = fat_tree(levels=2, down_ports=[4, 2], up_ports=[1, 2], cores_per_node=2)
+    expected = FatTreeFabric(G.graph["params"]).host_index(map_ranks(G, 6, mapping))
+    assert _arithmetic_rank_hosts(8, 2, 6, mapping).tolist() == expected.tolist()
+
+
+def _simulated_and_predicted(platform, p, mapping, collective, algorithm, sizes):
+    simulated = collsim.run(collective, algorithm, p, sizes, platform=platform, mapping=mapping,
+                            timing_only=True)["time_s"].tolist()
+    predicted = collsim.predict(collective, algorithm, p, sizes, platform=platform,
+                                mapping=mapping)["model_s"].tolist()
+    return simulated, predicted
+
+
+def test_tapered_fat_tree_matches_simgrid():
+    # issue 25's case: the flat model said 1.16 ms, SimGrid 1.91 ms
+    platform = {"generator": "fat_tree", "levels": 2, "down_ports": [8, 8], "up_ports": [1, 2]}
+    simulated, predicted = _simulated_and_predicted(platform, 64, "block", "allreduce",
+                                                    "recursive_doubling", [8, 1 << 20])
+    assert predicted == pytest.approx(simulated, rel=0.01)
+
+
+def test_dragonfly_matches_simgrid():
+    platform = {"generator": "dragonfly", "groups": 3, "chassis_per_group": 2,
+                "routers_per_chassis": 2, "nodes_per_router": 4}
+    simulated, predicted = _simulated_and_predicted(platform, 40, "random:3", "allreduce",
+                                                    "rabenseifner", [8, 1 << 20])
+    assert predicted == pytest.approx(simulated, rel=0.05)
+
+
+def test_predict_prints_a_table_and_json(capsys):
+    args = ["predict", "--np", "64", "--coll", "allreduce", "--alg", "ring,rabenseifner",
+            "--bytes", "8,1MiB", "--platform", "fat-tree", "--down-ports", "8,8",
+            "--up-ports", "1,2"]
+    assert main(args) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split()[:5] == ["collective", "algorithm", "np", "bytes", "model"]
+    assert len(table) == 5
+    assert main(args + ["--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(rows) == 4
+    assert all(row["model_s"] > 0 and row["flat_model_s"] > 0 for row in rows)
+    assert {(r["algorithm"], r["bytes"]) for r in rows} == {
+        (a, n) for a in ("ring", "rabenseifner") for n in (8, 1 << 20)}
+
+
+def test_predict_refuses_an_algorithm_without_a_pattern_in_one_line(capsys):
+    assert main(["predict", "--np", "8", "--coll", "allreduce", "--alg", "binary_blocks",
+                 "--bytes", "8"]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "binary_blocks has no network pattern" in error[0]
+    assert "allreduce/ring" in error[0]
+
+
+def test_predict_from_python_is_a_frame_with_units():
+    frame = collsim.predict("bcast", "binomial", 16, ["8", "64KiB"], platform="seed004_graphene",
+                            mapping="cyclic")
+    assert list(frame["bytes"]) == [8, 65536]
+    assert (frame["model_s"] > 0).all()
+    assert frame.attrs["units"]["model_s"] == "s" and frame.attrs["platform"] == "seed004_graphene"
+
+
+def test_a_large_fat_tree_is_predicted_without_its_graph():
+    frame = collsim.predict("allreduce", "recursive_doubling", 1 << 16, "1MiB",
+                            platform={"generator": "fat_tree", "levels": 3,
+                                      "down_ports": [16, 64, 64], "up_ports": [1, 16, 64]})
+    row = frame.iloc[0]
+    assert row["flat_model_s"] is None or np.isnan(row["flat_model_s"])  # no graph, no flat model
+    # 16 exchanges of 1 MiB, each at most at a host link's 12.5 GB/s
+    assert row["model_s"] > 16 * (1 << 20) / 12.5e9
