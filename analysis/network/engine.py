@@ -41,6 +41,10 @@ _DONE_RTOL = 1e-12
 # step of a million ranks, at most, are in memory at once).
 TOGETHER_MESSAGES = 1 << 20
 
+# A fabric of at most this many links (or four times the step's link crossings)
+# is solved over all its link ids; a larger one over the ids the step uses.
+_DIRECT_LINKS = 1 << 16
+
 
 def factors(table: tuple[tuple[int, float], ...], size_bytes: np.ndarray) -> np.ndarray:
     """SMPI's piecewise factor of each size (``models._base.factor_at``, vectorised)."""
@@ -61,19 +65,27 @@ class _Flows:
         m = len(size_bytes)
         self.size = size_bytes
         valid = routes != NO_LINK
-        link_ids = np.where(valid, routes, 0)
-        route_latency = np.where(valid, fabric.latency_s(link_ids), 0.0).sum(axis=1)
+        elem_flow, hop = np.nonzero(valid)
+        elem_link = routes[elem_flow, hop]
+        direct = fabric.n_links <= max(4 * len(elem_link), _DIRECT_LINKS)
+        if direct:
+            # link ids index the links directly (no sort): the solver's arrays span every link
+            self.capacity, link_latency, pipe = fabric.link_table()
+            elem_latency = link_latency[elem_link]
+        else:
+            used, elem_link = np.unique(elem_link, return_inverse=True)
+            elem_link = elem_link.reshape(-1)
+            self.capacity, pipe = fabric.capacity_Bps(used), fabric.fatpipe(used)
+            elem_latency = fabric.latency_s(used)[elem_link]
+        route_latency = np.bincount(elem_flow, weights=elem_latency, minlength=m)
         # CM02: the flow's weight is its route's latency (1 when it has none), before the factor
         self.penalty = np.where(route_latency > 0, route_latency, 1.0)
         self.latency = route_latency * factors(net.latency_factors, size_bytes)
         self.rate_factor = factors(net.bandwidth_factors, size_bytes)
-        elem_flow, hop = np.nonzero(valid)
-        used, elem_link = np.unique(routes[elem_flow, hop], return_inverse=True)
-        elem_link = elem_link.reshape(-1)
-        self.capacity = fabric.capacity_Bps(used)
-        on_pipe = fabric.fatpipe(used)[elem_link]
+        on_pipe = pipe[elem_link]
         self.bound = np.full(m, np.inf)
-        np.minimum.at(self.bound, elem_flow[on_pipe], self.capacity[elem_link[on_pipe]])
+        if on_pipe.any():
+            np.minimum.at(self.bound, elem_flow[on_pipe], self.capacity[elem_link[on_pipe]])
         self.elem_flow, self.elem_link = elem_flow[~on_pipe], elem_link[~on_pipe]
 
     def rates(self, index: np.ndarray, active: np.ndarray) -> np.ndarray:

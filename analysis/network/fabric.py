@@ -52,6 +52,15 @@ class Fabric:
         """Whether each link id is a FATPIPE (bounds each flow, shared by none)."""
         raise NotImplementedError
 
+    def link_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(capacity, latency, FATPIPE flag) of every link id, computed once."""
+        table = getattr(self, "_link_table", None)
+        if table is None:
+            every = np.arange(self.n_links, dtype=np.int64)
+            table = self._link_table = (self.capacity_Bps(every), self.latency_s(every),
+                                        self.fatpipe(every))
+        return table
+
     def host_index(self, names) -> np.ndarray:
         """The host index of each host name."""
         index = {name: i for i, name in enumerate(self.host_names)}
