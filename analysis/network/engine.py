@@ -17,7 +17,9 @@ What it leaves out: flows of different steps never share a link (a step is
 timed from the ranks' clocks, alone), SMPI's cross-traffic (the reverse
 route's 5 % load; off in the ``hockney`` profile and the catalog's), and
 eager senders running ahead of their receivers.  A step with ``repeat`` > 1
-is timed once from the latest clock and multiplied.
+(a ring's p - 1 shifts) is timed once with every rank starting together, and
+each rank does the repeats from its own clock: the latest
+``clock + repeat * step`` ends it.
 """
 
 from __future__ import annotations
@@ -299,8 +301,9 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
             together.append(step)
             continue
         clock = flush(clock)
-        begin = clock.max()
-        once = _run_step(step, np.full(pattern.p, begin), hosts, fabric, net)
-        clock = np.full(pattern.p, begin + step.repeat * (once.max() - begin))
+        # each rank's time for one step when all start it together (the steady state of
+        # a ring); a rank that starts late does all the repeats after its start
+        steady = _run_step(step, np.zeros(pattern.p), hosts, fabric, net)
+        clock = np.full(pattern.p, (clock + step.repeat * steady).max())
     clock = flush(clock)
     return float(clock.max()) if pattern.p else 0.0
