@@ -63,7 +63,7 @@ class _Flows:
     """The messages of a step (or of several) on their routes: latencies, links, bounds."""
 
     def __init__(self, size_bytes: np.ndarray, routes: np.ndarray, fabric: Fabric,
-                 net: NetworkParams) -> None:
+                 net: NetworkParams, weight_S: float = 0.0) -> None:
         m = len(size_bytes)
         self.size = size_bytes
         valid = routes != NO_LINK
@@ -80,8 +80,13 @@ class _Flows:
             self.capacity, pipe = fabric.capacity_Bps(used), fabric.fatpipe(used)
             elem_latency = fabric.latency_s(used)[elem_link]
         route_latency = np.bincount(elem_flow, weights=elem_latency, minlength=m)
-        # CM02: the flow's weight is its route's latency (1 when it has none), before the factor
-        self.penalty = np.where(route_latency > 0, route_latency, 1.0)
+        # CM02: the flow's penalty is its route's latency (1 when it has none), before the
+        # factor, plus weight_S / bandwidth per link (SimGrid's network/weight-S)
+        penalty = route_latency
+        if weight_S:
+            penalty = penalty + np.bincount(elem_flow, weights=weight_S / self.capacity[elem_link],
+                                            minlength=m)
+        self.penalty = np.where(penalty > 0, penalty, 1.0)
         self.latency = route_latency * factors(net.latency_factors, size_bytes)
         self.rate_factor = factors(net.bandwidth_factors, size_bytes)
         on_pipe = pipe[elem_link]
@@ -100,7 +105,7 @@ class _Flows:
 
 
 def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarray,
-                   fabric: Fabric, net: NetworkParams) -> np.ndarray:
+                   fabric: Fabric, net: NetworkParams, weight_S: float = 0.0) -> np.ndarray:
     """When each message of one step ends (its data delivered), messages starting at ``start_s``.
 
     Parameters
@@ -115,11 +120,13 @@ def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarr
     net : NetworkParams
         Its latency and bandwidth factors (``alpha`` and ``beta`` are unused:
         they come from the route).
+    weight_S : float
+        SimGrid's ``network/weight-S`` (0 under CM02, 8775 under SMPI).
     """
     m = len(start_s)
     if m == 0:
         return np.zeros(0)
-    flows = _Flows(size_bytes, routes, fabric, net)
+    flows = _Flows(size_bytes, routes, fabric, net, weight_S)
     data_start = start_s + flows.latency
     left = size_bytes.astype(float)
     end = np.full(m, np.nan)
@@ -149,11 +156,11 @@ def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarr
 
 
 def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
-              net: NetworkParams) -> np.ndarray:
+              net: NetworkParams, weight_S: float = 0.0) -> np.ndarray:
     start = np.maximum(clock[step.src], clock[step.dst])
     size = (step.n_bytes + net.envelope_bytes).astype(float)
     routes = fabric.routes(hosts[step.src], hosts[step.dst])
-    end = step_end_times(start, size, routes, fabric, net)
+    end = step_end_times(start, size, routes, fabric, net, weight_S)
     eager = step.n_bytes < net.eager_threshold_bytes
     end = end + np.where(eager, net.send_overhead_s + net.recv_overhead_s, 0.0)
     after = clock.copy()
@@ -165,7 +172,7 @@ def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
 
 
 def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
-                  net: NetworkParams) -> np.ndarray:
+                  net: NetworkParams, weight_S: float = 0.0) -> np.ndarray:
     """Several steps as one event-driven flow simulation: each rank runs its own steps in order.
 
     A rank's part in a step (a *task*) starts when its previous task ended
@@ -215,7 +222,7 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
 
     post(np.arange(m))
     size = (n_bytes + net.envelope_bytes).astype(float)
-    flows = _Flows(size, fabric.routes(hosts[src], hosts[dst]), fabric, net)
+    flows = _Flows(size, fabric.routes(hosts[src], hosts[dst]), fabric, net, weight_S)
     overhead = np.where(n_bytes < net.eager_threshold_bytes,
                         net.send_overhead_s + net.recv_overhead_s, 0.0)
     left = size.copy()
@@ -262,7 +269,8 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
 
 
 def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
-                 net: NetworkParams, *, together_messages: int = TOGETHER_MESSAGES) -> float:
+                 net: NetworkParams, *, weight_S: float = 0.0,
+                 together_messages: int = TOGETHER_MESSAGES) -> float:
     """The collective's time: the latest rank clock after the last step.
 
     Parameters
@@ -275,6 +283,10 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
         Links and routes.
     net : NetworkParams
         The profile's envelope, factors and overheads (``Profile.model_network``).
+    weight_S : float
+        SimGrid's ``network/weight-S``: each link adds ``weight_S / bandwidth``
+        to a flow's sharing penalty (0 under CM02, the ``hockney`` profile's
+        model; 8775 under SMPI's).
     together_messages : int
         Consecutive steps of at most this many messages in all are simulated
         together (:func:`_run_together`); larger ones step by step, each
@@ -289,10 +301,10 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
 
     def flush(clock):
         if together and sum(len(step.src) for step in together) <= together_messages:
-            clock = _run_together(together, clock, hosts, fabric, net)
+            clock = _run_together(together, clock, hosts, fabric, net, weight_S)
         else:
             for step in together:
-                clock = _run_step(step, clock, hosts, fabric, net)
+                clock = _run_step(step, clock, hosts, fabric, net, weight_S)
         together.clear()
         return clock
 
@@ -303,7 +315,7 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
         clock = flush(clock)
         # each rank's time for one step when all start it together (the steady state of
         # a ring); a rank that starts late does all the repeats after its start
-        steady = _run_step(step, np.zeros(pattern.p), hosts, fabric, net)
+        steady = _run_step(step, np.zeros(pattern.p), hosts, fabric, net, weight_S)
         clock = np.full(pattern.p, (clock + step.repeat * steady).max())
     clock = flush(clock)
     return float(clock.max()) if pattern.p else 0.0

@@ -118,6 +118,18 @@ def _arithmetic_rank_hosts(n_hosts: int, cores: int, np_ranks: int, mapping: str
     raise CollsimError(f"unknown mapping {mapping!r}")
 
 
+# SimGrid 3.32's default network/weight-S of each network model (src/surf/network_*.cpp)
+_WEIGHT_S = {"CM02": 0.0, "SMPI": 8775.0, "LV08": 20537.0}
+
+
+def weight_S(profile: Profile) -> float:
+    """The ``network/weight-S`` SimGrid uses under this profile (its cfg, else the model's default)."""
+    given = profile.cfg.get("network/weight-S")
+    if given is not None:
+        return float(given)
+    return _WEIGHT_S.get(profile.cfg.get("network/model", "SMPI"), 0.0)
+
+
 def platform_model(request: PlatformRequest, np_ranks: int, mapping: str, graph=None):
     """(fabric, each rank's host index, the graph or None, the ranks' host names or None).
 
@@ -193,7 +205,7 @@ def predict_rows(request: PlatformRequest, profile: Profile, *, algorithms, np_r
             pattern = build(np_ranks, n_bytes // elem_bytes, elem_bytes=elem_bytes,
                             root=root if collective != "allreduce" else 0,
                             commutative=commutative)
-            model_s = pattern_time(pattern, rank_hosts, fabric, net)
+            model_s = pattern_time(pattern, rank_hosts, fabric, net, weight_S=weight_S(profile))
             row = {"collective": collective, "algorithm": algorithm, "platform": request.label,
                    "mapping": mapping, "profile": profile.name, "np": np_ranks,
                    "bytes": n_bytes, "dtype": dtype, "op": op,
