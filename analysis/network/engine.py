@@ -66,9 +66,10 @@ class _Flows:
                  net: NetworkParams, weight_S: float = 0.0) -> None:
         m = len(size_bytes)
         self.size = size_bytes
-        valid = routes != NO_LINK
-        elem_flow, hop = np.nonzero(valid)
-        elem_link = routes[elem_flow, hop]
+        flat = routes.reshape(-1)
+        where = np.flatnonzero(flat != NO_LINK)
+        elem_flow = where // routes.shape[1]
+        elem_link = flat[where]
         direct = fabric.n_links <= max(4 * len(elem_link), _DIRECT_LINKS)
         if direct:
             # link ids index the links directly (no sort): the solver's arrays span every link
@@ -97,6 +98,9 @@ class _Flows:
 
     def rates(self, index: np.ndarray, active: np.ndarray) -> np.ndarray:
         """The rates (payload bytes/s) of the flows ``index`` (``active`` as a mask) sharing the links."""
+        if len(index) == len(self.size):   # every flow: no renumbering
+            return max_min_rates(self.elem_flow, self.elem_link, self.capacity, self.penalty,
+                                 self.bound) * self.rate_factor
         keep = active[self.elem_flow]
         local = np.full(len(self.size), -1, dtype=np.int64)
         local[index] = np.arange(len(index))

@@ -84,6 +84,8 @@ def max_min_rates(elem_flow: np.ndarray, elem_link: np.ndarray, capacity_Bps: np
         chosen[elem_flow[level[elem_link] <= limit]] = True
         rate[chosen] = np.minimum(lowest * weight[chosen], bound_Bps[chosen])
         fixed |= chosen
+        if fixed.all():
+            break
         leaving = chosen[elem_flow]
         remaining -= np.bincount(elem_link[leaving], weights=rate[elem_flow[leaving]],
                                  minlength=n_links)
