@@ -17,9 +17,8 @@ What it leaves out: flows of different steps never share a link (a step is
 timed from the ranks' clocks, alone), SMPI's cross-traffic (the reverse
 route's 5 % load; off in the ``hockney`` profile and the catalog's), and
 eager senders running ahead of their receivers.  A step with ``repeat`` > 1
-(a ring's p - 1 shifts) is timed once with every rank starting together, and
-each rank does the repeats from its own clock: the latest
-``clock + repeat * step`` ends it.
+(a ring's p - 1 shifts) runs a few repeats as events and extrapolates their
+pace, or in lockstep when even a few are too many messages (``_repeat``).
 """
 
 from __future__ import annotations
@@ -42,6 +41,11 @@ _DONE_RTOL = 1e-12
 # event-driven simulation; above, each step is timed alone (the flows of a
 # step of a million ranks, at most, are in memory at once).
 TOGETHER_MESSAGES = 1 << 20
+
+# A repeated step (a ring's shifts) of few messages runs its first repeats
+# together, then at their pace (``_repeat``).
+WARMUP_REPEATS = 16
+WARMUP_MESSAGES = 1 << 12
 
 # A fabric of at most this many links (or four times the step's link crossings)
 # is solved over all its link ids; a larger one over the ids the step uses.
@@ -272,6 +276,29 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     return after
 
 
+def _repeat(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric, net: NetworkParams,
+            weight_S: float) -> np.ndarray:
+    """A step repeated ``step.repeat`` times (a ring's shifts) from the ranks' clocks.
+
+    When a few of its repeats fit in :data:`WARMUP_MESSAGES`, the first
+    :data:`WARMUP_REPEATS` run together (the ranks drift apart, and flows
+    that share a link stop overlapping fully, as in SimGrid) and the rest go
+    at the pace of the second half of them.  Otherwise every rank runs the
+    repeats in lockstep at its pace when all start a repeat together, from
+    its own clock.
+    """
+    repeats = min(step.repeat, WARMUP_REPEATS)
+    if len(step.src) * repeats <= WARMUP_MESSAGES:
+        ended = _run_together([step] * repeats, clock, hosts, fabric, net, weight_S).max()
+        if repeats == step.repeat:
+            return np.full(len(clock), ended)
+        half = _run_together([step] * (repeats // 2), clock, hosts, fabric, net, weight_S).max()
+        pace = (ended - half) / (repeats - repeats // 2)
+        return np.full(len(clock), ended + (step.repeat - repeats) * pace)
+    steady = _run_step(step, np.zeros(len(clock)), hosts, fabric, net, weight_S)
+    return np.full(len(clock), (clock + step.repeat * steady).max())
+
+
 def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
                  net: NetworkParams, *, weight_S: float = 0.0,
                  together_messages: int = TOGETHER_MESSAGES) -> float:
@@ -317,9 +344,6 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
             together.append(step)
             continue
         clock = flush(clock)
-        # each rank's time for one step when all start it together (the steady state of
-        # a ring); a rank that starts late does all the repeats after its start
-        steady = _run_step(step, np.zeros(pattern.p), hosts, fabric, net, weight_S)
-        clock = np.full(pattern.p, (clock + step.repeat * steady).max())
+        clock = _repeat(step, clock, hosts, fabric, net, weight_S)
     clock = flush(clock)
     return float(clock.max()) if pattern.p else 0.0
