@@ -76,6 +76,25 @@ def measure(family, platform, p, mapping, collective, algorithm) -> list[dict]:
     return rows
 
 
+def repredict(rows: list[dict]) -> list[dict]:
+    """The rows with ``model_s`` and ``predict_s`` computed again by the current model."""
+    cells = {}
+    for row in rows:
+        key = (row["family"], row["collective"], row["algorithm"], int(row["np"]), row["mapping"])
+        cells.setdefault(key, []).append(row)
+    for (family, collective, algorithm, p, mapping), chosen in cells.items():
+        platform = PLATFORMS[family][0]
+        where = {"generator": "crossbar", "nodes": p} if platform is None else platform
+        sizes = [int(row["bytes"]) for row in chosen]
+        began = time.perf_counter()
+        predicted = collsim.predict(collective, algorithm, p, sizes, platform=where,
+                                    mapping=mapping)
+        elapsed = (time.perf_counter() - began) / len(sizes)
+        for row, model_s in zip(chosen, predicted["model_s"]):
+            row["model_s"], row["predict_s"] = model_s, elapsed
+    return rows
+
+
 def _error(model, simulated):
     return abs(model / simulated - 1) if simulated > 0 else 0.0
 
@@ -106,12 +125,21 @@ def main() -> None:
     parser.add_argument("--tsv", default="model_accuracy.tsv")
     parser.add_argument("--summary-only", action="store_true",
                         help="print the summary of the TSV without running anything")
+    parser.add_argument("--repredict", action="store_true",
+                        help="recompute the model columns of the TSV's rows (no simulation): "
+                             "after a change of the model")
     args = parser.parse_args()
     path = Path(args.tsv)
     rows = list(csv.DictReader(path.open(), delimiter="\t")) if path.exists() else []
     done = {(r["family"], r["collective"], r["algorithm"], int(r["np"]), r["mapping"])
             for r in rows}
-    if not args.summary_only:
+    if args.repredict:
+        rows = repredict(rows)
+        with path.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, COLUMNS, delimiter="\t")
+            writer.writeheader()
+            writer.writerows(rows)
+    elif not args.summary_only:
         new_file = not path.exists()
         with path.open("a", newline="") as handle:
             writer = csv.DictWriter(handle, COLUMNS, delimiter="\t")
