@@ -13,10 +13,10 @@ leaves a step when its messages are done, then spends ``bytes * gamma`` on
 its local reduction.  An eager message (below the profile's eager
 threshold) adds the send and receive overheads, as the flat models do.
 
-What it leaves out: flows of different steps never share a link (a step is
-timed from the ranks' clocks, alone), SMPI's cross-traffic (the reverse
-route's 5 % load; off in the ``hockney`` profile and the catalog's), and
-eager senders running ahead of their receivers.  A step with ``repeat`` > 1
+What it leaves out: SMPI's cross-traffic (the reverse route's 5 % load; off
+in the ``hockney`` profile and the catalog's), ``smpi/ois`` on rendezvous
+``MPI_Sendrecv``, and, above ``TOGETHER_MESSAGES``, flows of different steps
+sharing a link (each step is then timed alone).  A step with ``repeat`` > 1
 (a ring's p - 1 shifts) runs a few repeats as events and extrapolates their
 pace, or in lockstep when even a few are too many messages (``_repeat``).
 """
@@ -165,15 +165,16 @@ def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarr
 
 def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
               net: NetworkParams, weight_S: float = 0.0) -> np.ndarray:
-    start = np.maximum(clock[step.src], clock[step.dst])
+    eager = step.n_bytes < net.eager_threshold_bytes
+    send_cost = np.where(eager, net.send_overhead_s, 0.0)
+    start = np.maximum(clock[step.src] + send_cost, clock[step.dst])
     size = (step.n_bytes + net.envelope_bytes).astype(float)
     routes = fabric.routes(hosts[step.src], hosts[step.dst])
     end = step_end_times(start, size, routes, fabric, net, weight_S)
-    eager = step.n_bytes < net.eager_threshold_bytes
-    end = end + np.where(eager, net.send_overhead_s + net.recv_overhead_s, 0.0)
     after = clock.copy()
-    np.maximum.at(after, step.src, end)
-    np.maximum.at(after, step.dst, end)
+    # an eager sender goes on after o_s; its receiver pays o_r after the data
+    np.maximum.at(after, step.src, np.where(eager, clock[step.src] + send_cost, end))
+    np.maximum.at(after, step.dst, end + np.where(eager, net.recv_overhead_s, 0.0))
     if len(step.reduce_ranks):
         np.add.at(after, step.reduce_ranks, step.reduce_bytes * fabric.gamma_s_per_byte)
     return after
@@ -219,20 +220,49 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
 
     first = np.ones(n_tasks, dtype=bool)
     first[1:] = task_rank[1:] != task_rank[:-1]
-    task_start = np.where(first, clock[task_rank], np.inf)
+    task_start = np.full(n_tasks, np.inf)
     task_last = np.full(n_tasks, -np.inf)
     posted = np.full(m, np.inf)
+    # an eager message (under the eager threshold): its sender pays o_s and goes on, the
+    # transfer starts once the receive is posted too, the receiver pays o_r after it
+    eager = n_bytes < net.eager_threshold_bytes
+    send_cost = np.where(eager, net.send_overhead_s, 0.0)
+    receive_cost = np.where(eager, net.recv_overhead_s, 0.0)
 
-    def post(candidates):
-        starts = task_start[msg_tasks[:, candidates]]
-        ready = np.all(np.isfinite(starts), axis=0) & ~np.isfinite(posted[candidates])
-        posted[candidates[ready]] = starts[:, ready].max(axis=0)
+    def messages_of(tasks):
+        if not tasks.size:
+            return np.zeros(0, dtype=np.int64)
+        return np.unique(np.concatenate([end_msg[task_first[t]:task_first[t + 1]] for t in tasks]))
 
-    post(np.arange(m))
+    def start(tasks, times):
+        """Start tasks at times: post their messages, settle their eager sends; cascade."""
+        while tasks.size:
+            task_start[tasks] = times
+            candidates = messages_of(tasks)
+            starts = task_start[msg_tasks[:, candidates]]
+            ready = np.all(np.isfinite(starts), axis=0) & ~np.isfinite(posted[candidates])
+            ready_msgs = candidates[ready]
+            posted[ready_msgs] = np.maximum(starts[0, ready] + send_cost[ready_msgs],
+                                            starts[1, ready])
+            # the sender's side of an eager message is done o_s after its task started
+            sends = candidates[eager[candidates] & np.isin(msg_tasks[0, candidates], tasks)]
+            if not sends.size:
+                return
+            senders = msg_tasks[0, sends]
+            np.maximum.at(task_last, senders, task_start[senders] + send_cost[sends])
+            np.subtract.at(pending, senders, 1)
+            tasks, times = following_tasks(np.unique(senders[pending[senders] == 0]))
+
+    def following_tasks(completed):
+        following = completed + 1
+        same_rank = following < n_tasks
+        same_rank[same_rank] = task_rank[following[same_rank]] == task_rank[completed[same_rank]]
+        done_here = completed[same_rank]
+        return following[same_rank], task_last[done_here] + reduce_s[done_here]
+
+    start(np.flatnonzero(first), clock[task_rank[first]])
     size = (n_bytes + net.envelope_bytes).astype(float)
     flows = _Flows(size, fabric.routes(hosts[src], hosts[dst]), fabric, net, weight_S)
-    overhead = np.where(n_bytes < net.eager_threshold_bytes,
-                        net.send_overhead_s + net.recv_overhead_s, 0.0)
     left = size.copy()
     done = np.zeros(m, dtype=bool)
     now = (posted + flows.latency).min()
@@ -247,7 +277,7 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
             finish = now + left[index] / rate
             until = min(finish.min(), next_start)
             ends = finish <= until + abs(until) * _DONE_RTOL
-            finished, finished_at = index[ends], finish[ends] + overhead[index[ends]]
+            finished, finished_at = index[ends], finish[ends]
             going = index[~ends]
             left[going] = np.maximum(left[going] - rate[~ends] * (until - now),
                                      size[going] * _DONE_RTOL)
@@ -259,18 +289,14 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
         if not finished.size:
             continue
         done[finished] = True
-        tasks = msg_tasks[:, finished].reshape(-1)
-        np.maximum.at(task_last, tasks, np.tile(finished_at, 2))
+        # the receiver's side always; the sender's when it waited (rendezvous)
+        rendezvous = ~eager[finished]
+        tasks = np.concatenate([msg_tasks[1, finished], msg_tasks[0, finished[rendezvous]]])
+        ends_at = np.concatenate([finished_at + receive_cost[finished],
+                                  finished_at[rendezvous]])
+        np.maximum.at(task_last, tasks, ends_at)
         np.subtract.at(pending, tasks, 1)
-        completed = np.unique(tasks[pending[tasks] == 0])
-        following = completed + 1
-        same_rank = following < n_tasks
-        same_rank[same_rank] = task_rank[following[same_rank]] == task_rank[completed[same_rank]]
-        following = following[same_rank]
-        task_start[following] = task_last[completed[same_rank]] + reduce_s[completed[same_rank]]
-        if following.size:
-            spans = [end_msg[task_first[t]:task_first[t + 1]] for t in following]
-            post(np.unique(np.concatenate(spans)))
+        start(*following_tasks(np.unique(tasks[pending[tasks] == 0])))
     after = clock.copy()
     np.maximum.at(after, task_rank, task_last + reduce_s)
     return after
