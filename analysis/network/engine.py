@@ -74,16 +74,20 @@ class _Flows:
         where = np.flatnonzero(flat != NO_LINK)
         elem_flow = where // routes.shape[1]
         elem_link = flat[where]
-        direct = fabric.n_links <= max(4 * len(elem_link), _DIRECT_LINKS)
-        if direct:
-            # link ids index the links directly (no sort): the solver's arrays span every link
+        if fabric.n_links <= max(4 * len(elem_link), _DIRECT_LINKS):
+            # the solver's arrays span every link (no renumbering per step)
             self.capacity, link_latency, pipe = fabric.link_table()
-            elem_latency = link_latency[elem_link]
         else:
-            used, elem_link = np.unique(elem_link, return_inverse=True)
-            elem_link = elem_link.reshape(-1)
-            self.capacity, pipe = fabric.capacity_Bps(used), fabric.fatpipe(used)
-            elem_latency = fabric.latency_s(used)[elem_link]
+            # renumber the links this step uses 0..k-1 (a mask, not a sort)
+            present = np.zeros(fabric.n_links, dtype=bool)
+            present[elem_link] = True
+            used = np.flatnonzero(present)
+            number = np.zeros(fabric.n_links, dtype=np.int64)
+            number[used] = np.arange(len(used))
+            elem_link = number[elem_link]
+            self.capacity, link_latency, pipe = (fabric.capacity_Bps(used), fabric.latency_s(used),
+                                                 fabric.fatpipe(used))
+        elem_latency = link_latency[elem_link]
         route_latency = np.bincount(elem_flow, weights=elem_latency, minlength=m)
         # CM02: the flow's penalty is its route's latency (1 when it has none), before the
         # factor, plus weight_S / bandwidth per link (SimGrid's network/weight-S)
