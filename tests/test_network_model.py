@@ -99,19 +99,22 @@ def _simulated_and_predicted(platform, p, mapping, collective, algorithm, sizes)
 
 
 def test_tapered_fat_tree_matches_simgrid():
-    # issue 25's case: the flat model said 1.16 ms, SimGrid 1.91 ms
+    # issue 25's case: the flat model said 1.16 ms, SimGrid 1.905 ms; the model is SimGrid's
+    # sharing, so it is equal here (measured: within 1e-15)
     platform = {"generator": "fat_tree", "levels": 2, "down_ports": [8, 8], "up_ports": [1, 2]}
     simulated, predicted = _simulated_and_predicted(platform, 64, "block", "allreduce",
                                                     "recursive_doubling", [8, 1 << 20])
-    assert predicted == pytest.approx(simulated, rel=0.01)
+    assert predicted == pytest.approx(simulated, rel=1e-6)
 
 
 def test_dragonfly_matches_simgrid():
     platform = {"generator": "dragonfly", "groups": 3, "chassis_per_group": 2,
                 "routers_per_chassis": 2, "nodes_per_router": 4}
+    # 40 ranks: the fold to 32 and back, minimal routes of the Dijkstra zone (measured:
+    # within 1e-15; not a guarantee off the crossbar, hence the tolerance)
     simulated, predicted = _simulated_and_predicted(platform, 40, "random:3", "allreduce",
                                                     "rabenseifner", [8, 1 << 20])
-    assert predicted == pytest.approx(simulated, rel=0.05)
+    assert predicted == pytest.approx(simulated, rel=1e-3)
 
 
 def test_predict_prints_a_table_and_json(capsys):
