@@ -81,7 +81,7 @@ class GraphFabric(Fabric):
     >>> from collsim.platforms import crossbar
     >>> fabric = GraphFabric(crossbar(nodes=2, latency_s=1e-6))
     >>> fabric.routes(np.array([0, 1]), np.array([1, 1])).tolist()
-    [[0, 3], [4, -1]]
+    [[1, 2], [4, -1]]
     >>> fabric.latency_s(np.array([0, 3, 4])).tolist()
     [1e-06, 1e-06, 1e-07]
     """

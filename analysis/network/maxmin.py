@@ -59,14 +59,20 @@ def max_min_rates(elem_flow: np.ndarray, elem_link: np.ndarray, capacity_Bps: np
     [5.0, 5.0, 10.0]
     """
     n_flows = len(penalty)
+    elem_flow = np.asarray(elem_flow)
+    elem_link = np.asarray(elem_link)
+    # a link only one flow crosses is that flow's bound, not a shared constraint
+    crossings = np.bincount(elem_link, minlength=len(capacity_Bps))
+    alone = crossings[elem_link] == 1
+    if alone.any():
+        bound_Bps = _tighten(bound_Bps, elem_flow[alone], capacity_Bps[elem_link[alone]])
+        elem_flow, elem_link = elem_flow[~alone], elem_link[~alone]
     weight = 1.0 / penalty
     rate = np.full(n_flows, np.inf)
     fixed = np.zeros(n_flows, dtype=bool)
     remaining = np.array(capacity_Bps, dtype=float)
     n_links = len(remaining)
     bound_level = bound_Bps * penalty          # the level at which a flow hits its bound
-    elem_flow = np.asarray(elem_flow)
-    elem_link = np.asarray(elem_link)
     has_link = np.zeros(n_flows, dtype=bool)
     has_link[elem_flow] = True
     # flows on no shared link: their bound, or unbounded
@@ -92,3 +98,15 @@ def max_min_rates(elem_flow: np.ndarray, elem_link: np.ndarray, capacity_Bps: np
         elem_flow = elem_flow[~leaving]
         elem_link = elem_link[~leaving]
     return rate
+
+
+def _tighten(bound_Bps: np.ndarray, flows: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``bound_Bps`` with each flow's bound lowered to the least of its ``values``."""
+    bound_Bps = np.array(bound_Bps, dtype=float)
+    if flows.size and np.all(flows[1:] >= flows[:-1]):   # grouped by flow: no ufunc.at
+        starts = np.flatnonzero(np.r_[True, flows[1:] != flows[:-1]])
+        least = np.minimum.reduceat(values, starts)
+        bound_Bps[flows[starts]] = np.minimum(bound_Bps[flows[starts]], least)
+    else:
+        np.minimum.at(bound_Bps, flows, values)
+    return bound_Bps

@@ -108,7 +108,7 @@ class FatTreeFabric(_Nodes):
     ...                             loopback_bandwidth_Bps=5e10, loopback_latency_s=1e-7,
     ...                             gamma_s_per_byte=1e-10, cores_per_node=1))
     >>> fabric.path_names(0, 3)
-    ['node-0', 'switch-1-0', 'switch-2-3', 'switch-1-1', 'node-3']
+    ['node-0', 'switch-1-0', 'switch-2-1', 'switch-1-1', 'node-3']
     """
 
     def __init__(self, params: dict) -> None:
