@@ -171,7 +171,12 @@ def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
               net: NetworkParams, weight_S: float = 0.0) -> np.ndarray:
     eager = step.n_bytes < net.eager_threshold_bytes
     send_cost = np.where(eager, net.send_overhead_s, 0.0)
-    start = np.maximum(clock[step.src] + send_cost, clock[step.dst])
+    # MPI_Sendrecv: the rank pays its MPI_Isend's overhead before it posts either side
+    sendrecv = np.zeros(len(clock), dtype=bool)
+    sendrecv[np.intersect1d(step.src, step.dst)] = True
+    o_s = net.send_overhead_s
+    start = np.maximum(clock[step.src] + np.where(eager | sendrecv[step.src], o_s, 0.0),
+                       clock[step.dst] + np.where(sendrecv[step.dst], o_s, 0.0))
     size = (step.n_bytes + net.envelope_bytes).astype(float)
     routes = fabric.routes(hosts[step.src], hosts[step.dst])
     end = step_end_times(start, size, routes, fabric, net, weight_S)
@@ -232,6 +237,12 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     eager = n_bytes < net.eager_threshold_bytes
     send_cost = np.where(eager, net.send_overhead_s, 0.0)
     receive_cost = np.where(eager, net.recv_overhead_s, 0.0)
+    # a rank that sends and receives in one step (MPI_Sendrecv) pays its MPI_Isend's
+    # overhead (smpi/ois) before it posts either
+    sendrecv = ((np.bincount(msg_tasks[0], minlength=n_tasks) > 0)
+                & (np.bincount(msg_tasks[1], minlength=n_tasks) > 0))
+    post_delay = np.stack([np.where(eager | sendrecv[msg_tasks[0]], net.send_overhead_s, 0.0),
+                           np.where(sendrecv[msg_tasks[1]], net.send_overhead_s, 0.0)])
 
     def messages_of(tasks):
         if not tasks.size:
@@ -246,8 +257,7 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
             starts = task_start[msg_tasks[:, candidates]]
             ready = np.all(np.isfinite(starts), axis=0) & ~np.isfinite(posted[candidates])
             ready_msgs = candidates[ready]
-            posted[ready_msgs] = np.maximum(starts[0, ready] + send_cost[ready_msgs],
-                                            starts[1, ready])
+            posted[ready_msgs] = np.max(starts[:, ready] + post_delay[:, ready_msgs], axis=0)
             # the sender's side of an eager message is done o_s after its task started
             sends = candidates[eager[candidates] & np.isin(msg_tasks[0, candidates], tasks)]
             if not sends.size:
