@@ -172,11 +172,16 @@ def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
     eager = step.n_bytes < net.eager_threshold_bytes
     send_cost = np.where(eager, net.send_overhead_s, 0.0)
     # MPI_Sendrecv: the rank pays its MPI_Isend's overhead before it posts either side
-    sendrecv = np.zeros(len(clock), dtype=bool)
-    sendrecv[np.intersect1d(step.src, step.dst)] = True
     o_s = net.send_overhead_s
-    start = np.maximum(clock[step.src] + np.where(eager | sendrecv[step.src], o_s, 0.0),
-                       clock[step.dst] + np.where(sendrecv[step.dst], o_s, 0.0))
+    if o_s:
+        sends, receives = np.zeros(len(clock), dtype=bool), np.zeros(len(clock), dtype=bool)
+        sends[step.src] = True
+        receives[step.dst] = True
+        sendrecv = sends & receives
+        start = np.maximum(clock[step.src] + np.where(eager | sendrecv[step.src], o_s, 0.0),
+                           clock[step.dst] + np.where(sendrecv[step.dst], o_s, 0.0))
+    else:
+        start = np.maximum(clock[step.src], clock[step.dst])
     size = (step.n_bytes + net.envelope_bytes).astype(float)
     routes = fabric.routes(hosts[step.src], hosts[step.dst])
     end = step_end_times(start, size, routes, fabric, net, weight_S)
