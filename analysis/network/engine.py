@@ -47,7 +47,7 @@ TOGETHER_MESSAGES = 1 << 20
 WARMUP_REPEATS = 16
 WARMUP_MESSAGES = 1 << 12
 
-# A fabric of at most this many links (or four times the step's link crossings)
+# A fabric of at most this many links (or as many as the step's link crossings)
 # is solved over all its link ids; a larger one over the ids the step uses.
 _DIRECT_LINKS = 1 << 16
 
@@ -74,7 +74,7 @@ class _Flows:
         where = np.flatnonzero(flat != NO_LINK)
         elem_flow = where // routes.shape[1]
         elem_link = flat[where]
-        if fabric.n_links <= max(4 * len(elem_link), _DIRECT_LINKS):
+        if fabric.n_links <= max(len(elem_link), _DIRECT_LINKS):
             # the solver's arrays span every link (no renumbering per step)
             self.capacity, link_latency, pipe = fabric.link_table()
         else:
