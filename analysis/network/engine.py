@@ -47,9 +47,12 @@ TOGETHER_MESSAGES = 1 << 20
 WARMUP_REPEATS = 16
 WARMUP_MESSAGES = 1 << 12
 
-# A fabric of at most this many links (or as many as the step's link crossings)
-# is solved over all its link ids; a larger one over the ids the step uses.
+# A fabric of at most _DIRECT_LINKS links, or of at most _DIRECT_LINKS_MAX and
+# four times the step's link crossings, is solved over all its link ids (no
+# renumbering: a million-node fat-tree); a larger one over the ids the step
+# uses (a million-node dragonfly's 19 million link ids).
 _DIRECT_LINKS = 1 << 16
+_DIRECT_LINKS_MAX = 1 << 23
 
 
 def factors(table: tuple[tuple[int, float], ...], size_bytes: np.ndarray) -> np.ndarray:
@@ -74,7 +77,8 @@ class _Flows:
         where = np.flatnonzero(flat != NO_LINK)
         elem_flow = where // routes.shape[1]
         elem_link = flat[where]
-        if fabric.n_links <= max(len(elem_link), _DIRECT_LINKS):
+        if fabric.n_links <= _DIRECT_LINKS or (fabric.n_links <= _DIRECT_LINKS_MAX
+                                               and fabric.n_links <= 4 * len(elem_link)):
             # the solver's arrays span every link (no renumbering per step)
             self.capacity, link_latency, pipe = fabric.link_table()
         else:
