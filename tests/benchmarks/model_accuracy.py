@@ -107,13 +107,14 @@ def _quantile(values, q):
 def summary(rows: list[dict]) -> str:
     families = list(dict.fromkeys(row["family"] for row in rows))
     lines = [f"{'family':<28} {'cells':>5}  {'network model: median':>21} {'p90':>7} {'worst':>7}"
-             f"   {'flat model: median':>18} {'p90':>7} {'worst':>7}"]
+             f" {'<1e-6':>6}   {'flat model: median':>18} {'p90':>7} {'worst':>7}"]
     for family in families + ["all"]:
         chosen = [r for r in rows if family in ("all", r["family"])]
         net = [_error(float(r["model_s"]), float(r["time_s"])) for r in chosen]
         flat = [_error(float(r["flat_model_s"]), float(r["time_s"])) for r in chosen]
+        exact = sum(error < 1e-6 for error in net) / len(net)
         lines.append(f"{family:<28} {len(chosen):>5}  {statistics.median(net):>21.3f} "
-                     f"{_quantile(net, 0.9):>7.3f} {max(net):>7.3f}   "
+                     f"{_quantile(net, 0.9):>7.3f} {max(net):>7.3f} {exact:>6.0%}   "
                      f"{statistics.median(flat):>18.3f} {_quantile(flat, 0.9):>7.3f} "
                      f"{max(flat):>7.3f}")
     return "\n".join(lines) + "\n"
