@@ -23,6 +23,8 @@ CHEAP = (
     "platform describe seed003_hydra",
     "run --np 16 --coll allreduce --alg ring --bytes 8,1MiB --platform seed003_hydra "
     "--mapping socket",
+    "predict --platform seed004_graphene --np 128 --mapping cyclic --coll allreduce "
+    "--alg recursive_doubling --bytes 4MiB",
 )
 
 
