@@ -14,7 +14,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from collsim.files import write_atomically
+from collsim.files import write_output
 
 __all__ = ["draw_platform", "switch_level", "switch_level_layout", "FORMATS"]
 
@@ -194,4 +194,4 @@ def draw_platform(G: nx.Graph, path: str | os.PathLike) -> Path:
     fig.savefig(buffer, format=fmt, dpi=120, bbox_inches="tight",
                 **({"metadata": {"Date": None}} if fmt == "svg" else {}))
     plt.close(fig)
-    return write_atomically(path, buffer.getvalue())
+    return write_output(path, buffer.getvalue())

@@ -63,7 +63,7 @@ def test_every_grid_command_takes_jobs_and_scheduler(command):
 
 @pytest.mark.parametrize("command", GRID_COMMANDS)
 @pytest.mark.parametrize("option, value, message", [
-    ("--jobs", "-1", "argument --jobs: must be >= 0 (0: one per core), got -1"),
+    ("--jobs", "-1", "argument --jobs: --jobs must be a whole number from 0 to 1024, got -1"),
     ("--jobs", "two", "argument --jobs: invalid int value: 'two'"),
     ("--scheduler", "127.0.0.1:8786",
      "argument --scheduler: must be an address such as tcp://HOST:PORT, got '127.0.0.1:8786'"),

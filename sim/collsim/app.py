@@ -30,7 +30,7 @@ from typing import Callable, Sequence
 from collsim.analysis.models import model_for
 from collsim.errors import CollsimError
 from collsim.platforms import map_ranks
-from collsim.files import write_atomically
+from collsim.files import write_output
 from collsim.realmpi import mpirun_command
 from collsim.rules import MPI_LIBRARY, Rule, format_rules, parse_rules, read_rules, rule_from_use
 from collsim.harness import engine_environment, find_algorithm, run_program, smpirun_command
@@ -376,7 +376,7 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
     else:
         text = format_summary(rows, program_s, where)
     if args.output:
-        write_atomically(args.output, text.encode())
+        write_output(args.output, text.encode())
     else:
         sys.stdout.write(text)
     return 0

@@ -14,6 +14,7 @@ from pathlib import Path
 from collsim.analysis.models._base import NetworkParams, parse_factors
 from collsim.errors import CollsimError
 from collsim.files import read_toml
+from collsim.limits import check
 from collsim.platforms.catalog import CATALOG, catalog_profile
 
 
@@ -173,9 +174,8 @@ def _profile_from_table(name: str, table: dict, origin: str) -> Profile:
                          f"{', '.join(NETWORK_MODELS)}, got {cfg['network/model']!r}")
     if not isinstance(table.get("description", ""), str):
         raise ValueError(f"{origin}: description of profile {name!r} must be a string")
-    envelope = table.get("envelope_bytes", 16)
-    if isinstance(envelope, bool) or not isinstance(envelope, int) or envelope < 0:
-        raise ValueError(f"{origin}: envelope_bytes of profile {name!r} must be an integer >= 0")
+    envelope = check("envelope_bytes", table.get("envelope_bytes", 16),
+                     label=f"{origin}: envelope_bytes of profile {name!r}")
     exact_models = table.get("exact_models", False)
     if not isinstance(exact_models, bool):
         raise ValueError(f"{origin}: exact_models of profile {name!r} must be true or false")
@@ -183,15 +183,7 @@ def _profile_from_table(name: str, table: dict, origin: str) -> Profile:
     for key, option in _ELEMENT_CFG.items():
         if key not in table:
             continue
-        value = table[key]
-        if key == "eager_threshold_bytes":
-            valid = not isinstance(value, bool) and isinstance(value, int) and value >= 0
-        else:
-            valid = (not isinstance(value, bool) and isinstance(value, (int, float))
-                     and 0 <= value < float("inf"))
-        if not valid:
-            kind = "an integer" if key == "eager_threshold_bytes" else "a number of seconds"
-            raise ValueError(f"{origin}: {key} of profile {name!r} must be {kind} >= 0")
+        value = check(key, table[key], label=f"{origin}: {key} of profile {name!r}")
         if option in cfg or (key == "send_overhead_s" and "smpi/ois" in cfg):
             raise ValueError(f"{origin}: profile {name!r} gives both {key} and cfg {option!r}")
         elements[key] = value

@@ -31,7 +31,7 @@ import networkx as nx
 from markupsafe import Markup
 
 from collsim.errors import CollsimError
-from collsim.files import check_output_path, write_atomically
+from collsim.files import check_output_path, write_output
 from collsim.platforms.draw import switch_level, switch_level_layout
 from collsim.store import open_store, read_rows, read_study
 from collsim.units import format_bytes, format_seconds
@@ -633,7 +633,7 @@ def main_report(db_path: str, *, output: str) -> int:
     check_output_path(output, "-o")
     page, plots = build_report(db_path)
     try:
-        write_atomically(output, page.encode())
+        write_output(output, page.encode())
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(output, 0o666 & ~umask)  # a report is for sharing: not the temp file's 0600

@@ -42,9 +42,10 @@ import networkx as nx
 from collsim.params import AlgorithmParams
 from collsim.analysis.trees import in_order_root, tree
 from collsim.errors import CollsimError
+from collsim.limits import argument_type
 from collsim.platform_cli import _refuse_options, add_platform_arguments
 from collsim.platforms import map_ranks, platform_hash
-from collsim.files import write_atomically
+from collsim.files import write_output
 from collsim.profiles import Profile
 from collsim.grid import Grid, GridStore, Job, add_grid_arguments, measurement_keys
 from collsim.files import check_output_path, read_toml
@@ -483,7 +484,7 @@ def plot(entries: list[dict], path: str) -> None:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110, metadata={"Software": None})
     plt.close(figure)
-    write_atomically(path, buffer.getvalue())
+    write_output(path, buffer.getvalue())
 
 
 def load_machines(path: str) -> list[tuple[str, nx.Graph]]:
@@ -562,8 +563,8 @@ def main_repro(args: argparse.Namespace, platforms: list[tuple[str, nx.Graph]],
     text = format_matrix(entries, prices, failures)
     if args.output:
         document = {"matrix": entries, "price": prices, "failures": failures}
-        write_atomically(f"{args.output}.txt", text.encode())
-        write_atomically(f"{args.output}.json",
+        write_output(f"{args.output}.txt", text.encode())
+        write_output(f"{args.output}.json",
                          (json.dumps(document, indent=1) + "\n").encode())
         if entries:
             plot(entries, f"{args.output}.png")
@@ -600,7 +601,7 @@ def add_repro_command(commands, parser_class, build_platform, load_profile, pars
                         "data (0: one input per rank)")
     parser.add_argument("--bytes", default="8,8KiB,256KiB")
     parser.add_argument("--dist", default="lognormal", choices=("uniform", "lognormal", "illcond"))
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=argument_type("seed"), default=1)
     parser.add_argument("--profile", default="hockney")
     parser.add_argument("--reproducible", default="fixed_order,prerounded",
                         help="the algorithms whose price is reported (default "

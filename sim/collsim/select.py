@@ -20,7 +20,7 @@ from collsim.grid import Grid, Job, add_grid_arguments
 from collsim.files import check_output_path
 from collsim.platforms import map_ranks
 from collsim.resources import check_simulation_memory
-from collsim.files import write_atomically
+from collsim.files import write_output
 from collsim.profiles import Profile
 from collsim.analysis.models import allreduce as _allreduce_models
 from collsim.analysis.models import reduce as _reduce_models
@@ -245,7 +245,7 @@ def write_rules(cells: list[dict], path: str, *, origin: str) -> None:
 
     comment = (f"collsim select: fastest algorithm per process count and size, {origin}\n"
                "(op sum on double; a cell's rule holds up to the next measured np and size)")
-    write_atomically(path, format_rules(rules_from_cells(cells), comment=comment).encode())
+    write_output(path, format_rules(rules_from_cells(cells), comment=comment).encode())
 
 
 def format_library_cells(library_cells: list[dict], library: str) -> str:
@@ -278,7 +278,7 @@ def write_native_maps(cells: list[dict], *, openmpi_rules: str | None = None,
         if path is None:
             continue
         library_cells = native.library_cells(cells, library)
-        write_atomically(path, write(library_cells).encode())
+        write_output(path, write(library_cells).encode())
         out.append(f"{library}: {path}\n" + format_library_cells(library_cells, library))
     return "".join(out)
 
@@ -362,9 +362,9 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
         print(write_native_maps(cells, openmpi_rules=args.openmpi_rules,
                                 mpich_json=args.mpich_json), end="")
         if args.output:
-            write_atomically(args.output + ".csv", cells_csv(cells).encode())
+            write_output(args.output + ".csv", cells_csv(cells).encode())
             title = f"{args.coll}: fastest algorithm on {args.platform}"
-            write_atomically(args.output + ".png", heatmap_png(cells, title=title))
+            write_output(args.output + ".png", heatmap_png(cells, title=title))
         if args.rules:
             write_rules(cells, args.rules, origin=f"platform {args.platform}, profile "
                         f"{args.profile}")

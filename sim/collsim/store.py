@@ -29,7 +29,7 @@ from pathlib import Path
 
 from collsim.errors import CollsimError
 from collsim.files import check_output_path
-from collsim.files import write_atomically
+from collsim.files import write_output
 
 __all__ = ["MEASUREMENT_COLUMNS", "open_store", "measurement_key", "stored_keys", "claim",
            "insert_rows", "record_study", "read_rows", "read_measurements", "read_study",
@@ -378,7 +378,7 @@ def export_csv(rows: list[dict], path: str | os.PathLike) -> None:
     for row in rows:
         writer.writerow([_cell(name, row[name]) if row[name] is not None else ""
                          for name in _NAMES])
-    write_atomically(path, buffer.getvalue().encode())
+    write_output(path, buffer.getvalue().encode())
 
 
 def export_parquet(rows: list[dict], path: str | os.PathLike) -> None:
@@ -402,4 +402,4 @@ def export_parquet(rows: list[dict], path: str | os.PathLike) -> None:
     table = pa.table(columns, schema=schema)
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
-    write_atomically(path, sink.getvalue().to_pybytes())
+    write_output(path, sink.getvalue().to_pybytes())
