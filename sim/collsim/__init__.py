@@ -18,7 +18,9 @@ and ``checks``.)
 
 __version__ = "0.1.0"
 
-__all__ = ["check", "load", "run", "study", "to_frame"]
+from collsim.errors import CollsimError  # noqa: E402 - light: no dependency
+
+__all__ = ["CollsimError", "check", "load", "run", "study", "to_frame"]
 
 
 def __getattr__(name: str):

@@ -341,7 +341,7 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
         # waiting a deadlock: the library's reason comes first
         status, stdout, stderr = run_program(argv, cwd=os.getcwd(), what=what,
                                              timeout_s=args.timeout_s, env=run_env,
-                                             deadlock_is_error=False)
+                                             deadlock_is_error=False, scratch=work)
         if status != 0 and not args.real_mpi:
             # smpirun's own echo of its command line after a failure
             stdout = re.sub(r"[^\n]*\nExecution failed with code \d+\.\n?\Z", "", stdout)

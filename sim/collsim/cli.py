@@ -419,7 +419,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from collsim.store import export_csv, export_parquet, open_store, read_rows
+    from collsim.store import export_csv, export_parquet, close_store, open_store, read_rows
 
     if not args.csv and not args.parquet:
         raise CollsimError("export: give --csv FILE and/or --parquet FILE")
@@ -430,7 +430,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
             check_output_path(path, option)
     connection = open_store(args.db, create=False)
     rows = read_rows(connection)
-    connection.close()
+    close_store(connection)
     for path, write in ((args.csv, export_csv), (args.parquet, export_parquet)):
         if path:
             try:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 from pathlib import Path
 
 from collsim.errors import CollsimError
+from collsim.harness import run_program
 
 __all__ = ["find_mpi_collbench", "find_mpirun", "mpirun_command", "run_mpirun"]
 
@@ -104,17 +104,13 @@ def run_mpirun(np: int, collbench_args: list[str], *, what: str,
         raise ValueError(f"np must be an integer >= 1, got {np!r}")
     argv, env = mpirun_command(np)
     argv += [str(find_mpi_collbench()), *collbench_args]
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True, env=env)
-    try:
-        stdout, stderr = process.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        raise CollsimError(f"{what} did not finish within {timeout_s:g} s under mpirun") from None
+    # one way to run a program: its own group, a timeout, a watchdog (collsim.harness)
+    returncode, stdout, stderr = run_program(argv, cwd=os.getcwd(), what=f"{what} under mpirun",
+                                             timeout_s=timeout_s, env=env,
+                                             deadlock_is_error=False)
     rows = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
-    if process.returncode not in (0, 1) or (
-            process.returncode == 1 and not any(row.get("check") == "wrong" for row in rows)):
+    if returncode not in (0, 1) or (
+            returncode == 1 and not any(row.get("check") == "wrong" for row in rows)):
         # collbench's own one-line error, else the words of mpirun's message (Open MPI
         # frames its messages in lines of dashes, which say nothing)
         lines = [line.strip() for line in stderr.splitlines()
@@ -122,6 +118,6 @@ def run_mpirun(np: int, collbench_args: list[str], *, what: str,
         detail = next((line[len("collbench: error: "):] for line in lines
                        if line.startswith("collbench: error: ")),
                       " / ".join(lines[:4]) if lines else "no message")
-        raise CollsimError(f"{what} failed under mpirun (exit status {process.returncode}): "
+        raise CollsimError(f"{what} failed under mpirun (exit status {returncode}): "
                            f"{detail}")
-    return rows, process.returncode
+    return rows, returncode

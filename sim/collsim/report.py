@@ -33,7 +33,7 @@ from markupsafe import Markup
 from collsim.errors import CollsimError
 from collsim.files import check_output_path, write_output
 from collsim.platforms.draw import switch_level, switch_level_layout
-from collsim.store import open_store, read_rows, read_study
+from collsim.store import close_store, open_store, read_rows, read_study
 from collsim.units import format_bytes, format_seconds
 
 __all__ = ["workload_times", "fastest", "current_rows", "line_styles", "beyond_class",
@@ -623,7 +623,7 @@ def build_report(db_path: str) -> tuple[str, int]:
                                                        read_rows(connection, study["name"])))
                     for study in studies]
     finally:
-        connection.close()
+        close_store(connection)
     page = _TEMPLATES.get_template("report.html.j2").render(csp=Markup(_CSP), studies=contexts)
     return page, page.count('<figure class="plot"')
 

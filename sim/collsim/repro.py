@@ -51,7 +51,7 @@ from collsim.grid import Grid, GridStore, Job, add_grid_arguments, measurement_k
 from collsim.files import check_output_path, read_toml
 from collsim.harness import find_algorithm
 from collsim.runner import RunSpec, validate_run
-from collsim.store import open_store
+from collsim.store import close_store, open_store
 from collsim.units import format_bytes, format_seconds
 
 __all__ = ["Variant", "Configuration", "parse_variants", "summation_depth", "own_bound_ratio",
@@ -273,7 +273,7 @@ def repro_rows(
                 results = grid.run(simulations,
                                    store=GridStore(connection, "repro", keys, read_back=True))
             finally:
-                connection.close()
+                close_store(connection)
 
     pairs, failures = [], []
     for (configuration, variant, job), result in zip(work, results):
