@@ -172,6 +172,30 @@ def _databases(directory: Path) -> None:
     other.close()
 
 
+def _damaged_databases(directory: Path) -> None:
+    """textnum.db: a text in measurement.time_s (SQLite's type affinity takes it);
+    flipped.db: a byte of a b-tree page inverted."""
+    _collsim_db(directory / "textnum.db")
+    connection = sqlite3.connect(directory / "textnum.db")
+    connection.execute("UPDATE measurement SET time_s = 'fast'")
+    connection.commit()
+    connection.close()
+    _collsim_db(directory / "flipped.db")
+    data = bytearray((directory / "flipped.db").read_bytes())
+    page = 4096
+    for offset in range(page, len(data), page):  # every page's header after the first
+        data[offset] ^= 0xFF
+    (directory / "flipped.db").write_bytes(bytes(data))
+
+
+def _link(directory: Path, name: str, target: str):
+    (directory / name).symlink_to(target)
+
+
+def _hard_link(directory: Path, name: str, target: str):
+    (directory / name).hardlink_to(directory / target)
+
+
 def _lock(directory: Path) -> Callable[[], None]:
     """Hold locked.db as another process would (an exclusive write lock)."""
     holder = sqlite3.connect(directory / "locked.db", isolation_level=None)
@@ -747,6 +771,121 @@ BAD: list[Bad] = [
     repro_with("--db", "adir", match="adir"),
     repro_with("--db", "missing/r.db", match="missing"),
     repro_with("--db", "locked.db", match="locked", setup=_lock),
+    # --- issue 27: an output that would destroy an input or another output ---
+    Bad("export", ["export", "good.db", "--csv", "good.db"], match="destroy the input"),
+    Bad("export", ["export", "good.db", "--csv", "./out.csv", "--parquet", "out.csv"]),
+    Bad("export", ["export", "good.db", "--parquet", "ln.db"], match="destroy the input",
+        setup=lambda d: _link(d, "ln.db", "good.db")),
+    Bad("export", ["export", "good.db", "--csv", "hard.db"], match="destroy the input",
+        setup=lambda d: _hard_link(d, "hard.db", "good.db")),
+    Bad("report", ["report", "good.db", "-o", "good.db"], match="destroy the input"),
+    Bad("report", ["report", "good.db", "-o", "./good.db"], match="destroy the input"),
+    Bad("platform", ["platform", "generate", "crossbar", "--nodes", "4", "-o", "p.xml",
+                     "--hostfile", "p.xml"], match="one output would replace the other"),
+    Bad("platform", ["platform", "generate", "crossbar", "--nodes", "4", "-o", "p.xml",
+                     "--hostfile", "ranks.txt", "--mapping", "file:ranks.txt"]),
+    Bad("platform", ["platform", "draw", "plat.xml", "-o", "plat.xml"]),
+    Bad("study", ["study", "ok.toml", "--db", "ok.toml"]),
+    Bad("study", ["study", "ok.toml", "--db", "profile.toml"],
+        files={"ok.toml": scenario('np = [2]', 'np = [2]\nprofile = "profile.toml"')}),
+    Bad("check", ["check", "suite.toml", "--junit", "suite.toml"], match="destroy the input"),
+    Bad("check", ["check", "suite.toml", "--json", "suite.baseline.tsv"], match="destroy"),
+    Bad("check", ["check", "suite.toml", "--junit", "j.xml", "--json", "j.xml"],
+        match="one output would replace the other"),
+    run("--platform", "plat.xml", "-o", "plat.xml", match="destroy the input"),
+    run("--profile", "profile.toml", "-o", "profile.toml", match="destroy the input"),
+    Bad("run", ["run", "--np", "2", "--coll", "allreduce", "--alg", "ring", "--bytes", "8",
+                "--nodes", "2", "--mapping", "file:ranks.txt", "-o", "ranks.txt"],
+        match="destroy the input"),
+    ping("--profile", "profile.toml", "-o", "profile.toml", match="destroy the input"),
+    select("-o", "out", "--rules", "profile.toml", "--profile", "profile.toml"),
+    repro("--machines", "machines.toml", "-o", "r", "--db", "machines.toml"),
+    # --- issue 27: names the filesystem cannot hold, empty names ---
+    run("-o", "x" * 300, match="the limit is 255"),
+    run("-o", "adir/" + "y" * 256 + ".txt", match="the limit is 255"),
+    run("-o", "/".join(["d"] * 2100), match="too long"),
+    run("-o", "", match="empty file name"),
+    Bad("report", ["report", "good.db", "-o", ""], match="empty file name"),
+    Bad("export", ["export", "good.db", "--csv", ""], match="empty file name"),
+    Bad("platform", ["platform", "generate", "crossbar", "--nodes", "4", "-o", ""],
+        match="empty file name"),
+    study(SCENARIO, "--db", "", match="empty"),
+    run("--platform", "z" * 300 + ".xml", match="the limit is 255"),
+    # --- issue 27: inputs that would hang or fill the memory ---
+    run("--platform", "radical.xml", match="would need",
+        files={"radical.xml": PLATFORM_XML.replace(
+            '<host id="a" speed="1Gf"/>',
+            '<cluster id="c" prefix="n" suffix="" radical="0-999999999" speed="1Gf" '
+            'bw="1GBps" lat="1us"/>')}),
+    run("--platform", "radical2.xml", match="radical",
+        files={"radical2.xml": PLATFORM_XML.replace(
+            '<host id="a" speed="1Gf"/>',
+            '<cluster id="c" prefix="n" suffix="" radical="0-99999999999999999999" '
+            'speed="1Gf" bw="1GBps" lat="1us"/>')}),
+    run("--platform", "huge.xml", match="larger than",
+        files={"huge.xml": b"<platform>" + b" " * (65 * 1024**2) + b"</platform>"}),
+    Bad("study", ["study", "s.toml", "--db", "s.db", "--jobs", "99999999"], match="--jobs",
+        files={"s.toml": SCENARIO}),
+    Bad("check", ["check", "suite.toml", "--jobs", "1025"], match="--jobs"),
+    # --- issue 27: values that used to raise tracebacks or reach SimGrid late ---
+    run("--timeout-s", "1e308", match="--timeout-s"),
+    run("--timeout-s", "inf", match="--timeout-s"),
+    run("--timeout-s", "0", match="--timeout-s"),
+    Bad("study", ["study", "s.toml", "--db", "s.db"], match="timeout_s",
+        files={"s.toml": scenario('np = [2]', 'np = [2]\ntimeout_s = 1e308')}),
+    Bad("study", ["study", "s.toml", "--db", "s.db", "--scheduler", "tcp://[::1"],
+        match="--scheduler", files={"s.toml": SCENARIO}),
+    Bad("study", ["study", "s.toml", "--db", "s.db", "--scheduler", "tcp://host:99999"],
+        match="--scheduler", files={"s.toml": SCENARIO}),
+    Bad("check", ["check", "suite.toml", "--scheduler", "tcp://"], match="--scheduler"),
+    run("--seed", "99999999999999999999", match="seed"),
+    run("--seed", "1.5", match="invalid int"),
+    Bad("study", ["study", "s.toml", "--db", "s.db"], match="seed",
+        files={"s.toml": scenario('np = [2]', 'np = [2]\nseed = 99999999999999999999')}),
+    Bad("study", ["study", "s.toml", "--db", "s.db"], match="seed",
+        files={"s.toml": scenario('np = [2]', 'np = [2]\nseed = 1.0')}),
+    run("--reps", "1000001", match="--reps"),
+    run("--profile", "eager.toml", match="eager_threshold_bytes",
+        files={"eager.toml": PROFILE.replace("exact_models = true", "exact_models = true\n"
+                                             "eager_threshold_bytes = 99999999999999")}),
+    run("--profile", "envelope.toml", match="envelope_bytes",
+        files={"envelope.toml": PROFILE.replace("envelope_bytes = 16",
+                                                "envelope_bytes = 99999999999999")}),
+    run("--profile", "overhead.toml", match="send_overhead_s",
+        files={"overhead.toml": PROFILE.replace("exact_models = true", "exact_models = true\n"
+                                                "eager_threshold_bytes = 1024\n"
+                                                "send_overhead_s = 1e300")}),
+    # --- issue 27: silent accepts ---
+    run_with("--bytes", "8.00000000000000001", match="not a whole number"),
+    run_with("--bytes", "8e-1", match="not a whole number"),
+    run("--platform", "neglat.xml", match="latency",
+        files={"neglat.xml": PLATFORM_XML.replace('latency="1us"', 'latency="-1us"')}),
+    run("--platform", "nanbw.xml", match="bandwidth",
+        files={"nanbw.xml": PLATFORM_XML.replace('bandwidth="1GBps"', 'bandwidth="nanBps"')}),
+    run("--platform", "negcore.xml", match="core",
+        files={"negcore.xml": PLATFORM_XML.replace('<host id="a" speed="1Gf"/>',
+                                                   '<host id="a" speed="1Gf" core="-2"/>')}),
+    check(suite('name = "bad"', 'name = "bad"\nbaseline_rel_tol = inf'),
+          match="baseline_rel_tol must be a number >= 0 and <= 1"),
+    check(suite('checks = ["model", "baseline"]',
+                'checks = ["model", "baseline"]\nbaseline_rel_tol = 2.0'),
+          match="baseline_rel_tol must be"),
+    check(suite('name = "xbar"', 'name = "a\\tb"'), match="name"),
+    check(suite('name = "xbar"', 'name = "a\\nb"'), match="name"),
+    check(suite('name = "xbar"', 'name = ""'), match="name"),
+    check(suite('name = "xbar"', 'name = "a/b"'), match="name"),
+    select("--algorithms", "", match="unknown algorithm ''"),
+    # --- issue 27: an error quotes no file's contents ---
+    run("--nodes", "2", "--mapping", "file:secret.txt", match="line 1",
+        files={"secret.txt": "root:SECRET:0:0\nnode-1\n"}),
+    # --- issue 27: damaged databases ---
+    Bad("export", ["export", "textnum.db", "--csv", "out.csv"], match="corrupt"),
+    Bad("report", ["report", "textnum.db", "-o", "r.html"], match="corrupt"),
+    Bad("export", ["export", "flipped.db", "--csv", "out.csv"], match="flipped.db"),
+    Bad("report", ["report", "flipped.db", "-o", "r.html"], match="flipped.db"),
+    study(SCENARIO, "--db", "flipped.db", match="flipped.db"),
+    study(SCENARIO, "--db", "textnum.db", match="corrupt"),
+    repro_with("--db", "flipped.db", match="flipped.db"),
 ]
 
 
@@ -784,6 +923,7 @@ def template(tmp_path_factory) -> Path:
         else:
             target.write_bytes(content if isinstance(content, bytes) else content.encode())
     _databases(directory)
+    _damaged_databases(directory)
     (directory / "tmp").mkdir()
     return directory
 
@@ -833,3 +973,122 @@ def test_bad_input_is_one_line_and_exit_status_2(bad, workdir, capsys):
     assert lines[0].startswith("collsim: error: ") and "Traceback" not in captured.err
     assert bad.match in lines[0], lines[0]
     assert after == before, "files written, changed or removed"
+
+
+# -- files that are not regular files, closed streams (issue 27) ---------------------
+
+import os  # noqa: E402
+import signal  # noqa: E402
+import stat  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+
+from collsim import files  # noqa: E402
+
+
+def _node(path: Path, kind: int, major: int = 0, minor: int = 0) -> Path:
+    """A device node or FIFO made here: never a test's output pointed at the real /dev."""
+    os.mknod(path, 0o666 | kind, os.makedev(major, minor))
+    return path
+
+
+@pytest.fixture
+def special(workdir):
+    """The working directory of the table, with a null and a full device, a block
+    device and a FIFO of its own, and a limit on how long a call may wait."""
+    nodes = {"null": _node(workdir / "null", stat.S_IFCHR, 1, 3),
+             "full": _node(workdir / "full", stat.S_IFCHR, 1, 7),
+             "zero": _node(workdir / "zero", stat.S_IFCHR, 1, 5),
+             "block": _node(workdir / "block", stat.S_IFBLK, 7, 0),
+             "fifo": _node(workdir / "fifo", stat.S_IFIFO)}
+
+    def hung(signum, frame):
+        raise AssertionError("collsim waited on a special file")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(60)
+    yield nodes
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+    for name, path in nodes.items():  # still what they were: nothing replaced them
+        mode = path.lstat().st_mode
+        assert (stat.S_ISFIFO(mode) if name == "fifo" else
+                stat.S_ISBLK(mode) if name == "block" else stat.S_ISCHR(mode)), name
+
+
+GENERATE = ["platform", "generate", "crossbar", "--nodes", "2"]
+
+
+def _one_line(capsys, status: int, match: str) -> None:
+    err = capsys.readouterr().err
+    assert status == 2 and len(err.splitlines()) == 1, err
+    assert err.startswith("collsim: error: ") and match in err, err
+
+
+def test_an_output_device_is_written_in_place(special, capsys):
+    assert main([*GENERATE, "-o", "null", "--hostfile", "null"]) == 0  # a device twice: fine
+    assert main(["export", "good.db", "--csv", "null", "--parquet", "null"]) == 0
+    _one_line(capsys, main([*GENERATE, "-o", "full"]), "No space left on device")
+    _one_line(capsys, main(["export", "good.db", "--csv", "full"]), "No space left")
+    _one_line(capsys, main(["report", "good.db", "-o", "full"]), "No space left")
+
+
+def test_a_block_device_or_directory_is_never_an_output(special, capsys):
+    _one_line(capsys, main([*GENERATE, "-o", "block"]), "block device")
+    _one_line(capsys, main(["export", "good.db", "--csv", "block"]), "block device")
+    _one_line(capsys, main(["study", "ok.toml", "--db", "block"]), "not a regular file")
+
+
+def test_a_fifo_output_is_written_to_its_reader(special, capsys):
+    received = []
+    reader = threading.Thread(target=lambda: received.append(special["fifo"].read_bytes()))
+    reader.start()
+    assert main([*GENERATE, "-o", "fifo"]) == 0
+    reader.join(30)
+    assert received and received[0].startswith(b"<?xml")
+
+
+def test_a_fifo_output_nobody_reads_is_one_line_not_a_hang(special, capsys, monkeypatch):
+    monkeypatch.setattr(files, "_FIFO_READER_WAIT_S", 0.2)
+    _one_line(capsys, main([*GENERATE, "-o", "fifo"]), "no process opened it for reading")
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["study", "fifo", "--db", "s.db"], "not a regular file"),
+    (["check", "fifo"], "not a regular file"),
+    (["study", "zero", "--db", "s.db"], "not a regular file"),
+    (RUN + ["--profile", "fifo.toml"], "not a regular file"),
+    (RUN + ["--platform", "fifo.xml"], "not a regular file"),
+    (RUN + ["--platform", "zero.xml"], "not a regular file"),
+    (RUN + ["--nodes", "2", "--mapping", "file:fifo"], "not a regular file"),
+    (RUN + ["--nodes", "2", "--mapping", "file:zero"], "not a regular file"),
+    (["export", "fifo", "--csv", "out.csv"], "not a regular file"),
+    (["report", "zero", "-o", "r.html"], "not a regular file"),
+    (["app", "--np", "2", "--rules", "fifo", "--", "true"], "not a regular file"),
+])
+def test_an_input_that_is_not_a_regular_file_is_refused_at_once(special, capsys, argv, match):
+    (special["fifo"].parent / "fifo.toml").symlink_to("fifo")
+    (special["fifo"].parent / "fifo.xml").symlink_to("fifo")
+    (special["fifo"].parent / "zero.xml").symlink_to("zero")
+    _one_line(capsys, main(argv), match)
+
+
+def _collsim(*argv: str, **options) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "collsim", *argv], capture_output=True,
+                          text=True, timeout=120, **options)
+
+
+def test_a_closed_standard_output_is_one_line():
+    done = _collsim("list", stdout=None, preexec_fn=lambda: os.close(1))
+    assert done.returncode == 2 and done.stderr.splitlines() == [
+        "collsim: error: standard output is closed"], done.stderr
+
+
+def test_a_compiler_that_cannot_run_is_one_line(tmp_path):
+    source = tmp_path / "p.c"
+    source.write_text("int main(void) { return 0; }\n")
+    done = _collsim("cc", "--real-mpi", "-o", str(tmp_path / "p"), str(source),
+                    env={**os.environ, "MPICC": str(tmp_path / "no-such-mpicc")})
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "cannot run the compiler" in done.stderr and "MPICC" in done.stderr

@@ -113,7 +113,12 @@ def main_cc(argv: Sequence[str]) -> int:
     real_mpi = "--real-mpi" in args
     args = [arg for arg in args if arg != "--real-mpi"]
     command = compile_command(args, real_mpi=real_mpi)
-    return subprocess.run(command).returncode
+    try:
+        return subprocess.run(command).returncode
+    except OSError as error:  # MPICC names no program, or one that cannot run
+        raise CollsimError(f"cannot run the compiler {command[0]}: {error.strerror}"
+                           + (" (check MPICC)" if real_mpi and os.environ.get("MPICC") else "")
+                           ) from None
 
 
 # --- the trace rows of sim/interpose/interpose.c -------------------------------------------

@@ -423,8 +423,6 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     if not args.csv and not args.parquet:
         raise CollsimError("export: give --csv FILE and/or --parquet FILE")
-    if args.csv and args.parquet and os.path.abspath(args.csv) == os.path.abspath(args.parquet):
-        raise CollsimError(f"export: --csv and --parquet name the same file {args.csv}")
     for option, path in (("--csv", args.csv), ("--parquet", args.parquet)):
         if path:
             check_output_path(path, option)
@@ -467,6 +465,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if (hasattr(args, "profile") and args.profile is None
                     and not getattr(args, "real_mpi", False)):
                 args.profile = default_profile(getattr(args, "platform", None))
+            _refuse_empty_file_names(args)
             if getattr(args, "reps", 1) < 1:
                 raise CollsimError(f"--reps must be >= 1, got {args.reps}")
             if hasattr(args, "timeout_s"):
@@ -491,6 +490,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemoryError:
         print("collsim: error: out of memory", file=sys.stderr)
         return 2
+
+
+# The options that name files (argparse dest -> option); an empty name is refused
+# rather than read as "not given" (-o '' would print to standard output).
+_FILE_OPTIONS = {"output": "-o", "hostfile": "--hostfile", "junit": "--junit",
+                 "json_path": "--json", "csv": "--csv", "parquet": "--parquet", "db": "--db",
+                 "rules": "--rules", "openmpi_rules": "--openmpi-rules",
+                 "mpich_json": "--mpich-json", "machines": "--machines", "scenario": "scenario",
+                 "suite": "suite", "profile": "--profile", "platform": "--platform"}
+
+
+def _refuse_empty_file_names(args: argparse.Namespace) -> None:
+    for dest, option in _FILE_OPTIONS.items():
+        # collsim repro --db '': its documented "no database"
+        if getattr(args, dest, None) == "" and not (args.command == "repro" and dest == "db"):
+            raise CollsimError(f"{option}: empty file name")
 
 
 def _quiet_stdout() -> None:

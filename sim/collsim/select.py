@@ -354,7 +354,7 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
             cells = select(collective=args.coll, process_counts=nps, sizes_bytes=sizes, G=G,
                            profile=load_profile(args.profile), platform=platform_label,
                            timeout_s=args.timeout_s, mapping=args.mapping,
-                           algorithms=args.algorithms.split(",") if args.algorithms else None,
+                           algorithms=None if args.algorithms is None else args.algorithms.split(","),
                            jobs=args.jobs, scheduler=args.scheduler)
         except ValueError as error:
             raise CollsimError(str(error)) from None

@@ -126,8 +126,9 @@ def _check_integrity(connection: sqlite3.Connection, path: Path) -> None:
     fail far from here)."""
     problems = [row[0] for row in connection.execute("PRAGMA quick_check(3)")]
     if problems != ["ok"]:
+        found = " ".join(" ".join(problems).split())  # SQLite's report spans lines
         raise CollsimError(f"{path}: damaged results database (SQLite's integrity check: "
-                           f"{problems[0][:80]}); collsim leaves it as it is")
+                           f"{found[:100]}); collsim leaves it as it is")
     conditions = []
     for name, kind in MEASUREMENT_COLUMNS:
         classes = _STORAGE_CLASSES[kind.split()[0]] + (() if "NOT NULL" in kind
