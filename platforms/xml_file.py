@@ -95,6 +95,9 @@ def xml_file_platform(path) -> nx.Graph:
     """
     path = Path(path)
     data = read_input(path, "platform file")
+    if data.startswith(b"\xef\xbb\xbf"):  # SimGrid's parser aborts on it, saying nothing useful
+        raise ValueError(f"platform file {path} starts with a UTF-8 byte-order mark, which "
+                         "SimGrid does not read: save it without one")
     try:
         root = ET.fromstring(data)
     except ET.ParseError as error:

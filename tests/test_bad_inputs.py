@@ -862,6 +862,8 @@ BAD: list[Bad] = [
         files={"neglat.xml": PLATFORM_XML.replace('latency="1us"', 'latency="-1us"')}),
     run("--platform", "nanbw.xml", match="bandwidth",
         files={"nanbw.xml": PLATFORM_XML.replace('bandwidth="1GBps"', 'bandwidth="nanBps"')}),
+    run("--platform", "bom.xml", match="byte-order mark",
+        files={"bom.xml": b"\xef\xbb\xbf" + PLATFORM_XML.encode()}),
     run("--platform", "negcore.xml", match="core",
         files={"negcore.xml": PLATFORM_XML.replace('<host id="a" speed="1Gf"/>',
                                                    '<host id="a" speed="1Gf" core="-2"/>')}),
@@ -1092,3 +1094,45 @@ def test_a_compiler_that_cannot_run_is_one_line(tmp_path):
                     env={**os.environ, "MPICC": str(tmp_path / "no-such-mpicc")})
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert "cannot run the compiler" in done.stderr and "MPICC" in done.stderr
+
+
+def test_output_that_is_not_utf8_is_read_not_a_traceback(tmp_path):
+    from collsim.harness import run_program
+
+    status, out, err = run_program(["sh", "-c", "printf 'a\\377b\\n'; printf '\\376\\n' >&2"],
+                                   cwd=tmp_path, what="printf", timeout_s=30)
+    assert status == 0 and out == "a\ufffdb\n" and err == "\ufffd\n"
+
+
+def _row(key: str) -> dict:
+    row = {name: 1 for name, _ in store.MEASUREMENT_COLUMNS}
+    row.update(key=key, study="s", machine="m", collective="allreduce", algorithm="ring",
+               params={}, extra=None, model_class="exact", platform="p", platform_hash="h",
+               mapping="block", profile="hockney", dtype="double", op="sum", check="ok",
+               result_hash="x" * 64, collsim_version="0", library="SimGrid")
+    return row
+
+
+def test_a_full_database_is_one_line_and_keeps_what_was_stored(tmp_path):
+    from collsim.errors import CollsimError
+
+    path = tmp_path / "r.db"
+    connection = store.open_store(path)
+    store.insert_rows(connection, [_row("first")])
+    pages = connection.execute("PRAGMA page_count").fetchone()[0]
+    connection.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "disk full"
+    with pytest.raises(CollsimError, match="cannot write the results database .*full"):
+        store.insert_rows(connection, [_row(f"k{i}" * 40) for i in range(2000)])
+    store.close_store(connection)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.db"]  # no -wal, no -shm
+    connection = store.open_store(path, create=False)
+    assert [row["key"] for row in store.read_rows(connection)] == ["first"]
+    store.close_store(connection)
+
+
+def test_a_failed_study_leaves_no_journal(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.toml").write_text(scenario('np = [2]', 'np = [2]\ntimeout_s = 1e-6'))
+    assert main(["study", "s.toml", "--db", "s.db", "--jobs", "1"]) != 0
+    capsys.readouterr()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db", "s.toml"]

@@ -40,8 +40,13 @@ def find_mpirun() -> tuple[str, bool]:
     if path is None:
         raise CollsimError("mpirun not found: install Open MPI (apt-get install openmpi-bin "
                            "libopenmpi-dev) or run 'make build-mpi'")
-    version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60,
-                             env={**os.environ, **_OPEN_MPI_AS_ROOT})
+    try:
+        version = subprocess.run([path, "--version"], capture_output=True, text=True,
+                                 errors="replace", timeout=60,
+                                 env={**os.environ, **_OPEN_MPI_AS_ROOT})
+    except (OSError, subprocess.TimeoutExpired) as error:
+        reason = getattr(error, "strerror", None) or "no answer to --version within 60 s"
+        raise CollsimError(f"cannot run mpirun {path}: {reason} (check COLLSIM_MPIRUN)") from None
     text = version.stdout + version.stderr
     return path, "OpenRTE" in text or "Open MPI" in text or "open-mpi.org" in text
 
