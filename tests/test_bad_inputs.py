@@ -1136,3 +1136,15 @@ def test_a_failed_study_leaves_no_journal(tmp_path, monkeypatch, capsys):
     assert main(["study", "s.toml", "--db", "s.db", "--jobs", "1"]) != 0
     capsys.readouterr()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db", "s.toml"]
+
+
+def test_an_immutable_database_is_one_line_and_left_as_it_was(workdir, capsys):
+    """chattr +i: even root cannot write it; refused before SQLite makes a -wal or -shm."""
+    if subprocess.run(["chattr", "+i", "good.db"], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available on this filesystem")
+    try:
+        before = _snapshot(workdir)
+        _one_line(capsys, main(["study", "ok.toml", "--db", "good.db"]), "cannot write")
+        assert _snapshot(workdir) == before
+    finally:
+        subprocess.run(["chattr", "-i", "good.db"], check=True)

@@ -198,6 +198,12 @@ def open_store(path: str | os.PathLike, *, create: bool = True) -> sqlite3.Conne
         check_input_path(path, "results database")
     elif path.is_file() and path.stat().st_size > 0:
         check_output_path(path, "--db")
+        try:  # an immutable or read-only file: refused before SQLite makes its -wal and -shm
+            with open(path, "r+b"):
+                pass
+        except OSError as error:
+            raise CollsimError(f"{path}: cannot write the results database "
+                               f"({error.strerror})") from None
     try:
         if path.exists() and path.stat().st_size > 0:
             with open(path, "rb") as handle:
