@@ -55,8 +55,9 @@ $(VENV_STAMP): pyproject.toml | system-deps
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
+# (CMakeLists.txt sets SMPI_PRETEND_CC for its configure-time checks itself.)
 build: system-deps
-	SMPI_PRETEND_CC=1 cmake -S . -B $(BUILD) -DCMAKE_C_COMPILER=smpicc \
+	cmake -S . -B $(BUILD) -DCMAKE_C_COMPILER=smpicc \
 	    -DCOLLSIM_WERROR=$(WERROR) >/dev/null
 	cmake --build $(BUILD) -j 2
 
