@@ -50,6 +50,8 @@ test-deps:
 venv: $(VENV_STAMP)
 	@$(VENV)/bin/python -m compileall -q sim/collsim platforms analysis >/dev/null
 
+# The package is installed editable through scikit-build-core with no CMake run
+# (pyproject.toml's override for the editable state): the C parts are `build`'s.
 $(VENV_STAMP): pyproject.toml | system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -e '.[test]'
