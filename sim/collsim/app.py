@@ -33,14 +33,14 @@ from collsim.platforms import map_ranks
 from collsim.files import write_output
 from collsim.realmpi import mpirun_command
 from collsim.rules import MPI_LIBRARY, Rule, format_rules, parse_rules, read_rules, rule_from_use
-from collsim.harness import engine_environment, find_algorithm, run_program, smpirun_command
+from collsim.harness import (engine_environment, find_algorithm, find_c_part, run_program,
+                             smpirun_command)
 from collsim.runner import model_parameters, validate_spec, RunSpec
 from collsim.units import format_bytes, format_seconds
 
 __all__ = ["compile_command", "main_cc", "read_trace", "summarize", "format_summary",
            "add_app_parser"]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 _LIBRARIES = ("libcollsim_interpose.a", "libcollsim_algorithms.a")
 
 
@@ -66,8 +66,9 @@ def compile_command(compiler_args: Sequence[str], *, real_mpi: bool = False) -> 
     compiler_args : sequence of str
         The user's arguments (``-o PROG SRC.c -O2 ...``), passed on unchanged.
     real_mpi : bool
-        Build against the real MPI (``build-mpi/``, mpicc) instead of SMPI
-        (``build/``, smpicc).
+        Build against the real MPI (mpicc, the libraries of ``make build-mpi``)
+        instead of SMPI (smpicc, the libraries of ``make build``, or in an
+        installed collsim those ``pip install`` put in the package).
 
     Returns
     -------
@@ -84,11 +85,7 @@ def compile_command(compiler_args: Sequence[str], *, real_mpi: bool = False) -> 
     CollsimError
         If the compiler or the built libraries are missing.
     """
-    build = REPO_ROOT / ("build-mpi" if real_mpi else "build")
-    interpose, algorithms = (build / name for name in _LIBRARIES)
-    for library in (interpose, algorithms):
-        if not library.is_file():
-            raise CollsimError(f"{library} not found: run 'make {build.name}' first")
+    interpose, algorithms = (find_c_part(name, real_mpi=real_mpi) for name in _LIBRARIES)
     argv = [_find_compiler(real_mpi), *compiler_args]
     if any(arg in ("-c", "-S", "-E") for arg in compiler_args):
         return argv

@@ -36,10 +36,15 @@ from collsim.profiles import Profile, load_profile
 from collsim.resources import memory_map_limit, memory_maps
 
 __all__ = ["REPO_ROOT", "collbench_sha256", "composite_defaults", "composite_names",
-           "engine_environment", "find_algorithm", "find_collbench", "find_smpirun", "registry",
-           "run_program", "simulate", "smpirun_command"]
+           "engine_environment", "find_algorithm", "find_c_part", "find_collbench",
+           "find_smpirun", "registry", "run_program", "simulate", "smpirun_command"]
 
+# The checkout collsim runs from (an editable install), if it does: sim/collsim/..
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# Where `pip install .` puts the C parts (the install rules of CMakeLists.txt)
+PACKAGE_DIR = Path(__file__).resolve().parent
+_INSTALLED_FOLDER = {"collbench": "_bin", "libcollsim_interpose.a": "_lib",
+                     "libcollsim_algorithms.a": "_lib"}
 # A long simulation reports its progress this often (wall-clock seconds).
 PROGRESS_PERIOD_S = 10.0
 _PROGRESS_PREFIX = "collbench: progress: "
@@ -99,20 +104,52 @@ def engine_environment(env: dict[str, str]) -> dict[str, str]:
     return env
 
 
+def find_c_part(name: str, *, real_mpi: bool = False) -> Path:
+    """Return one of the built C parts: collbench or a library ``collsim cc`` links.
+
+    Parameters
+    ----------
+    name : str
+        ``collbench``, ``libcollsim_interpose.a`` or ``libcollsim_algorithms.a``.
+    real_mpi : bool
+        The build against a real MPI (``make build-mpi``) instead of SMPI.
+
+    Returns
+    -------
+    Path
+        In a source tree (a checkout with ``CMakeLists.txt``, as an editable
+        install runs from), ``make build``'s: ``build/NAME`` (``build-mpi/NAME``).
+        Otherwise what ``pip install`` put in the package: ``collsim/_bin/``
+        (collbench), ``collsim/_lib/`` (the libraries).
+
+    Raises
+    ------
+    CollsimError
+        If the part is missing, saying how to build it.
+    """
+    if (REPO_ROOT / "CMakeLists.txt").is_file():
+        build = REPO_ROOT / ("build-mpi" if real_mpi else "build")
+        path, hint = build / name, f"run 'make {build.name}' in {REPO_ROOT} first"
+    elif real_mpi:
+        raise CollsimError(f"{name} for a real MPI is built in a collsim source tree with "
+                           "'make build-mpi' (pip install builds the SimGrid one only)")
+    else:
+        path = PACKAGE_DIR / _INSTALLED_FOLDER[name] / name
+        hint = ("this collsim was installed without its C parts: reinstall it with "
+                "'pip install' from a collsim source tree, with SimGrid's smpicc on PATH")
+    if not path.is_file():
+        raise CollsimError(f"{name} not found at {path}: {hint}")
+    return path
+
+
 def find_collbench() -> Path:
-    """Return the collbench program: $COLLSIM_COLLBENCH, else build/collbench."""
-    candidate = Path(os.environ.get("COLLSIM_COLLBENCH", REPO_ROOT / "build" / "collbench"))
-    if not candidate.is_file():
-        if "COLLSIM_COLLBENCH" in os.environ:
+    """Return the collbench program: $COLLSIM_COLLBENCH, else :func:`find_c_part`'s."""
+    if "COLLSIM_COLLBENCH" in os.environ:
+        candidate = Path(os.environ["COLLSIM_COLLBENCH"])
+        if not candidate.is_file():
             raise CollsimError(f"collbench not found at {candidate} (COLLSIM_COLLBENCH)")
-        if (REPO_ROOT / "CMakeLists.txt").is_file():  # a source tree (an editable install)
-            raise CollsimError(f"collbench not found at {candidate}: run 'make build' in "
-                               f"{REPO_ROOT} first")
-        # installed with `pip install .`: the C harness is not part of the package
-        raise CollsimError("collbench not found: build it in a collsim source tree with "
-                           "'make build', then set COLLSIM_COLLBENCH=/path/to/collsim/build/"
-                           "collbench")
-    return candidate
+        return candidate
+    return find_c_part("collbench")
 
 
 def collbench_sha256() -> str:

@@ -14,22 +14,22 @@ import subprocess
 from pathlib import Path
 
 from collsim.errors import CollsimError
-from collsim.harness import run_program
+from collsim.harness import find_c_part, run_program
 
 __all__ = ["find_mpi_collbench", "find_mpirun", "mpirun_command", "run_mpirun"]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 # Open MPI's mpirun refuses to start as root unless told; harmless for other users.
 _OPEN_MPI_AS_ROOT = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
 
 def find_mpi_collbench() -> Path:
     """Return collbench built against a real MPI: $COLLSIM_MPI_COLLBENCH, else build-mpi/collbench."""
-    default = REPO_ROOT / "build-mpi" / "collbench"
-    candidate = Path(os.environ.get("COLLSIM_MPI_COLLBENCH", default))
+    if "COLLSIM_MPI_COLLBENCH" not in os.environ:
+        return find_c_part("collbench", real_mpi=True)
+    candidate = Path(os.environ["COLLSIM_MPI_COLLBENCH"])
     if not candidate.is_file():
-        raise CollsimError(f"collbench for a real MPI not found at {candidate}: "
-                           "run 'make build-mpi' first")
+        raise CollsimError(f"collbench for a real MPI not found at {candidate} "
+                           "(COLLSIM_MPI_COLLBENCH)")
     return candidate
 
 
