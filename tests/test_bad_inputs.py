@@ -660,6 +660,13 @@ BAD: list[Bad] = [
     Bad("study", ["study", "ok.toml", "--db", "locked.db"], match="locked", setup=_lock),
     Bad("study", ["study", "ok.toml", "--db", "/proc/s.db"], match="/proc"),
     *bad_profile('"smpi/host-speed" = "1Gf"', match="smpi/host-speed"),
+    *bad_profile('"smpi/bw-factor" = "65472:nan"', match="smpi/bw-factor"),
+    *bad_profile('"smpi/lat-factor" = "0:1e400"', match="smpi/lat-factor"),
+    *bad_profile('"smpi/os" = "0:-1:0"', match="smpi/os"),
+    *bad_profile('"network/TCP-gamma" = "-5"', match="network/TCP-gamma"),
+    *bad_profile('"smpi/send-is-detached-thresh" = "99999999999"', match="detached"),
+    *bad_profile('"network/loopback-lat" = "inf"', match="loopback-lat"),
+    *bad_profile('"network/maxmin-selective-update" = "maybe"', match="selective"),
     # --- export ---
     Bad("export", ["export", "missing.db", "--csv", "out.csv"], match="no results database"),
     Bad("export", ["export", "adir", "--csv", "out.csv"], match="adir"),
