@@ -67,6 +67,17 @@ def _check_values(root: ET.Element, path) -> None:
                                  f"it must be a finite number {need}")
 
 
+def _check_referenced_files(root: ET.Element, path) -> None:
+    """The files a platform makes SimGrid read (``<trace file=...>``, ``speed_file``,
+    ``bandwidth_file``, ``state_file``...): regular files within collsim's input limit,
+    so that a FIFO or ``/dev/zero`` named there cannot make the simulation wait forever."""
+    base = Path(path).parent
+    for element in root.iter():
+        for attribute, value in element.attrib.items():
+            if attribute == "file" or attribute.endswith("_file"):
+                read_input(base / value, f"platform file {path}: <{element.tag}> {attribute}")
+
+
 def _gamma(value, path) -> float:
     try:
         gamma = float(value)
@@ -107,6 +118,7 @@ def xml_file_platform(path) -> nx.Graph:
     G = nx.Graph(name="xml_file", params={"path": str(path)}, routing="opaque",
                  xml_bytes=data, gamma_s_per_byte=0.0)
     _check_values(root, path)
+    _check_referenced_files(root, path)
     hosts = 0  # counted before any is made: a radical of a billion hosts is refused at once
     for element in root.iter():
         if element.tag == "host":

@@ -807,6 +807,7 @@ BAD: list[Bad] = [
     ping("--profile", "profile.toml", "-o", "profile.toml", match="destroy the input"),
     select("-o", "out", "--rules", "profile.toml", "--profile", "profile.toml"),
     repro("--machines", "machines.toml", "-o", "r", "--db", "machines.toml"),
+    Bad("app", ["app", "--np", "2", "-o", "afile", "--", "./afile"], match="destroy the input"),
     # --- issue 27: names the filesystem cannot hold, empty names ---
     run("-o", "x" * 300, match="the limit is 255"),
     run("-o", "adir/" + "y" * 256 + ".txt", match="the limit is 255"),
@@ -871,6 +872,12 @@ BAD: list[Bad] = [
         files={"nanbw.xml": PLATFORM_XML.replace('bandwidth="1GBps"', 'bandwidth="nanBps"')}),
     run("--platform", "bom.xml", match="byte-order mark",
         files={"bom.xml": b"\xef\xbb\xbf" + PLATFORM_XML.encode()}),
+    run("--platform", "trace.xml", match="bandwidth_file",
+        files={"trace.xml": PLATFORM_XML.replace('latency="1us"/>',
+                                                 'latency="1us" bandwidth_file="adir"/>')}),
+    run("--platform", "trace2.xml", match="cannot read",
+        files={"trace2.xml": PLATFORM_XML.replace('<zone', '<trace id="t" file="nothing" '
+                                                  'periodicity="1"/>\n  <zone')}),
     run("--platform", "negcore.xml", match="core",
         files={"negcore.xml": PLATFORM_XML.replace('<host id="a" speed="1Gf"/>',
                                                    '<host id="a" speed="1Gf" core="-2"/>')}),

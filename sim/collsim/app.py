@@ -30,7 +30,7 @@ from typing import Callable, Sequence
 from collsim.analysis.models import model_for
 from collsim.errors import CollsimError
 from collsim.platforms import map_ranks
-from collsim.files import write_output
+from collsim.files import check_input_path, check_output_path, write_output
 from collsim.realmpi import mpirun_command
 from collsim.rules import MPI_LIBRARY, Rule, format_rules, parse_rules, read_rules, rule_from_use
 from collsim.harness import (engine_environment, find_algorithm, find_c_part, run_program,
@@ -303,6 +303,11 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
     executable = Path(program[0])
     if not (executable.is_file() or shutil.which(program[0])):
         raise CollsimError(f"program {program[0]} not found")
+    # the summary's -o must not replace the program (nor any file the command reads)
+    check_input_path(executable if executable.is_file() else shutil.which(program[0]),
+                     "the program")
+    if args.output is not None:
+        check_output_path(args.output, "-o")
     rules = _collect_rules(args.use, args.rules)
     _check_rules(rules, args.np)
     platform = None
