@@ -1022,15 +1022,16 @@ def special(workdir):
     def hung(signum, frame):
         raise AssertionError("collsim waited on a special file")
 
+    before = {name: path.lstat() for name, path in nodes.items()}
     previous = signal.signal(signal.SIGALRM, hung)
     signal.alarm(60)
     yield nodes
     signal.alarm(0)
     signal.signal(signal.SIGALRM, previous)
-    for name, path in nodes.items():  # still what they were: nothing replaced them
-        mode = path.lstat().st_mode
-        assert (stat.S_ISFIFO(mode) if name == "fifo" else
-                stat.S_ISBLK(mode) if name == "block" else stat.S_ISCHR(mode)), name
+    for name, path in nodes.items():  # still what they were: nothing replaced or chmod'ed them
+        after = path.lstat()
+        assert (after.st_mode, after.st_rdev, after.st_ino) == (
+            before[name].st_mode, before[name].st_rdev, before[name].st_ino), name
 
 
 GENERATE = ["platform", "generate", "crossbar", "--nodes", "2"]
@@ -1045,6 +1046,7 @@ def _one_line(capsys, status: int, match: str) -> None:
 def test_an_output_device_is_written_in_place(special, capsys):
     assert main([*GENERATE, "-o", "null", "--hostfile", "null"]) == 0  # a device twice: fine
     assert main(["export", "good.db", "--csv", "null", "--parquet", "null"]) == 0
+    assert main(["report", "good.db", "-o", "null"]) == 0
     _one_line(capsys, main([*GENERATE, "-o", "full"]), "No space left on device")
     _one_line(capsys, main(["export", "good.db", "--csv", "full"]), "No space left")
     _one_line(capsys, main(["report", "good.db", "-o", "full"]), "No space left")
@@ -1162,3 +1164,13 @@ def test_an_immutable_database_is_one_line_and_left_as_it_was(workdir, capsys):
         assert _snapshot(workdir) == before
     finally:
         subprocess.run(["chattr", "-i", "good.db"], check=True)
+
+
+def test_standard_output_takes_one_output(workdir, capsys):
+    assert main(["export", "good.db", "--csv", "-"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("key,study,") and "1 rows written to -" in captured.err
+    assert main(["report", "good.db", "-o", "-"]) == 0
+    assert capsys.readouterr().out.startswith("<!DOCTYPE html>")
+    _one_line(capsys, main(["export", "good.db", "--csv", "-", "--parquet", "-"]),
+              "standard output already takes --csv's output")

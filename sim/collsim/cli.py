@@ -25,7 +25,7 @@ from collsim import __version__
 from collsim.native import is_selector
 from collsim.errors import CollsimError
 from collsim.grid import add_grid_arguments
-from collsim.files import check_output_path, check_timeout, command_files, write_output
+from collsim.files import STDOUT, check_output_path, check_timeout, command_files, write_output
 from collsim.lifetime import terminate_like_interrupt
 from collsim.limits import argument_type
 from collsim.resources import check_simulation_memory
@@ -186,7 +186,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.np < 1:
         raise CollsimError(f"np must be >= 1, got {args.np}")
     if args.output:
-        check_output_path(args.output, "-o")
+        check_output_path(args.output, "-o", stdout_ok=True)
     sizes = _parse_sizes(args.bytes)
     profile = checked_profile(args.profile)
     params = _algorithm_params(args)
@@ -249,7 +249,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 def _cmd_pingpong(args: argparse.Namespace) -> int:
     if args.output:
-        check_output_path(args.output, "-o")
+        check_output_path(args.output, "-o", stdout_ok=True)
     sizes = _parse_sizes(args.bytes)
     profile = checked_profile(args.profile)
     if args.np < 2:
@@ -425,7 +425,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
         raise CollsimError("export: give --csv FILE and/or --parquet FILE")
     for option, path in (("--csv", args.csv), ("--parquet", args.parquet)):
         if path:
-            check_output_path(path, option)
+            check_output_path(path, option, stdout_ok=True)
     connection = open_store(args.db, create=False)
     rows = read_rows(connection)
     close_store(connection)
@@ -435,7 +435,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
                 write(rows, path)
             except OSError as error:
                 raise CollsimError(f"cannot write {path}: {error.strerror}") from None
-            print(f"{len(rows)} rows written to {path}")
+            print(f"{len(rows)} rows written to {path}",
+                  file=sys.stderr if path == STDOUT else sys.stdout)
     return 0
 
 

@@ -298,6 +298,12 @@ def check_output_path(path: str | os.PathLike, option: str, *, stdout_ok: bool =
     if str(path) == "":
         raise BadInput(f"{option}: empty file name (give a file, or leave {option} out)")
     if str(path) == STDOUT and stdout_ok:
+        claims = _claims.get()
+        if claims is not None:
+            if ("stdout",) in claims.files:
+                raise BadInput(f"{option} -: standard output already takes "
+                               f"{claims.files[('stdout',)][1]}'s output")
+            claims.files[("stdout",)] = ("output", option)
         return Path(STDOUT)
     path = Path(path)
     _check_name(path, option)

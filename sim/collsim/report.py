@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import sys
 import re
 from pathlib import Path
 
@@ -31,7 +32,7 @@ import networkx as nx
 from markupsafe import Markup
 
 from collsim.errors import CollsimError
-from collsim.files import check_output_path, write_output
+from collsim.files import STDOUT, check_output_path, write_output
 from collsim.platforms.draw import switch_level, switch_level_layout
 from collsim.store import close_store, open_store, read_rows, read_study
 from collsim.units import format_bytes, format_seconds
@@ -630,14 +631,11 @@ def build_report(db_path: str) -> tuple[str, int]:
 
 def main_report(db_path: str, *, output: str) -> int:
     """The ``collsim report`` command; returns its exit status."""
-    check_output_path(output, "-o")
+    check_output_path(output, "-o", stdout_ok=True)
     page, plots = build_report(db_path)
-    try:
-        write_output(output, page.encode())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(output, 0o666 & ~umask)  # a report is for sharing: not the temp file's 0600
-    except OSError as error:
-        raise CollsimError(f"cannot write {output}: {error.strerror}") from None
-    print(f"report with {plots} plots written to {output}")
+    # a new file gets an ordinary file's permissions (a report is for sharing), an
+    # existing one keeps its own, a device or FIFO is written in place
+    write_output(output, page.encode())
+    print(f"report with {plots} plots written to {output}",
+          file=sys.stderr if output == STDOUT else sys.stdout)
     return 0
