@@ -91,8 +91,8 @@ def test_the_ci_figures_are_those_of_the_suite():
 
 
 def test_no_file_points_outside_the_repository():
-    """The seed papers are cited by title: the steering folder beside the checkout does not exist for a user who clones
-    the repository."""
+    """The seed papers are cited by title: the folder beside the checkout that holds
+    them does not exist for a user who clones the repository."""
     import subprocess
     from pathlib import Path
 
