@@ -1174,3 +1174,8 @@ def test_standard_output_takes_one_output(workdir, capsys):
     assert capsys.readouterr().out.startswith("<!DOCTYPE html>")
     _one_line(capsys, main(["export", "good.db", "--csv", "-", "--parquet", "-"]),
               "standard output already takes --csv's output")
+    _one_line(capsys, main(["check", "suite.toml", "--junit", "-"]),
+              "cannot go to standard output")
+    assert main(["run", "--np", "2", "--coll", "allreduce", "--alg", "ring", "--bytes", "8",
+                 "-o", "-"]) == 0
+    assert "allreduce   ring" in capsys.readouterr().out

@@ -281,7 +281,8 @@ def check_output_path(path: str | os.PathLike, option: str, *, stdout_ok: bool =
     Parameters
     ----------
     path : str or os.PathLike
-        The output; ``-`` is standard output where ``stdout_ok``.
+        The output; ``-`` is standard output where ``stdout_ok`` and refused
+        elsewhere (a file named ``-`` is ``./-``).
     option : str
         The option that named it, for the message ("-o", "--csv").
     stdout_ok : bool
@@ -297,7 +298,10 @@ def check_output_path(path: str | os.PathLike, option: str, *, stdout_ok: bool =
     """
     if str(path) == "":
         raise BadInput(f"{option}: empty file name (give a file, or leave {option} out)")
-    if str(path) == STDOUT and stdout_ok:
+    if str(path) == STDOUT:
+        if not stdout_ok:
+            raise BadInput(f"{option} -: this output cannot go to standard output (a file "
+                           "named '-' is ./-)")
         claims = _claims.get()
         if claims is not None:
             if ("stdout",) in claims.files:
@@ -366,7 +370,10 @@ def write_output(path: str | os.PathLike, data: bytes) -> Path:
     """
     if str(path) == STDOUT:
         sys.stdout.flush()
-        sys.stdout.buffer.write(data)
+        if hasattr(sys.stdout, "buffer"):
+            sys.stdout.buffer.write(data)
+        else:  # a text stream without bytes beneath it (a notebook's, a test's capture)
+            sys.stdout.write(data.decode("utf-8", errors="replace"))
         sys.stdout.flush()
         return Path(STDOUT)
     path = Path(path)
