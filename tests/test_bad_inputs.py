@@ -1179,3 +1179,53 @@ def test_standard_output_takes_one_output(workdir, capsys):
     assert main(["run", "--np", "2", "--coll", "allreduce", "--alg", "ring", "--bytes", "8",
                  "-o", "-"]) == 0
     assert "allreduce   ring" in capsys.readouterr().out
+
+
+# -- every option of every command against hostile values (issue 27) -----------------
+
+_HOSTILE = ["", "-", "nan", "inf", "-1", "0", "1e308", "99999999999999999999", "x" * 300,
+            "zero", "fifo", "adir", "good.db", "ok.toml", "plat.xml", "file:fifo",
+            "tcp://[::1", "8.5", " 8", "8,", ",", "1e-400"]
+_BASES = {
+    "run": RUN, "pingpong": PING, "select": SELECT + ["--jobs", "1"],
+    "study": ["study", "ok.toml", "--db", "s.db", "--jobs", "1"],
+    "check": ["check", "suite.toml", "--jobs", "1"], "export": EXPORT,
+    "report": ["report", "good.db", "-o", "r.html"],
+    "generate": ["platform", "generate", "crossbar", "--nodes", "2", "-o", "g.xml"],
+    "describe": ["platform", "describe", "crossbar", "--nodes", "2"], "repro": REPRO,
+}
+_OPTIONS = {
+    "run": ["--np", "--bytes", "--root", "--seed", "--reps", "--timeout-s", "--mapping",
+            "--profile", "--platform", "--nodes", "-o", "--segment-bytes", "--blocks",
+            "--groups", "--node-size", "--chain-fanout", "--dtype"],
+    "pingpong": ["--bytes", "--np", "-o", "--mapping", "--profile", "--timeout-s"],
+    "select": ["--np", "--bytes", "--algorithms", "-o", "--rules", "--jobs", "--scheduler",
+               "--timeout-s"],
+    "study": ["--db", "--jobs", "--scheduler"],
+    "check": ["--junit", "--json", "--jobs", "--scheduler", "--timeout-s"],
+    "export": ["--csv", "--parquet"], "report": ["-o"],
+    "generate": ["--nodes", "--np", "-o", "--hostfile", "--mapping", "--cores-per-node"],
+    "describe": ["--nodes", "--levels", "--down-ports", "--up-ports"],
+    "repro": ["--np", "--bytes", "--seed", "--inputs", "--db", "-o", "--machines", "--jobs"],
+}
+_GRID = [(command, option, value) for command, options in _OPTIONS.items()
+         for option in options for value in _HOSTILE]
+# make test: every option with a sample of the values (the same each run); make test-full: all
+_SAMPLE = _GRID if os.environ.get("COLLSIM_FULL_MATRIX") == "1" else _GRID[::23]
+
+
+@pytest.mark.parametrize("command, option, value", _SAMPLE,
+                         ids=[f"{c} {o} {v[:20]!r}" for c, o, v in _SAMPLE])
+def test_a_hostile_value_never_hangs_nor_raises(special, capsys, command, option, value):
+    """Whatever the value: exit 0 (it was valid), 1 (a check failed) or 2 with one line;
+    never a traceback or a hang (the fixture's alarm), the special files left as they were."""
+    argv = list(_BASES[command])
+    if option in argv:
+        argv[argv.index(option) + 1] = value
+    else:
+        argv += [option, value]
+    status = main(argv)
+    err = [line for line in capsys.readouterr().err.splitlines()
+           if line.startswith("collsim: error: ") or "Traceback" in line]
+    assert status in (0, 1, 2) and "Traceback" not in "\n".join(err)
+    assert (status == 2) == (len(err) == 1), err
