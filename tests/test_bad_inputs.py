@@ -1209,7 +1209,9 @@ _OPTIONS = {
     "repro": ["--np", "--bytes", "--seed", "--inputs", "--db", "-o", "--machines", "--jobs"],
 }
 _GRID = [(command, option, value) for command, options in _OPTIONS.items()
-         for option in options for value in _HOSTILE]
+         for option in options for value in _HOSTILE
+         # Parquet's bytes on standard output would be valid, but not text pytest captures
+         if (option, value) != ("--parquet", "-")]
 # make test: every option with a sample of the values (the same each run); make test-full: all
 _SAMPLE = _GRID if os.environ.get("COLLSIM_FULL_MATRIX") == "1" else _GRID[::23]
 
