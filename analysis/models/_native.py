@@ -11,6 +11,7 @@ second copy of the decision tables in Python.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 from collsim.params import DEFAULT_PARAMS, AlgorithmParams
@@ -23,13 +24,21 @@ from ._lookup import model_for
 _DTYPE_OF_ELEM_BYTES = {4: "int32", 8: "double"}
 
 
+@functools.lru_cache(maxsize=4096)
 def _choice(collective: str, selector: str, p: int, n_bytes: int, elem_bytes: int,
             commutative: bool) -> str:
-    """The algorithm the selector runs for this call, as collbench decides it."""
+    """The algorithm the selector runs for this call, as collbench decides it.
+
+    One collbench start per distinct call (cached): a run's rows, and the
+    interposition library's trace, record the choice (``params.selected``),
+    so only a prediction without a run comes here.
+    """
     from collsim.native import LIBRARIES, choices
 
     if elem_bytes not in _DTYPE_OF_ELEM_BYTES:
-        raise ValueError(f"{collective}/{selector}: no library choice for {elem_bytes}-byte elements")
+        raise ValueError(f"{collective}/{selector}: collbench decides for 4- and 8-byte elements "
+                         f"only; for {elem_bytes}-byte elements give the choice "
+                         "(params.selected, as a run records it)")
     op = "sum" if commutative else "first_nonzero"
     library = next(name for name, entry in LIBRARIES.items() if entry == selector)
     row = choices(collective, library, p, (n_bytes,), op=op, dtype=_DTYPE_OF_ELEM_BYTES[elem_bytes])[0]

@@ -147,11 +147,12 @@ def read_trace(paths: Sequence[Path]) -> dict:
                     finalized = True
                 elif words[0] == "comm":
                     trace["comms"][words[1]] = [int(r) for r in words[2].split(",")]
-                elif words[0] == "call" and len(words) == 13:
-                    (_, collective, algorithm, np, n_bytes, elem_bytes, root, commutative,
-                     rule_line, key, seq, start, end) = words
+                elif words[0] == "call" and len(words) == 14:
+                    (_, collective, algorithm, selected, np, n_bytes, elem_bytes, root,
+                     commutative, rule_line, key, seq, start, end) = words
                     trace["calls"][key, int(seq)].append({
-                        "collective": collective, "algorithm": algorithm, "np": int(np),
+                        "collective": collective, "algorithm": algorithm,
+                        "selected": None if selected == "-" else selected, "np": int(np),
                         "bytes": int(n_bytes), "elem_bytes": int(elem_bytes), "root": int(root),
                         "commutative": commutative == "1", "rule_line": int(rule_line),
                         "start_s": float(start), "end_s": float(end)})
@@ -209,32 +210,41 @@ def summarize(trace: dict, model: Callable[[dict, str], float | None] | None) ->
             raise CollsimError(f"call {seq} on communicator {key} ({identity[0]}) was traced "
                                f"on {len(ranks)} of its {first['np']} ranks")
         n_bytes = max(row["bytes"] for row in ranks)
-        identity = identity[:3] + (n_bytes,)
+        identity = identity[:2] + (first.get("selected"),) + identity[2:3] + (n_bytes,)
         time_s = max(row["end_s"] for row in ranks) - min(row["start_s"] for row in ranks)
         group = groups.setdefault(identity, {"calls": 0, "time_s": 0.0, "model_s": 0.0,
-                                             "modelled": True, "inside_s": 0.0})
+                                             "modelled": True, "inside_s": 0.0,
+                                             "model_note": None})
         group["calls"] += 1
         group["time_s"] += time_s
         group["inside_s"] += sum(row["end_s"] - row["start_s"] for row in ranks)
-        predicted = model(dict(first, bytes=n_bytes), key) if model else None
+        if not group["modelled"]:
+            continue
+        try:
+            predicted = model(dict(first, bytes=n_bytes), key) if model else None
+        except ValueError as error:  # a call the model cannot price: said, not a traceback
+            predicted, group["model_note"] = None, str(error)
         if predicted is None:
             group["modelled"] = False
         else:
             group["model_s"] += predicted
     rows = []
-    for (collective, algorithm, np, n_bytes), group in groups.items():
+    for (collective, algorithm, selected, np, n_bytes), group in groups.items():
         rows.append({
             "collective": collective,
             "algorithm": algorithm,
+            "selected": selected,
             "np": np,
             "bytes": n_bytes,
             "calls": group["calls"],
             "time_s": group["time_s"],
             "per_call_s": group["time_s"] / group["calls"],
             "model_s": group["model_s"] / group["calls"] if group["modelled"] else None,
+            "model_note": group["model_note"],
             "share": group["inside_s"] / rank_s if rank_s > 0 else None,
         })
-    rows.sort(key=lambda r: (r["collective"], r["algorithm"], r["np"], r["bytes"]))
+    rows.sort(key=lambda r: (r["collective"], r["algorithm"], r["selected"] or "", r["np"],
+                             r["bytes"]))
     return rows, program_s
 
 
@@ -243,18 +253,25 @@ def format_summary(rows: list[dict], program_s: float, where: str) -> str:
     header = ("collective", "algorithm", "np", "bytes", "calls", "time", "per call", "model",
               "share")
     lines = [header]
+    notes: list[str] = []
     for r in rows:
-        lines.append((r["collective"], r["algorithm"], str(r["np"]), format_bytes(r["bytes"]),
+        algorithm = r["algorithm"] + (f" -> {r['selected']}" if r.get("selected") else "")
+        model_cell = "-" if r["model_s"] is None else format_seconds(r["model_s"])
+        if r.get("model_note"):
+            notes.append(f"[{len(notes) + 1}] no model for {r['collective']} {algorithm} at "
+                         f"{format_bytes(r['bytes'])}: {r['model_note']}")
+            model_cell = f"- [{len(notes)}]"
+        lines.append((r["collective"], algorithm, str(r["np"]), format_bytes(r["bytes"]),
                       str(r["calls"]), format_seconds(r["time_s"]),
                       format_seconds(r["per_call_s"]),
-                      "-" if r["model_s"] is None else format_seconds(r["model_s"]),
+                      model_cell,
                       "-" if r["share"] is None else f"{100 * r['share']:.1f}%"))
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     table = "".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() + "\n"
                     for line in lines)
     return (f"program: {format_seconds(program_s)} {where} (MPI_Init to MPI_Finalize)\n"
             + table + "time: sum over calls of max end - min start across ranks; share: of the "
-            "ranks' time, inside these calls\n")
+            "ranks' time, inside these calls\n" + "".join(note + "\n" for note in notes))
 
 
 # --- collsim app ---------------------------------------------------------------------------
@@ -410,10 +427,14 @@ def _model(G, rank_hosts, profile, net, ratio, rules: list[Rule],
     def predict(call: dict, key: str) -> float | None:
         if call["algorithm"] == MPI_LIBRARY:
             return None
+        if call["selected"] == "?":
+            raise ValueError(f"{call['collective']}/{call['algorithm']} ran an algorithm "
+                             "collsim lacks")
         if key not in networks:
             hosts = [rank_hosts[r] for r in comms[key]]
             networks[key] = net if hosts == rank_hosts else model_parameters(G, hosts, profile)[0]
-        params = replace(by_line[call["rule_line"]].params, alpha_over_beta_bytes=ratio)
+        params = replace(by_line[call["rule_line"]].params, alpha_over_beta_bytes=ratio,
+                         selected=call["selected"])
         return model_for(call["collective"], call["algorithm"])(
             call["np"], call["bytes"], networks[key], elem_bytes=call["elem_bytes"],
             root=max(call["root"], 0), commutative=call["commutative"],

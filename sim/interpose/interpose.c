@@ -18,12 +18,18 @@
  *
  *   init      T
  *   comm      KEY  WORLD_RANKS        (once per communicator group, by its rank 0)
- *   call      COLLECTIVE ALGORITHM NP BYTES ELEM_BYTES ROOT COMMUTATIVE RULE_LINE KEY SEQ START END
+ *   call      COLLECTIVE ALGORITHM SELECTED NP BYTES ELEM_BYTES ROOT COMMUTATIVE RULE_LINE KEY SEQ
+ *             START END
  *   finalize  T
  *
  * KEY is a hash of the communicator's members (world ranks) and SEQ counts
  * the calls on communicators of those members, so the rows of one call carry
- * the same (KEY, SEQ) on every rank.
+ * the same (KEY, SEQ) on every rank.  SELECTED is what a selector
+ * (openmpi_default, mpich_default) ran, as collbench's rows name it
+ * (algorithms/common/native.c decides), "-" for other algorithms.
+ *
+ * A zero-size datatype moves nothing: collsim's algorithms run such a call
+ * with count 0 (BYTES 0), as they run an empty call.
  *
  * Per-rank state: under SMPI all ranks are threads of one process and share
  * globals (smpi/privatization:no), so the state hangs off SMPI's per-process
@@ -35,6 +41,7 @@
  * symbols and never reach these wrappers.
  */
 #include "collsim.h"
+#include "common/native.h"
 #include "rules.h"
 
 #include <inttypes.h>
@@ -247,6 +254,7 @@ typedef struct call_info {
     int root; /* -1 for allreduce */
     int commutative;
     const collsim_rule *rule; /* NULL: the MPI library (no rules for the collective) */
+    char selected[128];       /* what a selector runs; "" for other algorithms */
 } call_info;
 
 static void trace_call(rank_state *st, const call_info *c, double start, double end)
@@ -259,9 +267,11 @@ static void trace_call(rank_state *st, const call_info *c, double start, double 
         return;
     const char *algorithm = c->rule && c->rule->algorithm ? c->rule->algorithm->name : "mpi";
     fprintf(st->trace,
-            "call\t%s\t%s\t%d\t%lld\t%d\t%d\t%d\t%d\t%016" PRIx64 "\t%lld\t%.17g\t%.17g\n",
-            collective_names[c->collective], algorithm, c->np, c->bytes, c->elem_bytes, c->root,
-            c->commutative, c->rule ? c->rule->line : 0, key, seq, start, end);
+            "call\t%s\t%s\t%s\t%d\t%lld\t%d\t%d\t%d\t%d\t%016" PRIx64
+            "\t%lld\t%.17g\t%.17g\n",
+            collective_names[c->collective], algorithm, c->selected[0] ? c->selected : "-", c->np,
+            c->bytes, c->elem_bytes, c->root, c->commutative, c->rule ? c->rule->line : 0, key, seq,
+            start, end);
 }
 
 /* Fails the call: the reason on stderr, then what the communicator's error
@@ -344,6 +354,49 @@ static int prepare(rank_state *st, call_info *c, int count, MPI_Datatype datatyp
     return MPI_SUCCESS;
 }
 
+/* Records in c->selected what a selector rule runs for the call (count: the
+ * count the algorithm is given); the selector decides the same way itself. */
+static int record_selection(call_info *c, int count, MPI_Datatype datatype, MPI_Op op)
+{
+    collsim_native_library library;
+    c->selected[0] = '\0';
+    if (c->rule == NULL || c->rule->algorithm == NULL ||
+        collsim_native_selector_library(c->rule->algorithm, &library) != 0)
+        return MPI_SUCCESS;
+    collsim_native_call call;
+    int rc = collsim_native_call_from_mpi(c->collective, c->comm, count, datatype, op, &call);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    char buf[sizeof c->selected];
+    const char *selected = collsim_native_selected(library, &call, buf, sizeof buf);
+    snprintf(c->selected, sizeof c->selected, "%s", selected ? selected : "?");
+    return MPI_SUCCESS;
+}
+
+/* The count and datatype the MPI library is given: under SMPI a zero-size
+ * datatype becomes an empty call of MPI_BYTE (SMPI 3.32's own collectives
+ * divide by the type size, whatever the count: SIGFPE), the empty call
+ * collsim's algorithms run; a real MPI gets the call as is. */
+static int library_count(int count, long long bytes)
+{
+#ifdef COLLSIM_SMPI
+    return bytes > 0 ? count : 0;
+#else
+    (void)bytes;
+    return count;
+#endif
+}
+
+static MPI_Datatype library_type(MPI_Datatype datatype, long long bytes)
+{
+#ifdef COLLSIM_SMPI
+    return bytes > 0 ? datatype : MPI_BYTE;
+#else
+    (void)bytes;
+    return datatype;
+#endif
+}
+
 static collsim_params params_of(const rank_state *st, const collsim_rule *rule)
 {
     collsim_params params = rule->params;
@@ -362,9 +415,13 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     int rc = prepare(st, &c, count, datatype, op);
     if (rc != MPI_SUCCESS)
         return rc;
+    const int run_count = c.bytes > 0 ? count : 0;
+    if ((rc = record_selection(&c, run_count, datatype, op)) != MPI_SUCCESS)
+        return rc;
     double start = PMPI_Wtime();
     if (c.rule == NULL || c.rule->algorithm == NULL) {
-        rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+        rc = PMPI_Allreduce(sendbuf, recvbuf, library_count(count, c.bytes),
+                            library_type(datatype, c.bytes), op, comm);
     } else {
         const void *input = sendbuf;
         if (sendbuf == MPI_IN_PLACE) {
@@ -376,7 +433,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
         }
         collsim_params params = params_of(st, c.rule);
         st->depth++;
-        rc = c.rule->algorithm->fn.allreduce(input, recvbuf, count, datatype, op, comm, &params);
+        rc = c.rule->algorithm->fn.allreduce(input, recvbuf, run_count, datatype, op, comm,
+                                             &params);
         st->depth--;
     }
     double end = PMPI_Wtime();
@@ -400,9 +458,13 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
         return rc;
     if (rank != root && sendbuf == MPI_IN_PLACE && c.rule != NULL && c.rule->algorithm != NULL)
         return refuse(st, &c, MPI_ERR_BUFFER, "takes MPI_IN_PLACE at the root only");
+    const int run_count = c.bytes > 0 ? count : 0;
+    if ((rc = record_selection(&c, run_count, datatype, op)) != MPI_SUCCESS)
+        return rc;
     double start = PMPI_Wtime();
     if (c.rule == NULL || c.rule->algorithm == NULL) {
-        rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+        rc = PMPI_Reduce(sendbuf, recvbuf, library_count(count, c.bytes),
+                         library_type(datatype, c.bytes), op, root, comm);
     } else {
         const void *input = sendbuf;
         void *output = recvbuf;
@@ -418,7 +480,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
             return refuse(st, &c, MPI_ERR_NO_MEM, "could not allocate a receive buffer");
         collsim_params params = params_of(st, c.rule);
         st->depth++;
-        rc = c.rule->algorithm->fn.reduce(input, output, count, datatype, op, root, comm, &params);
+        rc = c.rule->algorithm->fn.reduce(input, output, run_count, datatype, op, root, comm,
+                                          &params);
         st->depth--;
     }
     double end = PMPI_Wtime();
@@ -438,13 +501,17 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     int rc = prepare(st, &c, count, datatype, MPI_OP_NULL);
     if (rc != MPI_SUCCESS)
         return rc;
+    const int run_count = c.bytes > 0 ? count : 0;
+    if ((rc = record_selection(&c, run_count, datatype, MPI_OP_NULL)) != MPI_SUCCESS)
+        return rc;
     double start = PMPI_Wtime();
     if (c.rule == NULL || c.rule->algorithm == NULL) {
-        rc = PMPI_Bcast(buffer, count, datatype, root, comm);
+        rc = PMPI_Bcast(buffer, library_count(count, c.bytes), library_type(datatype, c.bytes),
+                        root, comm);
     } else {
         collsim_params params = params_of(st, c.rule);
         st->depth++;
-        rc = c.rule->algorithm->fn.bcast(buffer, count, datatype, root, comm, &params);
+        rc = c.rule->algorithm->fn.bcast(buffer, run_count, datatype, root, comm, &params);
         st->depth--;
     }
     double end = PMPI_Wtime();

@@ -1,0 +1,177 @@
+"""collsim app on any program: element sizes, drivers, Fortran, the summary (issue 29).
+
+Each program is written here and built with collsim's drivers; each simulation
+takes well under a second.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from collsim.cli import main
+from collsim.harness import registry
+
+ELEMS = r"""
+/* Collectives on element sizes 1, 24, 32 and 0 bytes, each result checked. */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct { double a, b, c; } triple; /* 24 bytes */
+typedef struct { long double value; int rank; } ldi;
+
+static void triple_sum(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    triple *x = in, *y = inout;
+    for (int i = 0; i < *len; i++) {
+        y[i].a += x[i].a; y[i].b += x[i].b; y[i].c += x[i].c;
+    }
+}
+
+static void nothing(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)in; (void)inout; (void)len; (void)type;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size, bad = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    enum { N = 40 };
+    /* MPI_CHAR: max over ranks, bcast, reduce */
+    char c[N], cmax[N];
+    for (int i = 0; i < N; i++)
+        c[i] = (char)((rank * 7 + i) % 100);
+    MPI_Allreduce(c, cmax, N, MPI_CHAR, MPI_MAX, MPI_COMM_WORLD);
+    for (int i = 0; i < N; i++) {
+        char want = 0;
+        for (int r = 0; r < size; r++)
+            if ((char)((r * 7 + i) % 100) > want)
+                want = (char)((r * 7 + i) % 100);
+        bad += cmax[i] != want;
+    }
+    MPI_Reduce(c, cmax, N, MPI_CHAR, MPI_MAX, size - 1, MPI_COMM_WORLD);
+    char text[N];
+    if (rank == 0)
+        snprintf(text, N, "broadcast from rank 0");
+    MPI_Bcast(text, N, MPI_CHAR, 0, MPI_COMM_WORLD);
+    bad += strcmp(text, "broadcast from rank 0") != 0;
+    /* a 24-byte contiguous struct with a user-defined op */
+    MPI_Datatype triple_type;
+    MPI_Type_contiguous(3, MPI_DOUBLE, &triple_type);
+    MPI_Type_commit(&triple_type);
+    MPI_Op triple_op;
+    MPI_Op_create(triple_sum, 1, &triple_op);
+    triple t[N], tsum[N];
+    for (int i = 0; i < N; i++)
+        t[i] = (triple){rank, i, 1};
+    MPI_Allreduce(t, tsum, N, triple_type, triple_op, MPI_COMM_WORLD);
+    for (int i = 0; i < N; i++)
+        bad += tsum[i].a != size * (size - 1) / 2.0 || tsum[i].b != (double)i * size ||
+               tsum[i].c != size;
+    MPI_Reduce(t, tsum, N, triple_type, triple_op, 0, MPI_COMM_WORLD);
+    MPI_Bcast(t, N, triple_type, 0, MPI_COMM_WORLD);
+    bad += t[1].a != 0;
+    /* MPI_LONG_DOUBLE_INT with MINLOC */
+    ldi l[N], lmin[N];
+    for (int i = 0; i < N; i++)
+        l[i] = (ldi){(long double)((rank + i) % size), rank};
+    MPI_Allreduce(l, lmin, N, MPI_LONG_DOUBLE_INT, MPI_MINLOC, MPI_COMM_WORLD);
+    for (int i = 0; i < N; i++)
+        bad += lmin[i].value != 0 || lmin[i].rank != (size - i % size) % size;
+    MPI_Reduce(l, lmin, N, MPI_LONG_DOUBLE_INT, MPI_MINLOC, 0, MPI_COMM_WORLD);
+    MPI_Bcast(l, N, MPI_LONG_DOUBLE_INT, 0, MPI_COMM_WORLD);
+    /* a zero-size type */
+    MPI_Datatype empty;
+    MPI_Type_contiguous(0, MPI_INT, &empty);
+    MPI_Type_commit(&empty);
+    MPI_Op empty_op;
+    MPI_Op_create(nothing, 1, &empty_op);
+    int dummy[N], dummy_out[N];
+    MPI_Allreduce(dummy, dummy_out, N, empty, empty_op, MPI_COMM_WORLD);
+    MPI_Reduce(dummy, dummy_out, N, empty, empty_op, 0, MPI_COMM_WORLD);
+    MPI_Bcast(dummy, N, empty, 0, MPI_COMM_WORLD);
+    int total;
+    MPI_Reduce(&bad, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("elems: sizeof(ldi)=%zu %s\n", sizeof(ldi), total ? "WRONG" : "correct");
+    MPI_Type_free(&triple_type);
+    MPI_Type_free(&empty);
+    MPI_Op_free(&triple_op);
+    MPI_Op_free(&empty_op);
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+#: Algorithms the element-size program cannot use: its ops are MAX on char, a
+#: user-defined op and MINLOC, and prerounded takes MPI_SUM on float or double only.
+_FLOAT_SUM_ONLY = "float_sum"
+
+
+def _algorithms(collective: str) -> list[str]:
+    return [e["algorithm"] for e in registry()
+            if e["collective"] == collective and _FLOAT_SUM_ONLY not in e["restrictions"]]
+
+
+def _app(capsys, *args: str) -> tuple[int, str, str]:
+    status = main(["app", *args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def _summary(out: str) -> list[dict]:
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+@pytest.fixture(scope="module")
+def elems(tmp_path_factory):
+    out = tmp_path_factory.mktemp("elems")
+    (out / "elems.c").write_text(ELEMS)
+    assert main(["cc", "-O2", "-o", str(out / "elems"), str(out / "elems.c")]) == 0
+    return out / "elems"
+
+
+_ROUNDS = max(len(_algorithms(c)) for c in ("allreduce", "reduce", "bcast"))
+
+
+@pytest.mark.parametrize("round_", range(_ROUNDS))
+def test_every_element_size_with_every_algorithm(elems, capsys, round_):
+    """MPI_CHAR, a 24-byte struct, MPI_LONG_DOUBLE_INT and a zero-size type: a summary."""
+    uses = {c: _algorithms(c)[round_ % len(_algorithms(c))]
+            for c in ("allreduce", "reduce", "bcast")}
+    status, out, err = _app(capsys, "--np", "4", "--json",
+                            *[f"--use={c}:{a}" for c, a in uses.items()], "--", str(elems))
+    assert status == 0, err
+    assert "Traceback" not in err
+    assert "elems: sizeof(ldi)=32 correct" in out
+    rows = _summary(out)
+    for collective, algorithm in uses.items():
+        mine = [r for r in rows if r["collective"] == collective]
+        assert {r["algorithm"] for r in mine} == {algorithm}
+        # 40 chars, 40 structs of 24 bytes, 40 MPI_LONG_DOUBLE_INT of 32, a zero-size type
+        assert {0, 40, 960, 1280} <= {r["bytes"] for r in mine}
+        for r in mine:
+            assert r["model_s"] is not None, r
+            assert r["model_note"] is None
+            if algorithm.endswith("_default"):
+                assert r["selected"], r  # the selector's row names its choice
+            if r["bytes"] == 0:  # (its time: how far apart the ranks arrived)
+                assert r["model_s"] == 0
+
+
+def test_every_element_size_with_the_mpi_library(elems, capsys):
+    """The same calls through SMPI's own algorithms (a zero-size type included)."""
+    status, out, err = _app(capsys, "--np", "4", "--json", "--", str(elems))
+    assert status == 0, err
+    assert "elems: sizeof(ldi)=32 correct" in out
+    assert {r["algorithm"] for r in _summary(out)} == {"mpi"}
