@@ -251,7 +251,7 @@ def test_a_program_built_without_collsim_cc_is_refused(capsys, tmp_path):
     status, out, err = _app(capsys, "--np", "2", "--use", "allreduce:ring", "--", str(plain),
                             "64")
     assert status == 2
-    assert "did not load collsim's interposition library" in err
+    assert "was not linked with collsim's interposition library" in err
 
 
 @pytest.mark.parametrize("args,message", [

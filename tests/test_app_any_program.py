@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import subprocess
 from pathlib import Path
 
@@ -175,3 +176,137 @@ def test_every_element_size_with_the_mpi_library(elems, capsys):
     assert status == 0, err
     assert "elems: sizeof(ldi)=32 correct" in out
     assert {r["algorithm"] for r in _summary(out)} == {"mpi"}
+
+
+# --- the drivers: autotools and CMake projects (collsim cc, cxx) ----------------------------
+
+COLLSIM = Path(sys.executable).parent / "collsim"
+
+SUMBENCH_C = r"""
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    double x[1024], y[1024];
+    for (int i = 0; i < 1024; i++)
+        x[i] = rank;
+    for (int r = 0; r < 10; r++)
+        MPI_Allreduce(x, y, 1024, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("sumbench: %s\n", y[7] == size * (size - 1) / 2.0 ? "correct" : "WRONG");
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+CONFIGURE_AC = """\
+AC_INIT([sumbench], [1.0])
+AC_PROG_CC
+AC_CHECK_FUNC([MPI_Allreduce], [], [AC_MSG_ERROR([the compiler does not link MPI])])
+AC_CHECK_HEADERS([mpi.h])
+AC_CONFIG_FILES([Makefile])
+AC_OUTPUT
+"""
+
+MAKEFILE_IN = """\
+CC = @CC@
+CFLAGS = @CFLAGS@
+LIBS = @LIBS@
+sumbench: sumbench.c
+\t$(CC) $(CFLAGS) -o $@ sumbench.c $(LIBS)
+"""
+
+MINIAPP_CPP = r"""
+#include <mpi.h>
+#include <cstdio>
+#include <numeric>
+#include <vector>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    std::vector<double> x(4096, rank), y(4096);
+    MPI_Allreduce(x.data(), y.data(), (int)x.size(), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    std::vector<int> v(16, rank == 0 ? 42 : 0);
+    MPI_Bcast(v.data(), (int)v.size(), MPI_INT, 0, MPI_COMM_WORLD);
+    bool ok = y[5] == size * (size - 1) / 2.0 && std::accumulate(v.begin(), v.end(), 0) == 16 * 42;
+    if (rank == 0)
+        std::printf("miniapp: %s\n", ok ? "correct" : "WRONG");
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+CMAKELISTS = """\
+cmake_minimum_required(VERSION 3.16)
+project(miniapp C CXX)
+add_executable(miniapp miniapp.cpp)
+"""
+
+
+def _build(argv: list[str], cwd: Path, env: dict | None = None) -> None:
+    done = subprocess.run(argv, cwd=cwd, env={**os.environ, **(env or {})},
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+
+@pytest.mark.skipif(shutil.which("autoconf") is None, reason="autoconf not installed")
+def test_an_autotools_project_configured_with_collsim_cc(capsys, tmp_path):
+    """./configure CC="collsim cc" && make: no SMPI_PRETEND_CC, no flags by hand."""
+    (tmp_path / "configure.ac").write_text(CONFIGURE_AC)
+    (tmp_path / "Makefile.in").write_text(MAKEFILE_IN)
+    (tmp_path / "sumbench.c").write_text(SUMBENCH_C)
+    _build(["autoconf"], tmp_path)
+    _build(["./configure", f"CC={COLLSIM} cc"], tmp_path,
+           env={"SMPI_PRETEND_CC": ""})  # the driver sets it for the probes itself
+    _build(["make"], tmp_path)
+    status, out, err = _app(capsys, "--np", "4", "--json", "--use", "allreduce:ring", "--",
+                            str(tmp_path / "sumbench"))
+    assert status == 0, err
+    assert "sumbench: correct" in out
+    [row] = _summary(out)
+    assert (row["algorithm"], row["calls"], row["bytes"]) == ("ring", 10, 8192)
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake not installed")
+def test_a_cmake_cxx_project_built_with_collsim_cxx(capsys, tmp_path):
+    """CC="collsim cc" CXX="collsim cxx" cmake: a C++ program gets the algorithms."""
+    (tmp_path / "CMakeLists.txt").write_text(CMAKELISTS)
+    (tmp_path / "miniapp.cpp").write_text(MINIAPP_CPP)
+    _build(["cmake", "-S", ".", "-B", "build"], tmp_path,
+           env={"CC": f"{COLLSIM} cc", "CXX": f"{COLLSIM} cxx"})
+    _build(["cmake", "--build", "build"], tmp_path)
+    status, out, err = _app(capsys, "--np", "4", "--json", "--use", "allreduce:rabenseifner",
+                            "--use", "bcast:binomial", "--", str(tmp_path / "build" / "miniapp"))
+    assert status == 0, err
+    assert "miniapp: correct" in out
+    assert {(r["collective"], r["algorithm"]) for r in _summary(out)} == {
+        ("allreduce", "rabenseifner"), ("bcast", "binomial")}
+
+
+def test_cxx_under_the_real_mpi(capsys, tmp_path):
+    """collsim c++ --real-mpi: mpicxx without the MPI C++ bindings' library."""
+    (tmp_path / "miniapp.cpp").write_text(MINIAPP_CPP)
+    assert main(["c++", "--real-mpi", "-O2", "-o", str(tmp_path / "miniapp"),
+                 str(tmp_path / "miniapp.cpp")]) == 0
+    status, out, err = _app(capsys, "--real-mpi", "--np", "2", "--json", "--use",
+                            "allreduce:ring", "--", str(tmp_path / "miniapp"))
+    assert status == 0, err
+    assert "miniapp: correct" in out
+
+
+def test_a_program_without_the_interposition_is_refused_before_it_runs(capsys, tmp_path):
+    (tmp_path / "sumbench.c").write_text(SUMBENCH_C)
+    subprocess.run([shutil.which("smpicc"), "-o", str(tmp_path / "plain"),
+                    str(tmp_path / "sumbench.c")], check=True, capture_output=True)
+    status, out, err = _app(capsys, "--np", "2", "--", str(tmp_path / "plain"))
+    assert status == 2
+    assert out == ""  # refused before it ran
+    assert "was not linked with collsim's interposition library" in err
+    assert "./configure CC='collsim cc'" in err

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 from collections import defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -38,84 +38,177 @@ from collsim.harness import (engine_environment, find_algorithm, find_c_part, ru
 from collsim.runner import model_parameters, validate_spec, RunSpec
 from collsim.units import format_bytes, format_seconds
 
-__all__ = ["compile_command", "main_cc", "read_trace", "summarize", "format_summary",
+__all__ = ["DRIVERS", "INTERPOSE_MARKER", "compile_command", "is_configure_probe", "main_cc", "read_trace", "summarize", "format_summary",
            "add_app_parser"]
 
 _LIBRARIES = ("libcollsim_interpose.a", "libcollsim_algorithms.a")
 
+#: The string the interposition library carries (sim/interpose/interpose.c,
+#: ``collsim_interpose_marker``): ``collsim app`` refuses a program without it.
+INTERPOSE_MARKER = b"collsim interposition library, linked by collsim cc"
 
-def _find_compiler(real_mpi: bool) -> str:
+
+@dataclass(frozen=True)
+class Driver:
+    """One compiler driver: ``collsim cc``, ``cxx`` (``c++``) or ``fc``.
+
+    ``smpi`` and ``mpi`` are the compilers tried in order (an environment
+    variable first: ``mpi_env`` for the real MPI), ``mpi_flags`` what the
+    real MPI's compile needs besides (C++: skip the MPI C++ bindings, which
+    would need libmpi_cxx), ``link_flags`` what linking the C interposition
+    library from that language needs besides.
+    """
+
+    command: str
+    language: str
+    smpi: tuple[str, ...]
+    mpi_env: str
+    mpi: tuple[str, ...]
+    mpi_flags: tuple[str, ...] = ()
+    link_flags: tuple[str, ...] = ()
+
+
+DRIVERS = {
+    "cc": Driver("cc", "C", ("smpicc",), "MPICC", ("mpicc.openmpi", "mpicc")),
+    "cxx": Driver("cxx", "C++", ("smpicxx",), "MPICXX", ("mpicxx.openmpi", "mpicxx"),
+                  mpi_flags=("-DOMPI_SKIP_MPICXX=1", "-DMPICH_SKIP_MPICXX=1"),
+                  link_flags=("-lstdc++",)),
+    "fc": Driver("fc", "Fortran", ("smpif90",), "MPIFC", ("mpif90.openmpi", "mpif90"),
+                 link_flags=("-ldl",)),
+}
+DRIVERS["c++"] = DRIVERS["cxx"]
+
+
+def _find_compiler(real_mpi: bool, driver: Driver = DRIVERS["cc"]) -> str:
     if real_mpi:
-        name = os.environ.get("MPICC") or shutil.which("mpicc.openmpi") or shutil.which("mpicc")
+        name = os.environ.get(driver.mpi_env) or next(
+            (found for found in map(shutil.which, driver.mpi) if found), None)
         if not name:
-            raise CollsimError("mpicc not found: install Open MPI (apt-get install openmpi-bin "
-                               "libopenmpi-dev) or set MPICC")
+            raise CollsimError(f"{driver.mpi[-1]} not found: install Open MPI (apt-get install "
+                               f"openmpi-bin libopenmpi-dev) or set {driver.mpi_env}")
         return name
-    name = shutil.which("smpicc")
+    name = next((found for found in map(shutil.which, driver.smpi) if found), None)
     if name is None:
-        raise CollsimError("smpicc not found on PATH: install SimGrid (apt-get install "
-                           "libsimgrid-dev), or run 'make build'")
+        hint = " and gfortran" if driver.language == "Fortran" else ""
+        raise CollsimError(f"{driver.smpi[0]} not found on PATH: install SimGrid{hint} "
+                           "(sim/install-system-deps.sh), or run 'make build'")
     return name
 
 
-def compile_command(compiler_args: Sequence[str], *, real_mpi: bool = False) -> list[str]:
-    """The compiler command line of ``collsim cc``.
+def is_configure_probe(compiler_args: Sequence[str]) -> bool:
+    """Whether a compile is a build system's probe, not the program.
+
+    autoconf's checks compile ``conftest.c`` (and run the result), CMake's
+    compile ``CMakeCCompilerId.c`` and ``cmTC_*`` test projects: under SMPI
+    such a probe is built as a plain program (``SMPI_PRETEND_CC=1``), which
+    runs without smpirun, and without the interposition library.
+
+    >>> is_configure_probe(["-o", "conftest", "-g", "conftest.c"])
+    True
+    >>> is_configure_probe(["-O2", "-o", "cg", "cg.c"])
+    False
+    """
+    for arg in compiler_args:
+        name = os.path.basename(arg)
+        if (name.startswith(("conftest", "CMakeCCompilerId", "CMakeCXXCompilerId",
+                             "CMakeFortranCompilerId", "cmTC_", "CMakeCCompilerABI",
+                             "CMakeCXXCompilerABI", "CMakeFortranCompilerABI"))
+                or "/CMakeScratch/" in arg or "/CMakeTmp/" in arg):
+            return True
+    return False
+
+
+def _is_link(compiler_args: Sequence[str]) -> bool:
+    return bool(compiler_args) and not any(arg in ("-c", "-S", "-E", "-M", "-MM", "--version",
+                                                   "-v", "-V", "-qversion", "-dumpversion",
+                                                   "-dumpmachine") for arg in compiler_args)
+
+
+def compile_command(compiler_args: Sequence[str], *, real_mpi: bool = False,
+                    driver: str = "cc") -> list[str]:
+    """The compiler command line of ``collsim cc`` (``cxx``, ``c++``, ``fc``).
 
     Parameters
     ----------
     compiler_args : sequence of str
         The user's arguments (``-o PROG SRC.c -O2 ...``), passed on unchanged.
     real_mpi : bool
-        Build against the real MPI (mpicc, the libraries of ``make build-mpi``)
-        instead of SMPI (smpicc, the libraries of ``make build``, or in an
-        installed collsim those ``pip install`` put in the package).
+        Build against the real MPI (mpicc, mpicxx, mpif90, the libraries of
+        ``make build-mpi``) instead of SMPI (smpicc, smpicxx, smpif90, the
+        libraries of ``make build``, or in an installed collsim those ``pip
+        install`` put in the package).
+    driver : str
+        ``cc``, ``cxx`` (or ``c++``) or ``fc``: the language's compiler.
 
     Returns
     -------
     list of str
         The compiler and the user's arguments, then (when linking) the
-        interposition library as a whole archive, the algorithms and libm.
-        Under SMPI also ``-Wl,-Bsymbolic-functions``: smpicc links a program
-        as a shared object, and without it the program's MPI calls bind to
+        interposition library as a whole archive, the algorithms, libm and
+        what the language needs to link C (``-lstdc++``, ``-ldl``).  Under
+        SMPI also ``-Wl,-Bsymbolic-functions``: smpicc links a program as a
+        shared object, and without it the program's MPI calls bind to
         libsimgrid and never reach the wrappers (under
-        ``smpi/privatization:no``).
+        ``smpi/privatization:no``).  A build system's probe
+        (:func:`is_configure_probe`) gets the compiler and the user's
+        arguments only.
 
     Raises
     ------
     CollsimError
         If the compiler or the built libraries are missing.
     """
-    interpose, algorithms = (find_c_part(name, real_mpi=real_mpi) for name in _LIBRARIES)
-    argv = [_find_compiler(real_mpi), *compiler_args]
-    if any(arg in ("-c", "-S", "-E") for arg in compiler_args):
+    chosen = DRIVERS[driver]
+    argv = [_find_compiler(real_mpi, chosen), *compiler_args]
+    if real_mpi:
+        argv[1:1] = chosen.mpi_flags
+    if not _is_link(compiler_args) or (not real_mpi and is_configure_probe(compiler_args)):
         return argv
+    interpose, algorithms = (find_c_part(name, real_mpi=real_mpi) for name in _LIBRARIES)
     if not real_mpi:
         argv.append("-Wl,-Bsymbolic-functions")
     return argv + ["-Wl,--whole-archive", str(interpose), "-Wl,--no-whole-archive",
-                   str(algorithms), "-lm"]
+                   str(algorithms), "-lm", *chosen.link_flags]
 
 
-def main_cc(argv: Sequence[str]) -> int:
-    """``collsim cc [--real-mpi] -o PROG SRC.c [cc flags]``: returns the compiler's status."""
+def main_cc(argv: Sequence[str], driver: str = "cc") -> int:
+    """``collsim cc|cxx|c++|fc [--real-mpi] -o PROG SRC [flags]``: the compiler's status.
+
+    Under SMPI a build system's probe (:func:`is_configure_probe`) runs with
+    ``SMPI_PRETEND_CC=1``, so that ``./configure CC="collsim cc"`` and
+    ``CC="collsim cc" cmake`` work unchanged.
+    """
+    chosen = DRIVERS[driver]
     args = list(argv)
     if args in (["-h"], ["--help"]):
-        print("usage: collsim cc [--real-mpi] -o PROG SRC.c [cc flags]\n\n"
-              "Compile and link an MPI C program with collsim's interposition library:\n"
-              "with smpicc for collsim app (default), or with the real MPI's mpicc\n"
-              "(--real-mpi) for collsim app --real-mpi.")
+        print(f"usage: collsim {driver} [--real-mpi] -o PROG SRC [{chosen.language} compiler "
+              f"flags]\n\nCompile and link an MPI {chosen.language} program with collsim's "
+              f"interposition library:\nwith {chosen.smpi[0]} for collsim app (default), or "
+              f"with the real MPI's {chosen.mpi[-1]}\n(--real-mpi) for collsim app --real-mpi.  "
+              f"It stands in for {chosen.mpi[-1]} as\nthe compiler and linker of autotools and "
+              "CMake projects (README: 'Building a project').")
         return 0
     if not [arg for arg in args if arg != "--real-mpi"]:
-        raise CollsimError("collsim cc needs the compiler's arguments: collsim cc [--real-mpi] "
-                           "-o PROG SRC.c [cc flags]")
+        raise CollsimError(f"collsim {driver} needs the compiler's arguments: collsim {driver} "
+                           "[--real-mpi] -o PROG SRC [flags]")
     real_mpi = "--real-mpi" in args
     args = [arg for arg in args if arg != "--real-mpi"]
-    command = compile_command(args, real_mpi=real_mpi)
+    command = compile_command(args, real_mpi=real_mpi, driver=driver)
+    env = None
+    if not real_mpi and is_configure_probe(args):
+        env = {**os.environ, "SMPI_PRETEND_CC": "1"}
     try:
+        if env is not None:
+            # smpicc says it pretends on stdout, which a probe may read as the compiler's
+            done = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True)
+            sys.stdout.write("".join(line for line in done.stdout.splitlines(keepends=True)
+                                     if "SMPI_PRETEND_CC" not in line))
+            return done.returncode
         return subprocess.run(command).returncode
     except OSError as error:  # MPICC names no program, or one that cannot run
         raise CollsimError(f"cannot run the compiler {command[0]}: {error.strerror}"
-                           + (" (check MPICC)" if real_mpi and os.environ.get("MPICC") else "")
-                           ) from None
+                           + (f" (check {chosen.mpi_env})" if real_mpi
+                              and os.environ.get(chosen.mpi_env) else "")) from None
 
 
 # --- the trace rows of sim/interpose/interpose.c -------------------------------------------
@@ -320,6 +413,8 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
     executable = Path(program[0])
     if not (executable.is_file() or shutil.which(program[0])):
         raise CollsimError(f"program {program[0]} not found")
+    check_interposed(Path(program[0]) if executable.is_file() else Path(shutil.which(program[0])),
+                     args.real_mpi)
     rules = _collect_rules(args.use, args.rules)
     _check_rules(rules, args.np)
     platform = None
@@ -401,6 +496,35 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
     return 0
 
 
+def check_interposed(path: Path, real_mpi: bool) -> None:
+    """Refuse an ELF program that does not carry the interposition library.
+
+    The library's marker string (:data:`INTERPOSE_MARKER`) is in every
+    program ``collsim cc`` (``cxx``, ``fc``) linked; a script (``#!``) that
+    starts the program is let through, and checked after the run by its trace.
+
+    Raises
+    ------
+    CollsimError
+        Naming the fix: the driver to build with, and the autotools and CMake
+        recipes.
+    """
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(4) != b"\x7fELF":
+                return
+            handle.seek(0)
+            found = INTERPOSE_MARKER in handle.read()
+    except OSError as error:
+        raise CollsimError(f"cannot read the program {path}: {error.strerror}") from None
+    if not found:
+        flag = " --real-mpi" if real_mpi else ""
+        raise CollsimError(
+            f"{path.name} was not linked with collsim's interposition library (its marker is "
+            f"missing): build it with 'collsim cc{flag}' (cxx, fc) instead of the MPI compiler, "
+            f"e.g. ./configure CC='collsim cc{flag}' or CC='collsim cc{flag}' cmake")
+
+
 def _pass_stderr(stderr: str) -> None:
     """The program's stderr up to the interposition library's first error, if any.
 
@@ -449,6 +573,9 @@ def add_app_parser(commands, parser_class, add_platform_arguments: Callable,
     commands.add_parser("cc", help="compile an MPI C program with collsim's interposition "
                         "library: collsim cc [--real-mpi] -o PROG SRC.c [cc flags]",
                         add_help=False)
+    commands.add_parser("cxx", aliases=["c++"], help="the same for C++ (smpicxx, mpicxx)",
+                        add_help=False)
+    commands.add_parser("fc", help="the same for Fortran (smpif90, mpif90)", add_help=False)
     parser = commands.add_parser(
         "app", help="run an unmodified MPI program with collsim's algorithms and summarize "
         "its collectives: collsim app [options] -- PROG [ARGS]")

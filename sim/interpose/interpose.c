@@ -90,6 +90,10 @@ static void set_state(rank_state *st)
 }
 #endif
 
+/* Found in the program's file by `collsim app` (app.INTERPOSE_MARKER): the
+ * program carries these wrappers.  Not static, so that the linker keeps it. */
+const char collsim_interpose_marker[] = "collsim interposition library, linked by collsim cc";
+
 static const char *collective_names[] = {"allreduce", "reduce", "bcast"};
 static const char *function_names[] = {"MPI_Allreduce", "MPI_Reduce", "MPI_Bcast"};
 
