@@ -310,3 +310,54 @@ def test_a_program_without_the_interposition_is_refused_before_it_runs(capsys, t
     assert out == ""  # refused before it ran
     assert "was not linked with collsim's interposition library" in err
     assert "./configure CC='collsim cc'" in err
+
+
+# --- Fortran (collsim fc) -------------------------------------------------------------------
+
+FSUM_F90 = """\
+program fsum
+  use mpi
+  implicit none
+  integer :: ierr, rank, nprocs, i
+  double precision :: x(512), s(512), r(512), m(512)
+  integer :: v(8)
+  call MPI_INIT(ierr)
+  call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
+  call MPI_COMM_SIZE(MPI_COMM_WORLD, nprocs, ierr)
+  x = rank
+  call MPI_ALLREDUCE(x, s, 512, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  r = rank
+  call MPI_ALLREDUCE(MPI_IN_PLACE, r, 512, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call MPI_REDUCE(x, m, 512, MPI_DOUBLE_PRECISION, MPI_MAX, 0, MPI_COMM_WORLD, ierr)
+  v = 0
+  if (rank == 0) v = 7
+  call MPI_BCAST(v, 8, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  if (rank == 0) then
+    if (s(3) == nprocs * (nprocs - 1) / 2.0d0 .and. all(v == 7) .and. r(5) == s(5) .and. m(5) == nprocs - 1) then
+      print '(a)', 'fsum: correct'
+    else
+      print '(a)', 'fsum: WRONG'
+    end if
+  end if
+  call MPI_FINALIZE(ierr)
+end program
+"""
+
+
+@pytest.mark.skipif(shutil.which("gfortran") is None, reason="gfortran not installed "
+                    "(sim/install-system-deps.sh)")
+@pytest.mark.parametrize("real_mpi", [False, True], ids=["smpi", "real-mpi"])
+def test_a_fortran_program_reaches_collsims_algorithms(capsys, tmp_path, real_mpi):
+    """MPI_ALLREDUCE (MPI_IN_PLACE too), MPI_REDUCE and MPI_BCAST from Fortran."""
+    (tmp_path / "fsum.f90").write_text(FSUM_F90)
+    flag = ["--real-mpi"] if real_mpi else []
+    assert main(["fc", *flag, "-O2", "-o", str(tmp_path / "fsum"),
+                 str(tmp_path / "fsum.f90")]) == 0
+    status, out, err = _app(capsys, *flag, "--np", "4", "--json", "--use", "allreduce:ring",
+                            "--use", "reduce:binomial", "--use", "bcast:pipeline", "--",
+                            str(tmp_path / "fsum"))
+    assert status == 0, err
+    assert "fsum: correct" in out
+    calls = {(r["collective"], r["algorithm"]): r["calls"] for r in _summary(out)}
+    assert calls == {("allreduce", "ring"): 2, ("reduce", "binomial"): 1,
+                     ("bcast", "pipeline"): 1}

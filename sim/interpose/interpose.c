@@ -42,6 +42,7 @@
  */
 #include "collsim.h"
 #include "common/native.h"
+#include "interpose.h"
 #include "rules.h"
 
 #include <inttypes.h>
@@ -99,7 +100,7 @@ static const char *function_names[] = {"MPI_Allreduce", "MPI_Reduce", "MPI_Bcast
 
 /* Builds this rank's state after PMPI_Init; on a bad rules file or trace
  * path every rank stops the program with the same one-line message. */
-static void setup(void)
+void collsim_interpose_setup(void)
 {
     int rank;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -145,7 +146,7 @@ int MPI_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
-        setup();
+        collsim_interpose_setup();
     return rc;
 }
 
@@ -153,11 +154,17 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
-        setup();
+        collsim_interpose_setup();
     return rc;
 }
 
 int MPI_Finalize(void)
+{
+    collsim_interpose_teardown();
+    return PMPI_Finalize();
+}
+
+void collsim_interpose_teardown(void)
 {
     rank_state *st = state();
     if (st != NULL) {
@@ -172,7 +179,6 @@ int MPI_Finalize(void)
         free(st);
         set_state(NULL);
     }
-    return PMPI_Finalize();
 }
 
 /* A scratch buffer of at least bytes bytes, kept for the next call. */
