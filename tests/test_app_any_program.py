@@ -361,3 +361,87 @@ def test_a_fortran_program_reaches_collsims_algorithms(capsys, tmp_path, real_mp
     calls = {(r["collective"], r["algorithm"]): r["calls"] for r in _summary(out)}
     assert calls == {("allreduce", "ring"): 2, ("reduce", "binomial"): 1,
                      ("bcast", "pipeline"): 1}
+
+
+# --- the summary: every collective, a selector's choice, gamma -------------------------------
+
+OTHERS_C = r"""
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int *a = calloc(64 * size, sizeof *a), *b = calloc(64 * size, sizeof *b);
+    int *counts = malloc(size * sizeof *counts), *displs = malloc(size * sizeof *displs);
+    for (int i = 0; i < size; i++) {
+        counts[i] = 64;
+        displs[i] = 64 * i;
+    }
+    for (int i = 0; i < 3; i++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Allgather(a, 64, MPI_INT, b, 64, MPI_INT, MPI_COMM_WORLD);
+    MPI_Allgatherv(a, 64, MPI_INT, b, counts, displs, MPI_INT, MPI_COMM_WORLD);
+    MPI_Alltoall(a, 64, MPI_INT, b, 64, MPI_INT, MPI_COMM_WORLD);
+    MPI_Alltoallv(a, counts, displs, MPI_INT, b, counts, displs, MPI_INT, MPI_COMM_WORLD);
+    MPI_Gather(a, 64, MPI_INT, b, 64, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(a, 64, MPI_INT, b, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Scatter(a, 64, MPI_INT, b, 64, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Scatterv(a, counts, displs, MPI_INT, b, 64, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Reduce_scatter(a, b, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Reduce_scatter_block(a, b, 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Scan(a, b, 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Exscan(a, b, 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    double x = rank, sum;
+    for (int i = 0; i < 5; i++)
+        MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Reduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("others: done, sum %g\n", sum);
+    free(a); free(b); free(counts); free(displs);
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+_OTHERS = {"barrier": (3, 0), "allgather": (1, 256), "allgatherv": (1, 256),
+           "alltoall": (1, 1024), "alltoallv": (1, 1024), "gather": (1, 256),
+           "gatherv": (1, 256), "scatter": (1, 256), "scatterv": (1, 256),
+           "reduce_scatter": (1, 1024), "reduce_scatter_block": (1, 1024), "scan": (1, 256),
+           "exscan": (1, 256)}
+
+
+def test_every_collective_is_named_counted_and_timed(capsys, tmp_path, monkeypatch):
+    """The library's collectives get rows; a selector's row names its choice from the
+    trace, without a collbench start per call; SMPI's reductions are marked (no gamma)."""
+    import collsim.native
+
+    def no_process(*args, **kwargs):
+        raise AssertionError("a selector's model started collbench")
+
+    monkeypatch.setattr(collsim.native, "choices", no_process)
+    (tmp_path / "others.c").write_text(OTHERS_C)
+    assert main(["cc", "-O2", "-o", str(tmp_path / "others"), str(tmp_path / "others.c")]) == 0
+    status, out, err = _app(capsys, "--np", "4", "--json", "--use", "allreduce:openmpi_default",
+                            "--", str(tmp_path / "others"))
+    assert status == 0, err
+    rows = {r["collective"]: r for r in _summary(out)}
+    for collective, (calls, n_bytes) in _OTHERS.items():
+        row = rows[collective]
+        assert row["algorithm"] == "mpi (not intercepted)"
+        assert (row["calls"], row["bytes"]) == (calls, n_bytes), row
+        assert row["time_s"] > 0 and row["model_s"] is None
+    assert (rows["allreduce"]["selected"], rows["allreduce"]["calls"]) == ("recursive_doubling", 5)
+    assert rows["allreduce"]["model_s"] > 0
+    assert rows["reduce"]["algorithm"] == "mpi"
+    status, out, err = _app(capsys, "--np", "4", "--use", "allreduce:openmpi_default", "--",
+                            str(tmp_path / "others"))
+    table = out.splitlines()
+    assert any(line.split()[:4] == ["allreduce", "openmpi_default", "->", "recursive_doubling"]
+               for line in table)
+    marked = {line.split()[0] for line in table if " * " in line}
+    assert marked == {"reduce", "reduce_scatter", "reduce_scatter_block", "scan", "exscan"}
+    assert any(line.split()[:4] == ["barrier", "mpi", "(not", "intercepted)"] for line in table)

@@ -38,7 +38,7 @@ from collsim.harness import (engine_environment, find_algorithm, find_c_part, ru
 from collsim.runner import model_parameters, validate_spec, RunSpec
 from collsim.units import format_bytes, format_seconds
 
-__all__ = ["DRIVERS", "INTERPOSE_MARKER", "compile_command", "is_configure_probe", "main_cc", "read_trace", "summarize", "format_summary",
+__all__ = ["DRIVERS", "INTERPOSE_MARKER", "NOT_INTERCEPTED", "table_rows", "compile_command", "is_configure_probe", "main_cc", "read_trace", "summarize", "format_summary",
            "add_app_parser"]
 
 _LIBRARIES = ("libcollsim_interpose.a", "libcollsim_algorithms.a")
@@ -341,20 +341,82 @@ def summarize(trace: dict, model: Callable[[dict, str], float | None] | None) ->
     return rows, program_s
 
 
-def format_summary(rows: list[dict], program_s: float, where: str) -> str:
-    """The summary as a table, with the program's time first."""
+#: The algorithm name of the collectives the library is not asked to replace
+#: (barrier, allgather, ...): timed and counted only (sim/interpose/interpose.c).
+NOT_INTERCEPTED = "mpi (not intercepted)"
+
+#: Collectives that reduce: their local reductions cost gamma per byte.
+_REDUCING = frozenset({"allreduce", "reduce", "reduce_scatter", "reduce_scatter_block", "scan",
+                       "exscan"})
+
+
+def table_rows(rows: list[dict]) -> list[dict]:
+    """The summary's rows grouped per collective, algorithm (and choice) and process count.
+
+    Each: the keys of a row of :func:`summarize`, ``bytes_min`` and
+    ``bytes_max`` instead of ``bytes``, the calls and times summed,
+    ``model_s`` per call (None if a size has none) and the first
+    ``model_note``.
+    """
+    grouped: dict[tuple, dict] = {}
+    for r in rows:
+        key = (r["collective"], r["algorithm"], r.get("selected"), r["np"])
+        g = grouped.get(key)
+        if g is None:
+            g = grouped[key] = dict(r, bytes_min=r["bytes"], bytes_max=r["bytes"],
+                                    model_total_s=0.0, share=r["share"])
+            del g["bytes"]
+            g["calls"] = g["time_s"] = 0
+            g["share"] = 0.0 if r["share"] is not None else None
+        g["bytes_min"] = min(g["bytes_min"], r["bytes"])
+        g["bytes_max"] = max(g["bytes_max"], r["bytes"])
+        g["calls"] += r["calls"]
+        g["time_s"] += r["time_s"]
+        if g["share"] is not None and r["share"] is not None:
+            g["share"] += r["share"]
+        if r["model_s"] is None or g["model_total_s"] is None:
+            g["model_total_s"] = None
+            g["model_note"] = g.get("model_note") or r.get("model_note")
+        else:
+            g["model_total_s"] += r["model_s"] * r["calls"]
+    out = []
+    for g in grouped.values():
+        total = g.pop("model_total_s")
+        g["per_call_s"] = g["time_s"] / g["calls"]
+        g["model_s"] = None if total is None else total / g["calls"]
+        out.append(g)
+    return out
+
+
+def format_summary(rows: list[dict], program_s: float, where: str, *,
+                   gamma_s_per_byte: float | None = None) -> str:
+    """The summary as a table, with the program's time first.
+
+    One line per collective, algorithm (a selector's: and what it chose) and
+    process count, its sizes as a range; then what the times mean, and the
+    notes: calls without a model, and, under SMPI on a platform whose
+    reductions cost something (``gamma_s_per_byte`` > 0), which lines are
+    reductions by SMPI's own algorithms, which charge no gamma.
+    """
     header = ("collective", "algorithm", "np", "bytes", "calls", "time", "per call", "model",
               "share")
     lines = [header]
     notes: list[str] = []
-    for r in rows:
+    no_gamma = False
+    for r in table_rows(rows):
         algorithm = r["algorithm"] + (f" -> {r['selected']}" if r.get("selected") else "")
+        if (gamma_s_per_byte and r["collective"] in _REDUCING
+                and r["algorithm"] in (MPI_LIBRARY, NOT_INTERCEPTED)):
+            algorithm += " *"
+            no_gamma = True
+        sizes = format_bytes(r["bytes_min"]) + ("" if r["bytes_min"] == r["bytes_max"]
+                                                else "-" + format_bytes(r["bytes_max"]))
         model_cell = "-" if r["model_s"] is None else format_seconds(r["model_s"])
         if r.get("model_note"):
-            notes.append(f"[{len(notes) + 1}] no model for {r['collective']} {algorithm} at "
-                         f"{format_bytes(r['bytes'])}: {r['model_note']}")
+            notes.append(f"[{len(notes) + 1}] no model for {r['collective']} {algorithm}: "
+                         f"{r['model_note']}")
             model_cell = f"- [{len(notes)}]"
-        lines.append((r["collective"], algorithm, str(r["np"]), format_bytes(r["bytes"]),
+        lines.append((r["collective"], algorithm, str(r["np"]), sizes,
                       str(r["calls"]), format_seconds(r["time_s"]),
                       format_seconds(r["per_call_s"]),
                       model_cell,
@@ -362,9 +424,18 @@ def format_summary(rows: list[dict], program_s: float, where: str) -> str:
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     table = "".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() + "\n"
                     for line in lines)
+    if no_gamma:
+        notes.append(f"* SMPI's own algorithms charge no reduction cost; collsim's charge "
+                     f"gamma = {gamma_s_per_byte:.3g} s/B per reduced byte: these times leave "
+                     "it out")
     return (f"program: {format_seconds(program_s)} {where} (MPI_Init to MPI_Finalize)\n"
-            + table + "time: sum over calls of max end - min start across ranks; share: of the "
-            "ranks' time, inside these calls\n" + "".join(note + "\n" for note in notes))
+            + table
+            + "time: summed over calls, each from its first rank's entry to its last rank's "
+            "exit (max end - min start),\n  waiting for late ranks included; calls that "
+            "overlap count twice, so times may add up to more than the program's\n"
+            "share: the ranks' time inside these calls over their time from MPI_Init to "
+            "MPI_Finalize\n"
+            + "".join(note + "\n" for note in notes))
 
 
 # --- collsim app ---------------------------------------------------------------------------
@@ -488,7 +559,8 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
     if args.json:
         text = "".join(json.dumps(row) + "\n" for row in rows)
     else:
-        text = format_summary(rows, program_s, where)
+        text = format_summary(rows, program_s, where,
+                              gamma_s_per_byte=platform[3].gamma_s_per_byte if platform else None)
     if args.output:
         write_output(args.output, text.encode())
     else:
@@ -549,7 +621,7 @@ def _model(G, rank_hosts, profile, net, ratio, rules: list[Rule],
     by_line = {rule.line: rule for rule in rules}
 
     def predict(call: dict, key: str) -> float | None:
-        if call["algorithm"] == MPI_LIBRARY:
+        if call["algorithm"] in (MPI_LIBRARY, NOT_INTERCEPTED):
             return None
         if call["selected"] == "?":
             raise ValueError(f"{call['collective']}/{call['algorithm']} ran an algorithm "

@@ -529,3 +529,203 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
         trace_call(st, &c, start, end);
     return rc;
 }
+
+/* --- the other blocking collectives: the MPI library's, timed and counted ----------------
+ *
+ * So that the summary shows every collective, each of these writes a call row
+ * with ALGORITHM "mpi (not intercepted)" and BYTES what this rank contributes
+ * (its send buffer; MPI_IN_PLACE: its block of the receive buffer); the call
+ * itself goes to the library unchanged. */
+
+#define NOT_INTERCEPTED "mpi (not intercepted)"
+
+static long long type_bytes(MPI_Datatype datatype, long long count)
+{
+    int size = 0;
+    if (datatype == MPI_DATATYPE_NULL || PMPI_Type_size(datatype, &size) != MPI_SUCCESS)
+        return 0;
+    return count * size;
+}
+
+static long long sum_counts(const int *counts, MPI_Comm comm)
+{
+    int size = 0;
+    long long total = 0;
+    if (counts == NULL || PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
+        return 0;
+    for (int i = 0; i < size; i++)
+        total += counts[i];
+    return total;
+}
+
+static int comm_size_of(MPI_Comm comm)
+{
+    int size = 0;
+    PMPI_Comm_size(comm, &size);
+    return size;
+}
+
+static int comm_rank_of(MPI_Comm comm)
+{
+    int rank = 0;
+    PMPI_Comm_rank(comm, &rank);
+    return rank;
+}
+
+/* Whether a call is traced: the program's own, on a valid intracommunicator. */
+static rank_state *tracing(MPI_Comm comm)
+{
+    rank_state *st = state();
+    int inter = 0;
+    if (st == NULL || st->trace == NULL || st->depth > 0 || comm == MPI_COMM_NULL ||
+        PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return NULL;
+    return st;
+}
+
+static void trace_other(rank_state *st, const char *collective, MPI_Comm comm, long long bytes,
+                        int root, double start, double end)
+{
+    uint64_t key = 0;
+    long long seq = 0;
+    if (call_identity(st, comm, &key, &seq) != MPI_SUCCESS)
+        return;
+    fprintf(st->trace,
+            "call\t%s\t%s\t-\t%d\t%lld\t0\t%d\t1\t0\t%016" PRIx64 "\t%lld\t%.17g\t%.17g\n",
+            collective, NOT_INTERCEPTED, comm_size_of(comm), bytes, root, key, seq, start, end);
+}
+
+/* Runs CALL (a PMPI call) and, when st traces, writes its row. */
+#define TIMED(name, comm, bytes, root, call)                                                \
+    do {                                                                                    \
+        rank_state *st_ = tracing(comm);                                                    \
+        if (st_ == NULL)                                                                    \
+            return call;                                                                    \
+        const long long bytes_ = (bytes);                                                   \
+        double start_ = PMPI_Wtime();                                                       \
+        int rc_ = call;                                                                     \
+        double end_ = PMPI_Wtime();                                                         \
+        if (rc_ == MPI_SUCCESS)                                                             \
+            trace_other(st_, name, comm, bytes_, root, start_, end_);                       \
+        return rc_;                                                                         \
+    } while (0)
+
+int MPI_Barrier(MPI_Comm comm)
+{
+    TIMED("barrier", comm, 0, -1, PMPI_Barrier(comm));
+}
+
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    TIMED("allgather", comm,
+          sendbuf == MPI_IN_PLACE ? type_bytes(recvtype, recvcount)
+                                  : type_bytes(sendtype, sendcount),
+          -1, PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
+
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    TIMED("allgatherv", comm,
+          sendbuf == MPI_IN_PLACE ? type_bytes(recvtype, recvcounts[comm_rank_of(comm)])
+                                  : type_bytes(sendtype, sendcount),
+          -1,
+          PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          comm));
+}
+
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    TIMED("alltoall", comm,
+          sendbuf == MPI_IN_PLACE
+              ? type_bytes(recvtype, (long long)recvcount * comm_size_of(comm))
+              : type_bytes(sendtype, (long long)sendcount * comm_size_of(comm)),
+          -1, PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
+
+int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
+                  MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls,
+                  MPI_Datatype recvtype, MPI_Comm comm)
+{
+    TIMED("alltoallv", comm,
+          sendbuf == MPI_IN_PLACE ? type_bytes(recvtype, sum_counts(recvcounts, comm))
+                                  : type_bytes(sendtype, sum_counts(sendcounts, comm)),
+          -1,
+          PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                         recvtype, comm));
+}
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    TIMED("gather", comm,
+          sendbuf == MPI_IN_PLACE ? type_bytes(recvtype, recvcount)
+                                  : type_bytes(sendtype, sendcount),
+          root,
+          PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root,
+                MPI_Comm comm)
+{
+    TIMED("gatherv", comm,
+          sendbuf == MPI_IN_PLACE ? type_bytes(recvtype, recvcounts[root])
+                                  : type_bytes(sendtype, sendcount),
+          root,
+          PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm));
+}
+
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    TIMED("scatter", comm,
+          recvbuf == MPI_IN_PLACE ? type_bytes(sendtype, sendcount)
+                                  : type_bytes(recvtype, recvcount),
+          root,
+          PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm)
+{
+    TIMED("scatterv", comm,
+          recvbuf == MPI_IN_PLACE ? type_bytes(sendtype, sendcounts[root])
+                                  : type_bytes(recvtype, recvcount),
+          root,
+          PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm));
+}
+
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts,
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    TIMED("reduce_scatter", comm, type_bytes(datatype, sum_counts(recvcounts, comm)), -1,
+          PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm));
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    TIMED("reduce_scatter_block", comm,
+          type_bytes(datatype, (long long)recvcount * comm_size_of(comm)), -1,
+          PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm));
+}
+
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm)
+{
+    TIMED("scan", comm, type_bytes(datatype, count), -1,
+          PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm));
+}
+
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm)
+{
+    TIMED("exscan", comm, type_bytes(datatype, count), -1,
+          PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
+}
