@@ -38,7 +38,7 @@ from collsim.harness import (engine_environment, find_algorithm, find_c_part, ru
 from collsim.runner import model_parameters, validate_spec, RunSpec
 from collsim.units import format_bytes, format_seconds
 
-__all__ = ["DRIVERS", "INTERPOSE_MARKER", "NOT_INTERCEPTED", "table_rows", "compile_command", "is_configure_probe", "main_cc", "read_trace", "summarize", "format_summary",
+__all__ = ["clock_correction", "DRIVERS", "INTERPOSE_MARKER", "NOT_INTERCEPTED", "table_rows", "compile_command", "is_configure_probe", "main_cc", "read_trace", "summarize", "format_summary",
            "add_app_parser"]
 
 _LIBRARIES = ("libcollsim_interpose.a", "libcollsim_algorithms.a")
@@ -213,48 +213,88 @@ def main_cc(argv: Sequence[str], driver: str = "cc") -> int:
 
 # --- the trace rows of sim/interpose/interpose.c -------------------------------------------
 
+def clock_correction(clocks: list[tuple[float, float, float]]) -> Callable[[float], float]:
+    """local time -> rank 0's time, from a rank's clock rows (local, offset, error).
+
+    No row (SMPI: one clock): the identity.  One: its offset.  Two (at
+    MPI_Init and MPI_Finalize): the offset interpolated linearly in local
+    time, for the clocks' drift.
+
+    >>> to_root = clock_correction([(10.0, 1.0, 1e-6), (20.0, 1.5, 1e-6)])
+    >>> to_root(10.0), to_root(15.0), to_root(20.0)
+    (11.0, 16.25, 21.5)
+    """
+    if not clocks:
+        return lambda t: t
+    (t0, offset0, _), (t1, offset1, _) = clocks[0], clocks[-1]
+    if t1 <= t0:
+        return lambda t: t + offset0
+    slope = (offset1 - offset0) / (t1 - t0)
+    return lambda t: t + offset0 + slope * (t - t0)
+
+
 def read_trace(paths: Sequence[Path]) -> dict:
     """Parse the per-rank trace files of one run.
+
+    Every time is put on rank 0's clock by the rank's clock rows (a real
+    MPI: :func:`clock_correction`).
 
     Returns
     -------
     dict
         ``init_s`` and ``finalize_s`` (per rank, lists), ``comms`` (key -> list
-        of world ranks) and ``calls`` ((key, seq) -> list of per-rank dicts).
+        of world ranks), ``calls`` ((key, seq) -> list of per-rank dicts) and
+        ``clock_error_s``: the largest error bound of the clocks' offsets
+        (None under SMPI, whose ranks share one clock).
 
     Raises
     ------
     CollsimError
         If a row is malformed or a rank did not reach MPI_Finalize.
     """
-    trace: dict = {"init_s": [], "finalize_s": [], "comms": {}, "calls": defaultdict(list)}
+    trace: dict = {"init_s": [], "finalize_s": [], "comms": {}, "calls": defaultdict(list),
+                   "clock_error_s": None}
     for path in paths:
         finalized = False
+        clocks: list[tuple[float, float, float]] = []
+        calls: list[tuple[tuple[str, int], dict]] = []
+        init_s = finalize_s = 0.0
         for number, line in enumerate(path.read_text().splitlines(), start=1):
             words = line.split("\t")
             try:
                 if words[0] == "init":
-                    trace["init_s"].append(float(words[1]))
+                    init_s = float(words[1])
                 elif words[0] == "finalize":
-                    trace["finalize_s"].append(float(words[1]))
+                    finalize_s = float(words[1])
                     finalized = True
+                elif words[0] == "clock" and len(words) == 4:
+                    clocks.append((float(words[1]), float(words[2]), float(words[3])))
                 elif words[0] == "comm":
                     trace["comms"][words[1]] = [int(r) for r in words[2].split(",")]
                 elif words[0] == "call" and len(words) == 14:
                     (_, collective, algorithm, selected, np, n_bytes, elem_bytes, root,
                      commutative, rule_line, key, seq, start, end) = words
-                    trace["calls"][key, int(seq)].append({
+                    calls.append(((key, int(seq)), {
                         "collective": collective, "algorithm": algorithm,
                         "selected": None if selected == "-" else selected, "np": int(np),
                         "bytes": int(n_bytes), "elem_bytes": int(elem_bytes), "root": int(root),
                         "commutative": commutative == "1", "rule_line": int(rule_line),
-                        "start_s": float(start), "end_s": float(end)})
+                        "start_s": float(start), "end_s": float(end)}))
                 else:
                     raise ValueError(line)
             except (ValueError, IndexError):
                 raise CollsimError(f"{path}:{number}: malformed trace row {line!r}") from None
         if not finalized:
             raise CollsimError(f"rank trace {path.name} ends before MPI_Finalize")
+        to_root = clock_correction(clocks)
+        trace["init_s"].append(to_root(init_s))
+        trace["finalize_s"].append(to_root(finalize_s))
+        for identity, call in calls:
+            call["start_s"], call["end_s"] = to_root(call["start_s"]), to_root(call["end_s"])
+            trace["calls"][identity].append(call)
+        if clocks:
+            trace["clock_error_s"] = max(trace["clock_error_s"] or 0.0,
+                                         *(error for _, _, error in clocks))
     return trace
 
 
@@ -389,14 +429,16 @@ def table_rows(rows: list[dict]) -> list[dict]:
 
 
 def format_summary(rows: list[dict], program_s: float, where: str, *,
-                   gamma_s_per_byte: float | None = None) -> str:
+                   gamma_s_per_byte: float | None = None,
+                   clock_error_s: float | None = None) -> str:
     """The summary as a table, with the program's time first.
 
     One line per collective, algorithm (a selector's: and what it chose) and
     process count, its sizes as a range; then what the times mean, and the
     notes: calls without a model, and, under SMPI on a platform whose
     reductions cost something (``gamma_s_per_byte`` > 0), which lines are
-    reductions by SMPI's own algorithms, which charge no gamma.
+    reductions by SMPI's own algorithms, which charge no gamma; under a real
+    MPI (``clock_error_s`` given) how the ranks' clocks were put on one.
     """
     header = ("collective", "algorithm", "np", "bytes", "calls", "time", "per call", "model",
               "share")
@@ -435,6 +477,9 @@ def format_summary(rows: list[dict], program_s: float, where: str, *,
             "overlap count twice, so times may add up to more than the program's\n"
             "share: the ranks' time inside these calls over their time from MPI_Init to "
             "MPI_Finalize\n"
+            + ("" if clock_error_s is None else
+               "clocks: each rank's MPI_Wtime put on rank 0's by ping-pong at MPI_Init and "
+               f"MPI_Finalize (offset error <= {format_seconds(clock_error_s)})\n")
             + "".join(note + "\n" for note in notes))
 
 
@@ -560,7 +605,8 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
         text = "".join(json.dumps(row) + "\n" for row in rows)
     else:
         text = format_summary(rows, program_s, where,
-                              gamma_s_per_byte=platform[3].gamma_s_per_byte if platform else None)
+                              gamma_s_per_byte=platform[3].gamma_s_per_byte if platform else None,
+                              clock_error_s=trace["clock_error_s"])
     if args.output:
         write_output(args.output, text.encode())
     else:

@@ -21,6 +21,15 @@
  *   call      COLLECTIVE ALGORITHM SELECTED NP BYTES ELEM_BYTES ROOT COMMUTATIVE RULE_LINE KEY SEQ
  *             START END
  *   finalize  T
+ *   clock     T OFFSET ERROR   (real MPI only: at MPI_Init and MPI_Finalize)
+ *
+ * Under a real MPI each process's MPI_Wtime has its own zero (Open MPI:
+ * MPI_WTIME_IS_GLOBAL 0), so the ranks estimate their clocks' offsets to
+ * rank 0's by ping-pong when tracing starts and again before MPI_Finalize
+ * (../collbench/clocksync.c); each clock row gives, at local time T, the
+ * OFFSET to add and its ERROR bound, and `collsim app` puts every time of the
+ * rank on rank 0's clock (the offset interpolated between the two rows, for
+ * the drift).
  *
  * KEY is a hash of the communicator's members (world ranks) and SEQ counts
  * the calls on communicators of those members, so the rows of one call carry
@@ -41,6 +50,7 @@
  * symbols and never reach these wrappers.
  */
 #include "collsim.h"
+#include "clocksync.h"
 #include "common/native.h"
 #include "interpose.h"
 #include "rules.h"
@@ -100,6 +110,20 @@ static const char *function_names[] = {"MPI_Allreduce", "MPI_Reduce", "MPI_Bcast
 
 /* Builds this rank's state after PMPI_Init; on a bad rules file or trace
  * path every rank stops the program with the same one-line message. */
+/* Under a real MPI: this rank's clock offset to rank 0's, a clock row
+ * (collective: every rank traces or none does). */
+static void write_clock(rank_state *st)
+{
+#ifdef COLLSIM_SMPI
+    (void)st;
+#else
+    collsim_clock clock;
+    if (collsim_clock_sync(MPI_COMM_WORLD, COLLSIM_CLOCK_ROUNDS, &clock) == MPI_SUCCESS)
+        fprintf(st->trace, "clock\t%.17g\t%.17g\t%.17g\n", clock.local_s, clock.offset_s,
+                clock.error_bound_s);
+#endif
+}
+
 void collsim_interpose_setup(void)
 {
     int rank;
@@ -138,8 +162,10 @@ void collsim_interpose_setup(void)
         PMPI_Abort(MPI_COMM_WORLD, 2);
     }
     set_state(st);
-    if (st->trace)
+    if (st->trace) {
+        write_clock(st);
         fprintf(st->trace, "init\t%.17g\n", PMPI_Wtime());
+    }
 }
 
 int MPI_Init(int *argc, char ***argv)
@@ -170,6 +196,7 @@ void collsim_interpose_teardown(void)
     if (st != NULL) {
         if (st->trace) {
             fprintf(st->trace, "finalize\t%.17g\n", PMPI_Wtime());
+            write_clock(st);
             fclose(st->trace);
         }
         collsim_rules_free(&st->rules);
