@@ -512,3 +512,99 @@ def test_real_mpi_times_are_on_one_clock(capsys, tmp_path):
     status, out, err = _app(capsys, "--real-mpi", "--np", "4", "--use", "allreduce:ring", "--",
                             str(tmp_path / "clock"))
     assert "clocks: each rank's MPI_Wtime put on rank 0's by ping-pong" in out
+
+
+# --- a program that fails: one line; --privatize where the program needs it -------------------
+
+FAILING_C = r"""
+#include <mpi.h>
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const char *how = argc > 1 ? argv[1] : "";
+    double x = rank, s;
+    MPI_Allreduce(&x, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (!strcmp(how, "segv") && rank == 1) {
+        volatile int *p = NULL;
+        *p = 1;
+    }
+    if (!strcmp(how, "assert") && rank == 1)
+        assert(s < 0 && "sum must be negative");
+    if (!strcmp(how, "abort") && rank == 1) {
+        fprintf(stderr, "failing: giving up on rank 1\n");
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    if (!strcmp(how, "deadlock"))
+        MPI_Recv(&x, 1, MPI_DOUBLE, (rank + 1) % 2, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (!strcmp(how, "exit") && rank == 0) {
+        fprintf(stderr, "failing: input file missing\n");
+        exit(5);
+    }
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+RANK_IN_A_GLOBAL_C = r"""
+#include <mpi.h>
+#include <stdio.h>
+static int my_rank; /* per-rank state in a global, as NPB keeps it */
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
+    double x = my_rank, sum;
+    MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    printf("rank %d\n", my_rank);
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def failing(tmp_path_factory):
+    out = tmp_path_factory.mktemp("failing")
+    (out / "failing.c").write_text(FAILING_C)
+    assert main(["cc", "-o", str(out / "failing"), str(out / "failing.c")]) == 0
+    return out / "failing"
+
+
+@pytest.mark.parametrize("how,expected", [
+    ("segv", "failing on crossbar was killed by SIGSEGV (status 139)"),
+    ("assert", "failing on crossbar was killed by SIGABRT (status 134): "),
+    ("abort", "failing on crossbar called MPI_Abort: failing: giving up on rank 1"),
+    ("deadlock", "failing on crossbar deadlocked"),
+    ("exit", "failing on crossbar exited with status 5: failing: input file missing"),
+])
+def test_a_failing_program_gets_one_line(failing, capsys, how, expected):
+    status, out, err = _app(capsys, "--np", "2", "--use", "allreduce:ring", "--",
+                            str(failing), how)
+    assert status == 2
+    [line] = [line for line in err.splitlines() if line.startswith("collsim: error: ")]
+    assert line.startswith("collsim: error: " + expected), line
+    if how == "assert":
+        assert "Assertion `s < 0 && \"sum must be negative\"' failed." in line
+    if how in ("segv", "abort"):
+        assert line.endswith("(if its ranks keep state in global variables: --privatize)")
+    assert "Traceback" not in err
+
+
+def test_privatize_is_chosen_when_the_program_has_globals(capsys, tmp_path):
+    (tmp_path / "global.c").write_text(RANK_IN_A_GLOBAL_C)
+    assert main(["cc", "-o", str(tmp_path / "global"), str(tmp_path / "global.c")]) == 0
+    status, out, err = _app(capsys, "--np", "3", "--", str(tmp_path / "global"))
+    assert status == 0, err
+    assert sorted(line for line in out.splitlines() if line.startswith("rank ")) == [
+        "rank 0", "rank 1", "rank 2"]
+    assert "privatized: the program's globals my_rank" in out
+    status, out, err = _app(capsys, "--np", "3", "--no-privatize", "--",
+                            str(tmp_path / "global"))
+    assert status == 0, err
+    assert "privatized" not in out  # shared: the ranks overwrite each other's my_rank

@@ -38,8 +38,9 @@ from collsim.harness import (engine_environment, find_algorithm, find_c_part, ru
 from collsim.runner import model_parameters, validate_spec, RunSpec
 from collsim.units import format_bytes, format_seconds
 
-__all__ = ["clock_correction", "DRIVERS", "INTERPOSE_MARKER", "NOT_INTERCEPTED", "table_rows", "compile_command", "is_configure_probe", "main_cc", "read_trace", "summarize", "format_summary",
-           "add_app_parser"]
+__all__ = ["clock_correction", "failure_line", "mutable_globals", "DRIVERS", "INTERPOSE_MARKER",
+           "NOT_INTERCEPTED", "table_rows", "compile_command", "is_configure_probe", "main_cc",
+           "read_trace", "summarize", "format_summary", "add_app_parser"]
 
 _LIBRARIES = ("libcollsim_interpose.a", "libcollsim_algorithms.a")
 
@@ -546,6 +547,7 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
         env = {"COLLSIM_RULES": rules_path, "COLLSIM_TRACE": str(work / "trace")}
         program = [str(executable.resolve()) if executable.is_file() else program[0],
                    *program[1:]]
+        privatize_hint = ""
         if args.real_mpi:
             argv, run_env = mpirun_command(args.np, env)
             argv += program
@@ -562,9 +564,18 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
             ratio = net.alpha_s / net.beta_s_per_byte if net.beta_s_per_byte > 0 else 0.0
             env["COLLSIM_ALPHA_OVER_BETA_BYTES"] = repr(ratio)
             run_env = engine_environment({**os.environ, **env})
+            privatize, mutable = args.privatize, []
+            if privatize is None:
+                mutable = mutable_globals(Path(program[0]) if Path(program[0]).is_file()
+                                          else Path(shutil.which(program[0]) or program[0]))
+                privatize = bool(mutable)
             argv = smpirun_command(G, rank_hosts, profile, work, program,
-                                   privatize=args.privatize)
-            where = (f"simulated on {label}, {args.np} ranks, profile {profile.name}")
+                                   privatize=privatize)
+            where = (f"simulated on {label}, {args.np} ranks, profile {profile.name}"
+                     + (f", privatized: the program's globals {', '.join(mutable[:3])}"
+                        + (", ..." if len(mutable) > 3 else "") if mutable else ""))
+            if not privatize:
+                privatize_hint = " (if its ranks keep state in global variables: --privatize)"
             what = f"{executable.name} on {label}"
             platform = (G, rank_hosts, profile, net, ratio)
         # a refused call aborts the program, and SimGrid may call the ranks left
@@ -587,10 +598,15 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
                        if line.startswith("collsim: error: ")), None)
         if status != 0 or reason:
             # (a call refused on some ranks can leave smpirun's status at 0)
-            raise CollsimError(f"{what} " + (f"exited with status {status}" if status else
-                                             "was stopped") + (f": {reason}" if reason else ""))
+            if reason:
+                raise CollsimError(f"{what} " + (f"exited with status {status}" if status else
+                                                 "was stopped") + f": {reason}")
+            raise CollsimError(failure_line(what, status, stderr, hint=privatize_hint))
         if "deadlock detected" in stderr.lower():
-            raise CollsimError(f"{what} deadlocked (SimGrid found no rank able to progress)")
+            raise CollsimError(f"{what} deadlocked (SimGrid found no rank able to progress)"
+                               + privatize_hint)
+        if _called_abort(stderr):
+            raise CollsimError(failure_line(what, status, stderr, hint=privatize_hint))
         files = _rank_files(work)
         if not files:
             raise CollsimError(f"{executable.name} did not load collsim's interposition "
@@ -641,6 +657,95 @@ def check_interposed(path: Path, real_mpi: bool) -> None:
             f"{path.name} was not linked with collsim's interposition library (its marker is "
             f"missing): build it with 'collsim cc{flag}' (cxx, fc) instead of the MPI compiler, "
             f"e.g. ./configure CC='collsim cc{flag}' or CC='collsim cc{flag}' cmake")
+
+
+#: Symbols of writable data every program has (the toolchain's, the C++
+#: runtime's), which are no per-rank state of the program.
+_TOOLCHAIN_DATA = frozenset({"_DYNAMIC", "_GLOBAL_OFFSET_TABLE_", "__TMC_END__", "__dso_handle",
+                             "__do_global_dtors_aux_fini_array_entry", "completed.0",
+                             "__frame_dummy_init_array_entry", "_ZStL8__ioinit", "__data_start",
+                             "data_start", "_edata", "__bss_start", "_end"})
+
+
+def _library_data() -> frozenset[str]:
+    """The writable data symbols of collsim's own archives (SMPI-safe by design)."""
+    names = set()
+    for archive in _LIBRARIES:
+        done = subprocess.run(["nm", "--defined-only", str(find_c_part(archive))],
+                              capture_output=True, text=True)
+        names.update(line.split()[-1] for line in done.stdout.splitlines()
+                     if len(line.split()) == 3 and line.split()[1] in "DdBbGgSsVv")
+    return frozenset(names)
+
+
+def mutable_globals(path: Path) -> list[str]:
+    """The program's own writable global and static variables (``nm``), sorted.
+
+    Under ``smpi/privatization:no`` the ranks, threads of one process, share
+    them: a program that keeps per-rank state there (``static int my_rank``,
+    Fortran SAVE and COMMON data, NPB's globals) needs
+    ``smpi/privatization:dlopen``, which ``collsim app`` then chooses.
+    Symbols of collsim's libraries and of the toolchain are left out.
+
+    Raises
+    ------
+    CollsimError
+        If ``nm`` (binutils) cannot read the program.
+    """
+    try:
+        done = subprocess.run(["nm", "--defined-only", str(path)], capture_output=True,
+                              text=True)
+    except OSError as error:
+        raise CollsimError(f"cannot run nm to find the program's globals ({error.strerror}): "
+                           "install binutils, or give --privatize or --no-privatize") from None
+    if done.returncode != 0:
+        raise CollsimError(f"nm cannot read {path}: {done.stderr.strip().splitlines()[-1:]}; "
+                           "give --privatize or --no-privatize")
+    ours = _library_data()
+    found = set()
+    for line in done.stdout.splitlines():
+        words = line.split()
+        if len(words) != 3 or words[1] not in "DdBbGgSsVv":
+            continue
+        name = words[2]
+        if (name in ours or name in _TOOLCHAIN_DATA or name.startswith(("DW.ref.", "_ZGV"))
+                or (name.startswith("__") and "_MOD_" not in name)):
+            continue
+        found.add(name)
+    return sorted(found)
+
+
+_SIGNALS = {4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV",
+            15: "SIGTERM"}
+
+
+def _called_abort(stderr: str) -> bool:
+    return "MPI_Abort was called" in stderr or "MPI_ABORT was invoked" in stderr
+
+
+def failure_line(what: str, status: int, stderr: str, *, hint: str = "") -> str:
+    """One line for a program that failed: its exit status (a signal named), whether it
+    called MPI_Abort, and the first line of its error output; ``hint`` after a crash
+    (a signal, MPI_Abort) only, where shared globals are a likely cause.
+
+    >>> failure_line("is on crossbar", 134, "[0.0] [smpi/INFO] x\\nis.c:9: Assertion failed.")
+    'is on crossbar was killed by SIGABRT (status 134): is.c:9: Assertion failed.'
+    """
+    if _called_abort(stderr):
+        code = re.search(r"MPI_ABORT was invoked .* errorcode (\d+)", stderr)
+        head = f"{what} called MPI_Abort" + (f" (error code {code.group(1)})" if code else "")
+    elif status > 128 and status - 128 in _SIGNALS:
+        head = f"{what} was killed by {_SIGNALS[status - 128]} (status {status})"
+    elif status < 0 and -status in _SIGNALS:
+        head = f"{what} was killed by {_SIGNALS[-status]}"
+    else:
+        head = f"{what} exited with status {status}"
+    first = next((line.strip() for line in stderr.splitlines()
+                  if line.strip() and not line.startswith(("[", "-", "*", " "))
+                  and "privatization" not in line and not line.startswith("Execution failed")
+                  and "mpirun" not in line.lower() and "prterun" not in line.lower()), None)
+    crashed = _called_abort(stderr) or status > 128 or status < 0
+    return head + (f": {first}" if first else "") + (hint if crashed else "")
 
 
 def _pass_stderr(stderr: str) -> None:
@@ -708,9 +813,13 @@ def add_app_parser(commands, parser_class, add_platform_arguments: Callable,
     parser.add_argument("-o", "--output", help="write the summary to this file")
     parser.add_argument("--real-mpi", action="store_true",
                         help="run under mpirun with the real MPI (collsim cc --real-mpi)")
-    parser.add_argument("--privatize", action="store_true",
-                        help="give every rank its own global variables (smpi/privatization:"
-                        "dlopen), for programs with mutable globals")
+    privatize = parser.add_mutually_exclusive_group()
+    privatize.add_argument("--privatize", action="store_true", default=None,
+                           help="give every rank its own global variables (smpi/privatization:"
+                           "dlopen); default: when the program has writable globals (nm)")
+    privatize.add_argument("--no-privatize", dest="privatize", action="store_false", default=None,
+                           help="let the ranks share the program's globals (smpi/privatization:"
+                           "no), even if it has writable ones")
     add_platform_arguments(parser)
     parser.add_argument("program", nargs=argparse.REMAINDER,
                         help="-- then the program (built with collsim cc) and its arguments")
