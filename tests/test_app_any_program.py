@@ -608,3 +608,40 @@ def test_privatize_is_chosen_when_the_program_has_globals(capsys, tmp_path):
                             str(tmp_path / "global"))
     assert status == 0, err
     assert "privatized" not in out  # shared: the ranks overwrite each other's my_rank
+
+
+# --- README: a binary runs under its own library's launcher only -------------------------------
+
+SIZE_C = r"""
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    printf("rank %d of %d\n", rank, size);
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(not all(shutil.which(name) for name in
+                            ("mpicc.openmpi", "mpicc.mpich", "mpiexec.mpich")),
+                    reason="Open MPI and MPICH both needed")
+def test_an_open_mpi_binary_under_mpichs_launcher_is_n_one_rank_jobs(tmp_path):
+    """What the README says of 'Use the map in your MPI': build once per library."""
+    (tmp_path / "size.c").write_text(SIZE_C)
+    for compiler in ("mpicc.openmpi", "mpicc.mpich"):
+        _build([compiler, "-o", f"size-{compiler}", "size.c"], tmp_path)
+
+    def ranks(program: str) -> list[str]:
+        done = subprocess.run(["mpiexec.mpich", "-n", "2", f"./{program}"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return sorted(line for line in done.stdout.splitlines() if line.startswith("rank"))
+
+    assert ranks("size-mpicc.mpich") == ["rank 0 of 2", "rank 1 of 2"]
+    assert ranks("size-mpicc.openmpi") == ["rank 0 of 1", "rank 0 of 1"]  # silently
