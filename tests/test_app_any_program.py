@@ -178,6 +178,59 @@ def test_every_element_size_with_the_mpi_library(elems, capsys):
     assert {r["algorithm"] for r in _summary(out)} == {"mpi"}
 
 
+ODD_ELEMENTS_AFTER_BARRIERS = r"""
+#include <mpi.h>
+#include <stdlib.h>
+static void tsum(void *in, void *io, int *len, MPI_Datatype *t) { double *a = in, *b = io; for (int i = 0; i < 3 * *len; i++) b[i] += a[i]; }
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int n = atoi(argv[1]);
+    MPI_Datatype tri; MPI_Type_contiguous(3, MPI_DOUBLE, &tri); MPI_Type_commit(&tri);
+    MPI_Op op; MPI_Op_create(tsum, 1, &op);
+    double *x = calloc(3 * (size_t)n, 8), *y = calloc(3 * (size_t)n, 8);
+    char *c = calloc(n, 1), *d = calloc(n, 1);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Allreduce(x, y, n, tri, op, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Reduce(x, y, n, tri, op, 1, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Bcast(x, n, tri, 2, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Allreduce(c, d, n, MPI_CHAR, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Reduce(c, d, n, MPI_CHAR, MPI_MAX, 1, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def odd_elements(tmp_path_factory):
+    out = tmp_path_factory.mktemp("odd")
+    (out / "odd.c").write_text(ODD_ELEMENTS_AFTER_BARRIERS)
+    assert main(["cc", "-O2", "-o", str(out / "odd"), str(out / "odd.c")]) == 0
+    return out / "odd"
+
+
+@pytest.mark.parametrize("round_", range(_ROUNDS))
+def test_models_hold_for_24_and_1_byte_elements(odd_elements, capsys, round_):
+    """Each call after a barrier, 6 ranks (8 for a power-of-two algorithm), 5000
+    elements: the model within 2 %."""
+    uses = {c: _algorithms(c)[round_ % len(_algorithms(c))]
+            for c in ("allreduce", "reduce", "bcast")}
+    power_of_two = any("power_of_two" in e["restrictions"] for e in registry()
+                       if uses.get(e["collective"]) == e["algorithm"])
+    status, out, err = _app(capsys, "--np", "8" if power_of_two else "6", "--json",
+                            *[f"--use={c}:{a}" for c, a in uses.items()], "--",
+                            str(odd_elements), "5000")
+    assert status == 0, err
+    rows = [r for r in _summary(out) if r["collective"] in uses]
+    assert {r["bytes"] for r in rows} == {5000, 120000}
+    for r in rows:
+        assert r["per_call_s"] == pytest.approx(r["model_s"], rel=0.02), r
+
 # --- the drivers: autotools and CMake projects (collsim cc, cxx) ----------------------------
 
 COLLSIM = Path(sys.executable).parent / "collsim"
