@@ -298,7 +298,9 @@ int main(int argc, char **argv)
 CMAKELISTS = """\
 cmake_minimum_required(VERSION 3.16)
 project(miniapp C CXX)
+find_package(MPI REQUIRED COMPONENTS CXX)
 add_executable(miniapp miniapp.cpp)
+target_link_libraries(miniapp PRIVATE MPI::MPI_CXX)
 """
 
 
@@ -328,7 +330,8 @@ def test_an_autotools_project_configured_with_collsim_cc(capsys, tmp_path):
 
 @pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake not installed")
 def test_a_cmake_cxx_project_built_with_collsim_cxx(capsys, tmp_path):
-    """CC="collsim cc" CXX="collsim cxx" cmake: a C++ program gets the algorithms."""
+    """CC="collsim cc" CXX="collsim cxx" cmake: find_package(MPI) finds it, and a C++
+    program gets the algorithms."""
     (tmp_path / "CMakeLists.txt").write_text(CMAKELISTS)
     (tmp_path / "miniapp.cpp").write_text(MINIAPP_CPP)
     _build(["cmake", "-S", ".", "-B", "build"], tmp_path,
