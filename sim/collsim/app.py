@@ -530,10 +530,10 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
     executable = Path(program[0])
     if not (executable.is_file() or shutil.which(program[0])):
         raise CollsimError(f"program {program[0]} not found")
-    check_interposed(Path(program[0]) if executable.is_file() else Path(shutil.which(program[0])),
-                     args.real_mpi)
     rules = _collect_rules(args.use, args.rules)
     _check_rules(rules, args.np)
+    check_interposed(Path(program[0]) if executable.is_file() else Path(shutil.which(program[0])),
+                     args.real_mpi)
     platform = None
     with tempfile.TemporaryDirectory(prefix="collsim-app-") as workdir:
         work = Path(workdir)
