@@ -1,15 +1,22 @@
-"""``collsim cc`` and ``collsim app``: an unmodified MPI program with collsim's algorithms.
+"""``collsim cc`` / ``cxx`` / ``fc`` and ``collsim app``: an unmodified MPI program with
+collsim's algorithms.
 
-``collsim cc`` links a program with the interposition library
-(``sim/interpose``: PMPI wrappers of MPI_Allreduce, MPI_Reduce and MPI_Bcast),
-with ``smpicc`` for simulation or with the real MPI's ``mpicc``.  ``collsim
-app`` runs it under smpirun on a collsim platform with a profile's settings
-(or under mpirun), with a rules file (``collsim.rules``) that says which
-algorithm takes which call, passes the program's output through, and
-summarizes the per-rank trace rows the library writes: per collective,
-algorithm and size, the calls, their total and per-call time (each call: max
-end - min start across its ranks), the model's per-call prediction, and the
-share of the program's time (MPI_Init to MPI_Finalize) the ranks spent in them.
+``collsim cc`` (``cxx`` or ``c++``, ``fc``) compiles and links a C (C++,
+Fortran) program with the interposition library (``sim/interpose``: PMPI
+wrappers of MPI_Allreduce, MPI_Reduce and MPI_Bcast, from C and Fortran; the
+other blocking collectives timed on their way to the library), with
+``smpicc`` (``smpicxx``, ``smpif90``) for simulation or with the real MPI's
+compilers; it stands in for mpicc as a build system's compiler, building the
+build system's probes as plain programs.  ``collsim app`` runs the program
+under smpirun on a collsim platform with a profile's settings (privatizing
+its globals when it has some) or under mpirun, with a rules file
+(``collsim.rules``) that says which algorithm takes which call, passes the
+program's output through, and summarizes the per-rank trace rows the library
+writes (under a real MPI put on rank 0's clock): per collective, algorithm
+(a selector's choice) and size, the calls, their total and per-call time
+(each call: max end - min start across its ranks), the model's per-call
+prediction, and the share of the program's time (MPI_Init to MPI_Finalize)
+the ranks spent in them.  A program that fails gets one line.
 """
 
 from __future__ import annotations

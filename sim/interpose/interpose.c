@@ -1,6 +1,8 @@
 /*
  * interpose.c: a PMPI library that sends an unmodified program's
- * MPI_Allreduce, MPI_Reduce and MPI_Bcast to collsim's algorithms.
+ * MPI_Allreduce, MPI_Reduce and MPI_Bcast to collsim's algorithms, and times
+ * and counts its other blocking collectives on their way to the MPI library
+ * (Fortran's entry points: fortran.c).
  *
  * Which algorithm takes a call is decided by the rules file named by
  * $COLLSIM_RULES (format: sim/collsim/rules.py, reader: rules.c): the first
