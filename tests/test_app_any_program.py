@@ -700,3 +700,14 @@ def test_an_open_mpi_binary_under_mpichs_launcher_is_n_one_rank_jobs(tmp_path):
 
     assert ranks("size-mpicc.mpich") == ["rank 0 of 2", "rank 1 of 2"]
     assert ranks("size-mpicc.openmpi") == ["rank 0 of 1", "rank 0 of 1"]  # silently
+
+
+def test_a_stripped_program_needs_a_privatization_choice(capsys, tmp_path):
+    (tmp_path / "global.c").write_text(RANK_IN_A_GLOBAL_C)
+    assert main(["cc", "-o", str(tmp_path / "global"), str(tmp_path / "global.c")]) == 0
+    subprocess.run(["strip", str(tmp_path / "global")], check=True)
+    status, out, err = _app(capsys, "--np", "2", "--", str(tmp_path / "global"))
+    assert status == 2
+    assert "has no symbol table (stripped)" in err and "--privatize or --no-privatize" in err
+    status, out, err = _app(capsys, "--np", "2", "--privatize", "--", str(tmp_path / "global"))
+    assert status == 0, err

@@ -697,7 +697,8 @@ def mutable_globals(path: Path) -> list[str]:
     Raises
     ------
     CollsimError
-        If ``nm`` (binutils) cannot read the program.
+        If ``nm`` (binutils) cannot read the program, or it has no symbols
+        (stripped): the user decides then.
     """
     try:
         done = subprocess.run(["nm", "--defined-only", str(path)], capture_output=True,
@@ -708,6 +709,10 @@ def mutable_globals(path: Path) -> list[str]:
     if done.returncode != 0:
         raise CollsimError(f"nm cannot read {path}: {done.stderr.strip().splitlines()[-1:]}; "
                            "give --privatize or --no-privatize")
+    if not done.stdout.strip():
+        raise CollsimError(f"{path.name} has no symbol table (stripped): collsim app cannot "
+                           "tell whether it keeps state in global variables; give --privatize "
+                           "or --no-privatize")
     ours = _library_data()
     found = set()
     for line in done.stdout.splitlines():
