@@ -711,3 +711,28 @@ def test_a_stripped_program_needs_a_privatization_choice(capsys, tmp_path):
     assert "has no symbol table (stripped)" in err and "--privatize or --no-privatize" in err
     status, out, err = _app(capsys, "--np", "2", "--privatize", "--", str(tmp_path / "global"))
     assert status == 0, err
+
+
+# --- the selectors' models for any element size -------------------------------------------------
+
+@pytest.mark.parametrize("selector", ["openmpi_default", "mpich_default"])
+def test_a_selectors_model_takes_any_element_size(selector):
+    """Without a recorded choice the model asks collbench with a 4- or 8-byte type whose
+    count takes the same branches; that answer is collbench's own for 4 <-> 8 bytes."""
+    from collsim.analysis.models import model_for
+    from collsim.analysis.models._native import _choice
+    from collsim.analysis.models._base import NetworkParams
+
+    net = NetworkParams(alpha_s=1e-6, beta_s_per_byte=1e-9)
+    for collective in ("allreduce", "reduce", "bcast"):
+        model = model_for(collective, selector)
+        for elem_bytes in (1, 24, 32):
+            assert model(5, 960 * elem_bytes, net, elem_bytes=elem_bytes).time_s > 0
+        for p, n_bytes in ((5, 64), (16, 40), (16, 8192)):
+            # 8-byte elements asked as 4-byte ones where the counts fall alike, and directly
+            count8, count4, pof2 = n_bytes // 8, n_bytes // 4, 1 << (p.bit_length() - 1)
+            if (count8 < p) == (count4 < p) and (count8 < pof2) == (count4 < pof2):
+                assert _choice(collective, selector, p, n_bytes, 8, True) == \
+                    _choice(collective, selector, p, n_bytes, 4, True)
+    with pytest.raises(ValueError, match="give the choice"):
+        model_for("allreduce", selector)(4, 3 * 24, net, elem_bytes=24)
