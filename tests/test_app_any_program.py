@@ -375,7 +375,7 @@ program fsum
   implicit none
   integer :: ierr, rank, nprocs, i
   double precision :: x(512), s(512), r(512), m(512)
-  integer :: v(8)
+  integer :: v(8), g(64)
   call MPI_INIT(ierr)
   call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
   call MPI_COMM_SIZE(MPI_COMM_WORLD, nprocs, ierr)
@@ -387,6 +387,9 @@ program fsum
   v = 0
   if (rank == 0) v = 7
   call MPI_BCAST(v, 8, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+  call MPI_ALLGATHER(rank, 1, MPI_INTEGER, g, 1, MPI_INTEGER, MPI_COMM_WORLD, ierr)
+  if (g(nprocs) /= nprocs - 1) v = 0
   if (rank == 0) then
     if (s(3) == nprocs * (nprocs - 1) / 2.0d0 .and. all(v == 7) .and. r(5) == s(5) .and. m(5) == nprocs - 1) then
       print '(a)', 'fsum: correct'
@@ -403,7 +406,8 @@ end program
                     "(sim/install-system-deps.sh)")
 @pytest.mark.parametrize("real_mpi", [False, True], ids=["smpi", "real-mpi"])
 def test_a_fortran_program_reaches_collsims_algorithms(capsys, tmp_path, real_mpi):
-    """MPI_ALLREDUCE (MPI_IN_PLACE too), MPI_REDUCE and MPI_BCAST from Fortran."""
+    """MPI_ALLREDUCE (MPI_IN_PLACE too), MPI_REDUCE and MPI_BCAST from Fortran; its
+    MPI_BARRIER and MPI_ALLGATHER timed and counted."""
     (tmp_path / "fsum.f90").write_text(FSUM_F90)
     flag = ["--real-mpi"] if real_mpi else []
     assert main(["fc", *flag, "-O2", "-o", str(tmp_path / "fsum"),
@@ -415,7 +419,8 @@ def test_a_fortran_program_reaches_collsims_algorithms(capsys, tmp_path, real_mp
     assert "fsum: correct" in out
     calls = {(r["collective"], r["algorithm"]): r["calls"] for r in _summary(out)}
     assert calls == {("allreduce", "ring"): 2, ("reduce", "binomial"): 1,
-                     ("bcast", "pipeline"): 1}
+                     ("bcast", "pipeline"): 1, ("barrier", "mpi (not intercepted)"): 1,
+                     ("allgather", "mpi (not intercepted)"): 1}
 
 
 # --- the summary: every collective, a selector's choice, gamma -------------------------------

@@ -2,7 +2,8 @@
  * fortran.c: a Fortran program's MPI_ALLREDUCE, MPI_REDUCE and MPI_BCAST
  * (include 'mpif.h' or use mpi; gfortran's names: lower case, one
  * underscore) sent to the C wrappers of interpose.c, so that they reach
- * collsim's algorithms as a C program's calls do.
+ * collsim's algorithms as a C program's calls do; its other blocking
+ * collectives too, so that they are timed and counted as a C program's.
  *
  * The library's Fortran MPI_INIT and MPI_FINALIZE do more than the C ones
  * (SMPI fills its Fortran handle tables), so they are called as they are,
@@ -31,10 +32,10 @@ extern int mpi_fortran_in_place_ __attribute__((weak));
 #define FORTRAN_IN_PLACE ((void *)&mpi_fortran_in_place_)
 #endif
 
-static const void *c_buffer(const void *fortran_buffer)
+static void *c_buffer(const void *fortran_buffer)
 {
     return fortran_buffer != NULL && fortran_buffer == FORTRAN_IN_PLACE ? MPI_IN_PLACE
-                                                                          : fortran_buffer;
+                                                                          : (void *)fortran_buffer;
 }
 
 /* The library's own Fortran entry point name; stops the program if absent. */
@@ -100,4 +101,113 @@ void mpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *roo
                 MPI_Fint *comm, MPI_Fint *ierr)
 {
     *ierr = MPI_Bcast(buffer, *count, MPI_Type_f2c(*datatype), *root, MPI_Comm_f2c(*comm));
+}
+
+/* The other blocking collectives: to the C wrappers, which time them. */
+
+#define F(x) (*(x))
+#define T(x) MPI_Type_f2c(*(x))
+#define C(x) MPI_Comm_f2c(*(x))
+#define O(x) MPI_Op_f2c(*(x))
+
+void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Barrier(C(comm));
+}
+
+void mpi_allgather_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
+                    MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_allgather_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
+                    MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Allgather(c_buffer(sb), F(sc), T(st), rb, F(rc), T(rt), C(comm));
+}
+
+void mpi_allgatherv_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rcs,
+                     MPI_Fint *displs, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_allgatherv_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rcs,
+                     MPI_Fint *displs, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Allgatherv(c_buffer(sb), F(sc), T(st), rb, rcs, displs, T(rt), C(comm));
+}
+
+void mpi_alltoall_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
+                   MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_alltoall_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
+                   MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Alltoall(c_buffer(sb), F(sc), T(st), rb, F(rc), T(rt), C(comm));
+}
+
+void mpi_alltoallv_(void *sb, MPI_Fint *scs, MPI_Fint *sds, MPI_Fint *st, void *rb,
+                    MPI_Fint *rcs, MPI_Fint *rds, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_alltoallv_(void *sb, MPI_Fint *scs, MPI_Fint *sds, MPI_Fint *st, void *rb,
+                    MPI_Fint *rcs, MPI_Fint *rds, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Alltoallv(c_buffer(sb), scs, sds, T(st), rb, rcs, rds, T(rt), C(comm));
+}
+
+void mpi_gather_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
+                 MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_gather_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
+                 MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Gather(c_buffer(sb), F(sc), T(st), rb, F(rc), T(rt), F(root), C(comm));
+}
+
+void mpi_gatherv_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rcs,
+                  MPI_Fint *displs, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_gatherv_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rcs,
+                  MPI_Fint *displs, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Gatherv(c_buffer(sb), F(sc), T(st), rb, rcs, displs, T(rt), F(root), C(comm));
+}
+
+void mpi_scatter_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
+                  MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_scatter_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
+                  MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Scatter(sb, F(sc), T(st), c_buffer(rb), F(rc), T(rt), F(root), C(comm));
+}
+
+void mpi_scatterv_(void *sb, MPI_Fint *scs, MPI_Fint *displs, MPI_Fint *st, void *rb,
+                   MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_scatterv_(void *sb, MPI_Fint *scs, MPI_Fint *displs, MPI_Fint *st, void *rb,
+                   MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Scatterv(sb, scs, displs, T(st), c_buffer(rb), F(rc), T(rt), F(root), C(comm));
+}
+
+void mpi_reduce_scatter_(void *sb, void *rb, MPI_Fint *rcs, MPI_Fint *type, MPI_Fint *op,
+                         MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_reduce_scatter_(void *sb, void *rb, MPI_Fint *rcs, MPI_Fint *type, MPI_Fint *op,
+                         MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Reduce_scatter(c_buffer(sb), rb, rcs, T(type), O(op), C(comm));
+}
+
+void mpi_reduce_scatter_block_(void *sb, void *rb, MPI_Fint *rc, MPI_Fint *type, MPI_Fint *op,
+                               MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_reduce_scatter_block_(void *sb, void *rb, MPI_Fint *rc, MPI_Fint *type, MPI_Fint *op,
+                               MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Reduce_scatter_block(c_buffer(sb), rb, F(rc), T(type), O(op), C(comm));
+}
+
+void mpi_scan_(void *sb, void *rb, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *comm,
+               MPI_Fint *ierr);
+void mpi_scan_(void *sb, void *rb, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *comm,
+               MPI_Fint *ierr)
+{
+    *ierr = MPI_Scan(c_buffer(sb), rb, F(count), T(type), O(op), C(comm));
+}
+
+void mpi_exscan_(void *sb, void *rb, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+                 MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_exscan_(void *sb, void *rb, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+                 MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Exscan(c_buffer(sb), rb, F(count), T(type), O(op), C(comm));
 }
