@@ -741,3 +741,21 @@ def test_a_selectors_model_takes_any_element_size(selector):
                     _choice(collective, selector, p, n_bytes, 4, True)
     with pytest.raises(ValueError, match="give the choice"):
         model_for("allreduce", selector)(4, 3 * 24, net, elem_bytes=24)
+
+
+@pytest.mark.parametrize("how,expected", [
+    ("segv", "failing under mpirun was killed by SIGSEGV (status 139): Segmentation fault"),
+    ("abort", "failing under mpirun "),  # MPI_Abort, when mpirun says so before it kills
+    ("exit", "failing under mpirun exited with status 5: failing: input file missing"),
+])
+def test_a_failing_program_under_mpirun_gets_one_line(capsys, tmp_path, how, expected):
+    (tmp_path / "failing.c").write_text(FAILING_C)
+    assert main(["cc", "--real-mpi", "-o", str(tmp_path / "failing"),
+                 str(tmp_path / "failing.c")]) == 0
+    status, out, err = _app(capsys, "--real-mpi", "--np", "2", "--", str(tmp_path / "failing"),
+                            how)
+    assert status == 2
+    [line] = [line for line in err.splitlines() if line.startswith("collsim: error: ")]
+    assert line.startswith("collsim: error: " + expected), line
+    if how == "abort":
+        assert line.endswith("failing: giving up on rank 1"), line

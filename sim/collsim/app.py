@@ -731,6 +731,12 @@ _SIGNALS = {4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 1
             15: "SIGTERM"}
 
 
+#: Open MPI's mpirun's own lines after a failure (should its dashes be missing).
+_LAUNCHER_LINES = ("Primary job", "a non-zero exit code", "MPI_ABORT was invoked",
+                   "with errorcode", "NOTE: invoking MPI_ABORT", "You may or may not see output",
+                   "exactly when Open MPI kills them")
+
+
 def _called_abort(stderr: str) -> bool:
     return "MPI_Abort was called" in stderr or "MPI_ABORT was invoked" in stderr
 
@@ -744,7 +750,7 @@ def failure_line(what: str, status: int, stderr: str, *, hint: str = "") -> str:
     'is on crossbar was killed by SIGABRT (status 134): is.c:9: Assertion failed.'
     """
     if _called_abort(stderr):
-        code = re.search(r"MPI_ABORT was invoked .* errorcode (\d+)", stderr)
+        code = re.search(r"MPI_ABORT was invoked.*?errorcode (\d+)", stderr, re.DOTALL)
         head = f"{what} called MPI_Abort" + (f" (error code {code.group(1)})" if code else "")
     elif status > 128 and status - 128 in _SIGNALS:
         head = f"{what} was killed by {_SIGNALS[status - 128]} (status {status})"
@@ -752,10 +758,16 @@ def failure_line(what: str, status: int, stderr: str, *, hint: str = "") -> str:
         head = f"{what} was killed by {_SIGNALS[-status]}"
     else:
         head = f"{what} exited with status {status}"
-    first = next((line.strip() for line in stderr.splitlines()
+    # Open MPI's own messages come between lines of dashes
+    program_lines = re.sub(r"^-{20,}\n.*?^-{20,}$", "", stderr, flags=re.DOTALL | re.MULTILINE)
+    first = next((line.strip() for line in program_lines.splitlines()
                   if line.strip() and not line.startswith(("[", "-", "*", " "))
                   and "privatization" not in line and not line.startswith("Execution failed")
+                  and not line.startswith(_LAUNCHER_LINES)
                   and "mpirun" not in line.lower() and "prterun" not in line.lower()), None)
+    if first is None:  # Open MPI's report of a signal: "[host:pid] Signal: Segmentation fault (11)"
+        signal_line = re.search(r"^\[[^\]]*\] Signal: (.+)$", stderr, re.MULTILINE)
+        first = signal_line.group(1).strip() if signal_line else None
     crashed = _called_abort(stderr) or status > 128 or status < 0
     return head + (f": {first}" if first else "") + (hint if crashed else "")
 
