@@ -363,7 +363,7 @@ def summarize(trace: dict, model: Callable[[dict, str], float | None] | None) ->
             continue
         try:
             predicted = model(dict(first, bytes=n_bytes), key) if model else None
-        except ValueError as error:  # a call the model cannot price: said, not a traceback
+        except (ValueError, ArithmeticError) as error:  # a call the model cannot price: a note
             predicted, group["model_note"] = None, str(error)
         if predicted is None:
             group["modelled"] = False
