@@ -11,6 +11,7 @@
  * machine running the simulation, so one repetition is enough.
  */
 #include "check.h"
+#include "clocksync.h"
 #include "collsim.h"
 #include "common/hier.h"
 #include "common/native.h"
@@ -182,6 +183,10 @@ static void gather_times(sync_point *sp, MPI_Comm world, int rank, int failed, d
     MPI_Allreduce(&failed, any_failed, 1, MPI_INT, MPI_MAX, world);
     if (*any_failed)
         return;
+    /* each process's MPI_Wtime has its own zero (Open MPI): on rank 0's clock */
+    collsim_clock_sync_once(world);
+    start = collsim_clock_global(start);
+    end = collsim_clock_global(end);
     MPI_Reduce(&start, start_min, 1, MPI_DOUBLE, MPI_MIN, 0, world);
     MPI_Reduce(&end, end_max, 1, MPI_DOUBLE, MPI_MAX, 0, world);
     (void)rank;

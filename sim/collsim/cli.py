@@ -456,11 +456,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv = list(sys.argv[1:] if argv is None else argv)
         # within one command no output may name a file it reads or another output
         with command_files():
-            if argv[:1] == ["cc"]:
+            if argv[:1] and argv[0] in ("cc", "cxx", "c++", "fc"):
                 # compiler arguments (-o, -O2, ...) are not collsim's options: no argparse
                 from collsim.app import main_cc
 
-                return main_cc(argv[1:])
+                return main_cc(argv[1:], driver=argv[0])
             args = build_parser().parse_args(argv)
             # the catalog machine's own profile unless one is given; not for a real machine
             if (hasattr(args, "profile") and args.profile is None
