@@ -145,12 +145,18 @@ def elems(tmp_path_factory):
 _ROUNDS = max(len(_algorithms(c)) for c in ("allreduce", "reduce", "bcast"))
 
 
+# the machines of the seeds and a modern one: every algorithm runs on each
+_MACHINES = ("seed003_hydra", "seed004_graphene", "modern_fat_tree_hdr")
+
+
+@pytest.mark.parametrize("machine", _MACHINES)
 @pytest.mark.parametrize("round_", range(_ROUNDS))
-def test_every_element_size_with_every_algorithm(elems, capsys, round_):
-    """MPI_CHAR, a 24-byte struct, MPI_LONG_DOUBLE_INT and a zero-size type: a summary."""
+def test_every_element_size_with_every_algorithm(elems, capsys, round_, machine):
+    """MPI_CHAR, a 24-byte struct, MPI_LONG_DOUBLE_INT and a zero-size type: a summary,
+    on three catalog machines."""
     uses = {c: _algorithms(c)[round_ % len(_algorithms(c))]
             for c in ("allreduce", "reduce", "bcast")}
-    status, out, err = _app(capsys, "--np", "4", "--json",
+    status, out, err = _app(capsys, "--np", "4", "--json", "--platform", machine,
                             *[f"--use={c}:{a}" for c, a in uses.items()], "--", str(elems))
     assert status == 0, err
     assert "Traceback" not in err
