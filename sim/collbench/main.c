@@ -132,21 +132,24 @@ static void sync_wait(sync_point *sp, MPI_Comm world)
  * clock in a double and rounds every event's date to it (date = now +
  * duration), so the same measurement started at another instant is rounded
  * differently; where ranks share links under eager sends with per-message
- * overheads, the difference grows through the schedule: seed 003's dual-root
+ * overheads, the difference grows through the schedule.  Seed 003's dual-root
  * allreduce of 32 MiB on 288 ranks took 69.49 ms from the start, 70.02 ms
  * after a 4-byte allreduce, and 69.69 ms and 69.83 ms after an idle sleep to
  * t = 1 ms and 1 s: not traffic left in flight (every message a call sends
  * is received within it, so the network is idle once all ranks have
- * returned) but the start instant.  Between 2^k and 2^(k+1) seconds the
- * doubles are evenly spaced, u = 2^(k-52) apart; shifting a measurement by a
- * multiple of 2u within that range shifts every date it computes by the same
- * amount and rounds nothing differently.  So every measurement starts at a multiple of
+ * returned) but the start instant.
+ *
+ * Between 2^k and 2^(k+1) seconds the doubles are evenly spaced, u = 2^(k-52)
+ * apart; shifting a measurement by a multiple of 2u within that range shifts
+ * every date it computes by the same amount and rounds nothing differently.
+ * So every measurement (and every repetition) starts at a multiple of
  * START_QUANTUM_S, FIRST_START_S or later: a measurement alone and the same
  * one after others are the same to the bit while the command's clock stays
- * below 2 FIRST_START_S (1 s of simulated time; beyond, the grid is twice as
- * coarse, and a cell there matches its time alone only up to rounding).  The
- * grid from 0.5 s on is 1.1e-16 s apart: a one-way message of 0.3 us is then
- * rounded to 1e-9 of its time, a larger first start would cost more. */
+ * below 2 FIRST_START_S, that is for 0.5 s of simulated time (beyond, the
+ * grid is twice as coarse, and a cell there matches its time alone only up
+ * to rounding).  The price is the grid's: from 0.5 s on dates are 1.1e-16 s
+ * apart, which puts a 0.3 us one-way message 6e-10 of its time off its
+ * model (from t = 1 s, 1.4e-9); a later first start would cost more. */
 #define FIRST_START_S 0.5
 #define START_QUANTUM_S 0x1p-20 /* about a microsecond: 2u up to 2^31 s */
 #define START_MIN_WAIT_S 1e-9   /* SimGrid lengthens a sleep under its precision */
