@@ -100,7 +100,6 @@ class Outcome:
     failures: list[tuple[str, str]] = field(default_factory=list)  # (type, message)
     platform_hash: str = ""
     library: str = ""
-    duration_s: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -406,9 +405,7 @@ def run_suite(suite: Suite, *, jobs: int = 0, scheduler: str | None = None,
     for case, result in zip(suite.cases, results):
         checks = tuple(c for c in case.checks if not (update_baseline and c == "baseline"))
         for row in result.rows:
-            outcome = _judge(case, checks, row, baseline)
-            outcome.duration_s = result.duration_s / len(result.rows)
-            judged.append((case, outcome))
+            judged.append((case, _judge(case, checks, row, baseline)))
     if update_baseline:
         write_baseline(suite.baseline_path, suite,
                        [outcome for case, outcome in judged if "baseline" in case.checks])
@@ -416,19 +413,21 @@ def run_suite(suite: Suite, *, jobs: int = 0, scheduler: str | None = None,
 
 
 def junit_xml(suite: Suite, outcomes: list[Outcome]) -> bytes:
-    """The outcomes as JUnit XML: one testsuite, one testcase per measurement."""
+    """The outcomes as JUnit XML: one testsuite, one testcase per measurement.
+
+    No ``time`` attributes (optional in JUnit): a simulation's wall time
+    depends on the machine and its load, and the same results should give
+    the same file.
+    """
     failures = sum(1 for o in outcomes if not o.ok)
     root = ET.Element("testsuites", name=suite.name, tests=str(len(outcomes)),
-                      failures=str(failures), errors="0",
-                      time=f"{sum(o.duration_s for o in outcomes):.3f}")
+                      failures=str(failures), errors="0")
     testsuite = ET.SubElement(root, "testsuite", name=suite.name, tests=str(len(outcomes)),
-                              failures=str(failures), errors="0", skipped="0",
-                              time=f"{sum(o.duration_s for o in outcomes):.3f}")
+                              failures=str(failures), errors="0", skipped="0")
     for outcome in outcomes:
         testcase = ET.SubElement(
             testsuite, "testcase", name=outcome.id,
-            classname=f"collsim.{outcome.collective}.{outcome.algorithm}",
-            time=f"{outcome.duration_s:.3f}")
+            classname=f"collsim.{outcome.collective}.{outcome.algorithm}")
         for kind, message in outcome.failures:
             failure = ET.SubElement(testcase, "failure", message=message, type=kind)
             failure.text = (f"measured time_s={outcome.time_s!r} model_s={outcome.model_s!r} "

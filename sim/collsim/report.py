@@ -20,7 +20,6 @@ gives the same bytes.
 
 from __future__ import annotations
 
-import io
 import math
 import os
 import sys
@@ -33,7 +32,7 @@ from markupsafe import Markup
 
 from collsim.errors import CollsimError
 from collsim.files import STDOUT, check_output_path, write_output
-from collsim.platforms.draw import switch_level, switch_level_layout
+from collsim.platforms.draw import figure_bytes, switch_level, switch_level_layout
 from collsim.store import close_store, open_store, read_rows, read_study
 from collsim.units import format_bytes, format_seconds
 
@@ -60,8 +59,8 @@ def _pyplot():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "collsim",
-                         "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
+    plt.rcParams.update({"svg.fonttype": "none", "font.size": 9, "axes.grid": True,
+                         "grid.alpha": 0.3})
     return plt
 
 
@@ -70,10 +69,8 @@ def _figure(kind: str, figure, caption: str) -> dict:
     plt = _pyplot()
     width_in, height_in = figure.get_size_inches()
     figure.set_size_inches(width_in, min(height_in, FIGURE_HEIGHT_CAP_IN))
-    buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    text = figure_bytes(figure, "svg", bbox_inches="tight").decode()
     plt.close(figure)
-    text = buffer.getvalue()
     return {"kind": kind, "svg": Markup(text[text.index("<svg"):]), "caption": caption}
 
 

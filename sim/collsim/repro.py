@@ -45,6 +45,7 @@ from collsim.errors import CollsimError
 from collsim.limits import argument_type
 from collsim.platform_cli import _refuse_options, add_platform_arguments
 from collsim.platforms import map_ranks, platform_hash
+from collsim.platforms.draw import figure_bytes
 from collsim.files import write_output
 from collsim.profiles import Profile
 from collsim.grid import Grid, GridStore, Job, add_grid_arguments, measurement_keys
@@ -460,8 +461,6 @@ def format_matrix(entries: list[dict], prices: list[dict] | None = None,
 
 def plot(entries: list[dict], path: str) -> None:
     """Time per configuration and algorithm, one panel per size; distinct-result counts in the legend."""
-    import io
-
     import matplotlib
 
     matplotlib.use("Agg")
@@ -481,10 +480,9 @@ def plot(entries: list[dict], path: str) -> None:
         ax.set_yscale("log")
         ax.legend(fontsize=6)
     figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=110, metadata={"Software": None})
+    data = figure_bytes(figure, "png", dpi=110)
     plt.close(figure)
-    write_output(path, buffer.getvalue())
+    write_output(path, data)
 
 
 def load_machines(path: str) -> list[tuple[str, nx.Graph]]:

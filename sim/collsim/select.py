@@ -19,6 +19,7 @@ from collsim.errors import CollsimError
 from collsim.grid import Grid, Job, add_grid_arguments
 from collsim.files import check_output_path
 from collsim.platforms import map_ranks
+from collsim.platforms.draw import figure_bytes
 from collsim.resources import check_simulation_memory
 from collsim.files import write_output
 from collsim.profiles import Profile
@@ -229,10 +230,9 @@ def heatmap_png(cells: list[dict], *, title: str) -> bytes:
     ax.legend(handles, winners, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8,
               title="fastest (margin over runner-up)", title_fontsize=8)
     fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
+    data = figure_bytes(fig, "png")
     plt.close(fig)
-    return buffer.getvalue()
+    return data
 
 
 def write_rules(cells: list[dict], path: str, *, origin: str) -> None:
