@@ -50,13 +50,16 @@ test-deps:
 venv: $(VENV_STAMP)
 	@$(VENV)/bin/python -m compileall -q sim/collsim platforms analysis >/dev/null
 
+# The package is installed editable through scikit-build-core with no CMake run
+# (pyproject.toml's override for the editable state): the C parts are `build`'s.
 $(VENV_STAMP): pyproject.toml | system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
+# (CMakeLists.txt sets SMPI_PRETEND_CC for its configure-time checks itself.)
 build: system-deps
-	SMPI_PRETEND_CC=1 cmake -S . -B $(BUILD) -DCMAKE_C_COMPILER=smpicc \
+	cmake -S . -B $(BUILD) -DCMAKE_C_COMPILER=smpicc \
 	    -DCOLLSIM_WERROR=$(WERROR) >/dev/null
 	cmake --build $(BUILD) -j 2
 

@@ -3,6 +3,11 @@
 Layers are hop distances from the nearest host (hosts 0, node routers or
 leaf switches 1, ...); link colour says the link's kind and width its
 bandwidth.  Needs matplotlib (a dependency of collsim).
+
+``figure_bytes`` is how every collsim command turns a matplotlib figure into
+a file's bytes (the platform picture, ``collsim select``'s heatmap, the
+report's plots, ``collsim repro``'s figure): the same figure gives the same
+bytes on every run.
 """
 
 from __future__ import annotations
@@ -14,11 +19,61 @@ from pathlib import Path
 
 import networkx as nx
 
-from collsim.files import write_atomically
+from collsim.files import write_output
 
-__all__ = ["draw_platform", "switch_level", "switch_level_layout", "FORMATS"]
+__all__ = ["draw_platform", "figure_bytes", "switch_level", "switch_level_layout", "FORMATS"]
 
 FORMATS = ("png", "svg")
+# What matplotlib writes beside the picture that is not the figure's: the SVG's
+# date (the time of the run) and the version stamps (SVG Creator, PNG
+# Software).  And an SVG's element ids (clip paths, glyphs) are random unless
+# salted: svg.hashsalt makes them hashes of the content.
+_NO_METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None}}
+SVG_HASH_SALT = "collsim"
+
+
+def figure_bytes(fig, fmt: str, **savefig_kwargs) -> bytes:
+    """The figure as PNG or SVG that depends on the figure alone.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure (not closed here).
+    fmt : {"png", "svg"}
+        The file format.
+    **savefig_kwargs
+        Passed to ``Figure.savefig`` (``dpi``, ``bbox_inches``, ...).
+
+    Returns
+    -------
+    bytes
+        Byte-identical for the same figure, whenever and wherever it is drawn
+        (with the same matplotlib and fonts): no date, no version stamp, SVG
+        ids derived from the content.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([0, 1], [1, 0])
+    >>> figure_bytes(fig, "svg") == figure_bytes(fig, "svg")
+    True
+    >>> b"<dc:date>" in figure_bytes(fig, "svg") or b"Software" in figure_bytes(fig, "png")
+    False
+    >>> plt.close(fig)
+    """
+    import io
+
+    import matplotlib
+
+    if fmt not in _NO_METADATA:
+        raise ValueError(f"format must be one of {', '.join(_NO_METADATA)}, got {fmt!r}")
+    buffer = io.BytesIO()
+    with matplotlib.rc_context({"svg.hashsalt": SVG_HASH_SALT}):
+        fig.savefig(buffer, format=fmt, metadata=_NO_METADATA[fmt], **savefig_kwargs)
+    return buffer.getvalue()
 
 
 def _layers(G: nx.Graph) -> dict:
@@ -159,8 +214,6 @@ def draw_platform(G: nx.Graph, path: str | os.PathLike) -> Path:
         raise ValueError(f"picture file must end in .png or .svg, got {path.name!r}")
     if G.graph.get("routing") == "opaque":
         raise ValueError("cannot draw a platform read from an XML file (its links are unknown)")
-    import io
-
     import matplotlib
 
     matplotlib.use("Agg")
@@ -190,8 +243,6 @@ def draw_platform(G: nx.Graph, path: str | os.PathLike) -> Path:
                  f"{G.number_of_edges()} links")
     ax.legend(loc="upper right", fontsize=7)
     ax.set_axis_off()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format=fmt, dpi=120, bbox_inches="tight",
-                **({"metadata": {"Date": None}} if fmt == "svg" else {}))
+    data = figure_bytes(fig, fmt, dpi=120, bbox_inches="tight")
     plt.close(fig)
-    return write_atomically(path, buffer.getvalue())
+    return write_output(path, data)

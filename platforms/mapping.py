@@ -45,12 +45,16 @@ def hosts(G: nx.Graph) -> list[str]:
 
 def read_rank_file(path) -> list[str]:
     """Read an explicit mapping: one host name per line, blank lines and # comments ignored."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"cannot read mapping file {path}: {error}") from None
-    return [line.strip() for line in lines if line.strip() and not line.strip().startswith("#")]
+    return [name for _, name in _rank_file_lines(path)]
+
+
+def _rank_file_lines(path) -> list[tuple[int, str]]:
+    """(line number, host name) of each rank of a mapping file."""
+    from collsim.files import read_text
+
+    lines = read_text(path, "mapping file").splitlines()
+    return [(number, line.strip()) for number, line in enumerate(lines, start=1)
+            if line.strip() and not line.strip().startswith("#")]
 
 
 def _node_slots(G: nx.Graph, interleave_sockets: bool) -> list[list[str]]:
@@ -116,7 +120,7 @@ def map_ranks(G: nx.Graph, np: int, mapping: str = "block") -> list[str]:
     if kind == "file":
         if not argument:
             raise ValueError("mapping file: needs a path (file:PATH)")
-        return _explicit(G, np, read_rank_file(argument), argument)
+        return _explicit(G, np, _rank_file_lines(argument), argument)
     if kind == "block" or kind == "random":
         slots = [h for node in _node_slots(G, False) for h in node]
         if kind == "block":
@@ -151,16 +155,18 @@ def map_ranks(G: nx.Graph, np: int, mapping: str = "block") -> list[str]:
     return result
 
 
-def _explicit(G: nx.Graph, np: int, names: list[str], path: str) -> list[str]:
-    if len(names) < np:
-        raise ValueError(f"mapping file {path} names {len(names)} hosts for np={np} ranks")
-    names = names[:np]
+def _explicit(G: nx.Graph, np: int, lines: list[tuple[int, str]], path: str) -> list[str]:
+    if len(lines) < np:
+        raise ValueError(f"mapping file {path} names {len(lines)} hosts for np={np} ranks")
+    lines = lines[:np]
     used = defaultdict(int)
-    for name in names:
+    for number, name in lines:
         if name not in G.nodes or G.nodes[name].get("kind") != "host":
-            raise ValueError(f"mapping file {path}: unknown host {name!r}")
+            # the line is not quoted: the file may be anything (file:/etc/passwd)
+            raise ValueError(f"mapping file {path}, line {number}: not the name of a host of "
+                             f"the platform (e.g. {hosts(G)[0]})")
         used[name] += 1
         if used[name] > G.nodes[name]["cores"]:
             raise ValueError(f"mapping file {path}: more ranks on {name} than its "
                              f"{G.nodes[name]['cores']} cores")
-    return names
+    return [name for _, name in lines]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from collsim.files import write_atomically
+from collsim.files import write_output
 from collsim.units import simgrid_bandwidth, simgrid_time
 
 from .fat_tree import native_cluster
@@ -27,7 +27,6 @@ __all__ = [
     "platform_hash",
     "write_platform",
     "write_hostfile",
-    "write_atomically",
 ]
 
 _HEADER = (
@@ -289,10 +288,11 @@ def platform_hash(G: nx.Graph) -> str:
 
 
 def write_platform(G: nx.Graph, path: str | os.PathLike) -> Path:
-    """Write the SimGrid XML of ``G`` to ``path`` (atomically) and return the path."""
-    return write_atomically(path, platform_xml(G))
+    """Write the SimGrid XML of ``G`` to ``path`` (``collsim.files.write_output``: a regular
+    file atomically) and return the path."""
+    return write_output(path, platform_xml(G))
 
 
 def write_hostfile(hosts: list[str], path: str | os.PathLike) -> Path:
     """Write a hostfile with one line per rank: line i is the host of rank i."""
-    return write_atomically(path, "".join(f"{host}\n" for host in hosts).encode())
+    return write_output(path, "".join(f"{host}\n" for host in hosts).encode())

@@ -126,3 +126,15 @@ def pytest_terminal_summary(terminalreporter):
               f"{'yes' if r['model_agrees'] else 'NO'}")
     agreeing = sum(1 for r in rows if r["model_agrees"])
     write(f"{agreeing} of {len(rows)} cells agree with their model")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The suite fails if anything replaced the machine's /dev/null with a regular file
+    (what writing an output by rename did to device nodes, issue 27): every later
+    command on the machine would write into that file."""
+    import stat
+
+    if not stat.S_ISCHR(os.stat("/dev/null").st_mode):
+        session.exitstatus = 1
+        print("\nconftest: /dev/null is no longer a character device: a test or the code it "
+              "ran replaced it (restore: rm /dev/null && mknod -m 666 /dev/null c 1 3)")

@@ -172,6 +172,30 @@ def _databases(directory: Path) -> None:
     other.close()
 
 
+def _damaged_databases(directory: Path) -> None:
+    """textnum.db: a text in measurement.time_s (SQLite's type affinity takes it);
+    flipped.db: a byte of a b-tree page inverted."""
+    _collsim_db(directory / "textnum.db")
+    connection = sqlite3.connect(directory / "textnum.db")
+    connection.execute("UPDATE measurement SET time_s = 'fast'")
+    connection.commit()
+    connection.close()
+    _collsim_db(directory / "flipped.db")
+    data = bytearray((directory / "flipped.db").read_bytes())
+    page = 4096
+    for offset in range(page, len(data), page):  # every page's header after the first
+        data[offset] ^= 0xFF
+    (directory / "flipped.db").write_bytes(bytes(data))
+
+
+def _link(directory: Path, name: str, target: str):
+    (directory / name).symlink_to(target)
+
+
+def _hard_link(directory: Path, name: str, target: str):
+    (directory / name).hardlink_to(directory / target)
+
+
 def _lock(directory: Path) -> Callable[[], None]:
     """Hold locked.db as another process would (an exclusive write lock)."""
     holder = sqlite3.connect(directory / "locked.db", isolation_level=None)
@@ -636,6 +660,13 @@ BAD: list[Bad] = [
     Bad("study", ["study", "ok.toml", "--db", "locked.db"], match="locked", setup=_lock),
     Bad("study", ["study", "ok.toml", "--db", "/proc/s.db"], match="/proc"),
     *bad_profile('"smpi/host-speed" = "1Gf"', match="smpi/host-speed"),
+    *bad_profile('"smpi/bw-factor" = "65472:nan"', match="smpi/bw-factor"),
+    *bad_profile('"smpi/lat-factor" = "0:1e400"', match="smpi/lat-factor"),
+    *bad_profile('"smpi/os" = "0:-1:0"', match="smpi/os"),
+    *bad_profile('"network/TCP-gamma" = "-5"', match="network/TCP-gamma"),
+    *bad_profile('"smpi/send-is-detached-thresh" = "99999999999"', match="detached"),
+    *bad_profile('"network/loopback-lat" = "inf"', match="loopback-lat"),
+    *bad_profile('"network/maxmin-selective-update" = "maybe"', match="selective"),
     # --- export ---
     Bad("export", ["export", "missing.db", "--csv", "out.csv"], match="no results database"),
     Bad("export", ["export", "adir", "--csv", "out.csv"], match="adir"),
@@ -747,6 +778,130 @@ BAD: list[Bad] = [
     repro_with("--db", "adir", match="adir"),
     repro_with("--db", "missing/r.db", match="missing"),
     repro_with("--db", "locked.db", match="locked", setup=_lock),
+    # --- issue 27: an output that would destroy an input or another output ---
+    Bad("export", ["export", "good.db", "--csv", "good.db"], match="destroy the input"),
+    Bad("export", ["export", "good.db", "--csv", "./out.csv", "--parquet", "out.csv"]),
+    Bad("export", ["export", "good.db", "--parquet", "ln.db"], match="destroy the input",
+        setup=lambda d: _link(d, "ln.db", "good.db")),
+    Bad("export", ["export", "good.db", "--csv", "hard.db"], match="destroy the input",
+        setup=lambda d: _hard_link(d, "hard.db", "good.db")),
+    Bad("report", ["report", "good.db", "-o", "good.db"], match="destroy the input"),
+    Bad("report", ["report", "good.db", "-o", "./good.db"], match="destroy the input"),
+    Bad("platform", ["platform", "generate", "crossbar", "--nodes", "4", "-o", "p.xml",
+                     "--hostfile", "p.xml"], match="one output would replace the other"),
+    Bad("platform", ["platform", "generate", "crossbar", "--nodes", "4", "-o", "p.xml",
+                     "--hostfile", "ranks.txt", "--mapping", "file:ranks.txt"]),
+    Bad("platform", ["platform", "draw", "plat.xml", "-o", "plat.xml"]),
+    Bad("study", ["study", "ok.toml", "--db", "ok.toml"]),
+    Bad("study", ["study", "ok.toml", "--db", "profile.toml"],
+        files={"ok.toml": scenario('np = [2]', 'np = [2]\nprofile = "profile.toml"')}),
+    Bad("check", ["check", "suite.toml", "--junit", "suite.toml"], match="destroy the input"),
+    Bad("check", ["check", "suite.toml", "--json", "suite.baseline.tsv"], match="destroy"),
+    Bad("check", ["check", "suite.toml", "--junit", "j.xml", "--json", "j.xml"],
+        match="one output would replace the other"),
+    run("--platform", "plat.xml", "-o", "plat.xml", match="destroy the input"),
+    run("--profile", "profile.toml", "-o", "profile.toml", match="destroy the input"),
+    Bad("run", ["run", "--np", "2", "--coll", "allreduce", "--alg", "ring", "--bytes", "8",
+                "--nodes", "2", "--mapping", "file:ranks.txt", "-o", "ranks.txt"],
+        match="destroy the input"),
+    ping("--profile", "profile.toml", "-o", "profile.toml", match="destroy the input"),
+    select("-o", "out", "--rules", "profile.toml", "--profile", "profile.toml"),
+    repro("--machines", "machines.toml", "-o", "r", "--db", "machines.toml"),
+    Bad("app", ["app", "--np", "2", "-o", "afile", "--", "./afile"], match="destroy the input"),
+    # --- issue 27: names the filesystem cannot hold, empty names ---
+    run("-o", "x" * 300, match="the limit is 255"),
+    run("-o", "adir/" + "y" * 256 + ".txt", match="the limit is 255"),
+    run("-o", "/".join(["d"] * 2100), match="too long"),
+    run("-o", "", match="empty file name"),
+    Bad("report", ["report", "good.db", "-o", ""], match="empty file name"),
+    Bad("export", ["export", "good.db", "--csv", ""], match="empty file name"),
+    Bad("platform", ["platform", "generate", "crossbar", "--nodes", "4", "-o", ""],
+        match="empty file name"),
+    study(SCENARIO, "--db", "", match="empty"),
+    run("--platform", "z" * 300 + ".xml", match="the limit is 255"),
+    # --- issue 27: inputs that would hang or fill the memory ---
+    run("--platform", "radical.xml", match="would need",
+        files={"radical.xml": PLATFORM_XML.replace(
+            '<host id="a" speed="1Gf"/>',
+            '<cluster id="c" prefix="n" suffix="" radical="0-999999999" speed="1Gf" '
+            'bw="1GBps" lat="1us"/>')}),
+    run("--platform", "radical2.xml", match="radical",
+        files={"radical2.xml": PLATFORM_XML.replace(
+            '<host id="a" speed="1Gf"/>',
+            '<cluster id="c" prefix="n" suffix="" radical="0-99999999999999999999" '
+            'speed="1Gf" bw="1GBps" lat="1us"/>')}),
+    run("--platform", "huge.xml", match="larger than",
+        files={"huge.xml": b"<platform>" + b" " * (65 * 1024**2) + b"</platform>"}),
+    Bad("study", ["study", "s.toml", "--db", "s.db", "--jobs", "99999999"], match="--jobs",
+        files={"s.toml": SCENARIO}),
+    Bad("check", ["check", "suite.toml", "--jobs", "1025"], match="--jobs"),
+    # --- issue 27: values that used to raise tracebacks or reach SimGrid late ---
+    run("--timeout-s", "1e308", match="--timeout-s"),
+    run("--timeout-s", "inf", match="--timeout-s"),
+    run("--timeout-s", "0", match="--timeout-s"),
+    Bad("study", ["study", "s.toml", "--db", "s.db"], match="timeout_s",
+        files={"s.toml": scenario('np = [2]', 'np = [2]\ntimeout_s = 1e308')}),
+    Bad("study", ["study", "s.toml", "--db", "s.db", "--scheduler", "tcp://[::1"],
+        match="--scheduler", files={"s.toml": SCENARIO}),
+    Bad("study", ["study", "s.toml", "--db", "s.db", "--scheduler", "tcp://host:99999"],
+        match="--scheduler", files={"s.toml": SCENARIO}),
+    Bad("check", ["check", "suite.toml", "--scheduler", "tcp://"], match="--scheduler"),
+    run("--seed", "99999999999999999999", match="seed"),
+    run("--seed", "1.5", match="invalid int"),
+    Bad("study", ["study", "s.toml", "--db", "s.db"], match="seed",
+        files={"s.toml": scenario('np = [2]', 'np = [2]\nseed = 99999999999999999999')}),
+    Bad("study", ["study", "s.toml", "--db", "s.db"], match="seed",
+        files={"s.toml": scenario('np = [2]', 'np = [2]\nseed = 1.0')}),
+    run("--reps", "1000001", match="--reps"),
+    run("--profile", "eager.toml", match="eager_threshold_bytes",
+        files={"eager.toml": PROFILE.replace("exact_models = true", "exact_models = true\n"
+                                             "eager_threshold_bytes = 99999999999999")}),
+    run("--profile", "envelope.toml", match="envelope_bytes",
+        files={"envelope.toml": PROFILE.replace("envelope_bytes = 16",
+                                                "envelope_bytes = 99999999999999")}),
+    run("--profile", "overhead.toml", match="send_overhead_s",
+        files={"overhead.toml": PROFILE.replace("exact_models = true", "exact_models = true\n"
+                                                "eager_threshold_bytes = 1024\n"
+                                                "send_overhead_s = 1e300")}),
+    # --- issue 27: silent accepts ---
+    run_with("--bytes", "8.00000000000000001", match="not a whole number"),
+    run_with("--bytes", "8e-1", match="not a whole number"),
+    run("--platform", "neglat.xml", match="latency",
+        files={"neglat.xml": PLATFORM_XML.replace('latency="1us"', 'latency="-1us"')}),
+    run("--platform", "nanbw.xml", match="bandwidth",
+        files={"nanbw.xml": PLATFORM_XML.replace('bandwidth="1GBps"', 'bandwidth="nanBps"')}),
+    run("--platform", "bom.xml", match="byte-order mark",
+        files={"bom.xml": b"\xef\xbb\xbf" + PLATFORM_XML.encode()}),
+    run("--platform", "trace.xml", match="bandwidth_file",
+        files={"trace.xml": PLATFORM_XML.replace('latency="1us"/>',
+                                                 'latency="1us" bandwidth_file="adir"/>')}),
+    run("--platform", "trace2.xml", match="cannot read",
+        files={"trace2.xml": PLATFORM_XML.replace('<zone', '<trace id="t" file="nothing" '
+                                                  'periodicity="1"/>\n  <zone')}),
+    run("--platform", "negcore.xml", match="core",
+        files={"negcore.xml": PLATFORM_XML.replace('<host id="a" speed="1Gf"/>',
+                                                   '<host id="a" speed="1Gf" core="-2"/>')}),
+    check(suite('name = "bad"', 'name = "bad"\nbaseline_rel_tol = inf'),
+          match="baseline_rel_tol must be a number >= 0 and <= 1"),
+    check(suite('checks = ["model", "baseline"]',
+                'checks = ["model", "baseline"]\nbaseline_rel_tol = 2.0'),
+          match="baseline_rel_tol must be"),
+    check(suite('name = "xbar"', 'name = "a\\tb"'), match="name"),
+    check(suite('name = "xbar"', 'name = "a\\nb"'), match="name"),
+    check(suite('name = "xbar"', 'name = ""'), match="name"),
+    check(suite('name = "xbar"', 'name = "a/b"'), match="name"),
+    select("--algorithms", "", match="unknown algorithm ''"),
+    # --- issue 27: an error quotes no file's contents ---
+    run("--nodes", "2", "--mapping", "file:secret.txt", match="line 1",
+        files={"secret.txt": "root:SECRET:0:0\nnode-1\n"}),
+    # --- issue 27: damaged databases ---
+    Bad("export", ["export", "textnum.db", "--csv", "out.csv"], match="corrupt"),
+    Bad("report", ["report", "textnum.db", "-o", "r.html"], match="corrupt"),
+    Bad("export", ["export", "flipped.db", "--csv", "out.csv"], match="flipped.db"),
+    Bad("report", ["report", "flipped.db", "-o", "r.html"], match="flipped.db"),
+    study(SCENARIO, "--db", "flipped.db", match="flipped.db"),
+    study(SCENARIO, "--db", "textnum.db", match="corrupt"),
+    repro_with("--db", "flipped.db", match="flipped.db"),
 ]
 
 
@@ -784,6 +939,7 @@ def template(tmp_path_factory) -> Path:
         else:
             target.write_bytes(content if isinstance(content, bytes) else content.encode())
     _databases(directory)
+    _damaged_databases(directory)
     (directory / "tmp").mkdir()
     return directory
 
@@ -833,3 +989,245 @@ def test_bad_input_is_one_line_and_exit_status_2(bad, workdir, capsys):
     assert lines[0].startswith("collsim: error: ") and "Traceback" not in captured.err
     assert bad.match in lines[0], lines[0]
     assert after == before, "files written, changed or removed"
+
+
+# -- files that are not regular files, closed streams (issue 27) ---------------------
+
+import os  # noqa: E402
+import signal  # noqa: E402
+import stat  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+
+from collsim import files  # noqa: E402
+
+
+def _node(path: Path, kind: int, major: int = 0, minor: int = 0) -> Path:
+    """A device node or FIFO made here: never a test's output pointed at the real /dev."""
+    os.mknod(path, 0o666 | kind, os.makedev(major, minor))
+    return path
+
+
+@pytest.fixture
+def special(workdir):
+    """The working directory of the table, with a null and a full device, a block
+    device and a FIFO of its own, and a limit on how long a call may wait."""
+    nodes = {"null": _node(workdir / "null", stat.S_IFCHR, 1, 3),
+             "full": _node(workdir / "full", stat.S_IFCHR, 1, 7),
+             "zero": _node(workdir / "zero", stat.S_IFCHR, 1, 5),
+             "block": _node(workdir / "block", stat.S_IFBLK, 7, 0),
+             "fifo": _node(workdir / "fifo", stat.S_IFIFO)}
+
+    def hung(signum, frame):
+        raise AssertionError("collsim waited on a special file")
+
+    before = {name: path.lstat() for name, path in nodes.items()}
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(60)
+    yield nodes
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+    for name, path in nodes.items():  # still what they were: nothing replaced or chmod'ed them
+        after = path.lstat()
+        assert (after.st_mode, after.st_rdev, after.st_ino) == (
+            before[name].st_mode, before[name].st_rdev, before[name].st_ino), name
+
+
+GENERATE = ["platform", "generate", "crossbar", "--nodes", "2"]
+
+
+def _one_line(capsys, status: int, match: str) -> None:
+    err = capsys.readouterr().err
+    assert status == 2 and len(err.splitlines()) == 1, err
+    assert err.startswith("collsim: error: ") and match in err, err
+
+
+def test_an_output_device_is_written_in_place(special, capsys):
+    assert main([*GENERATE, "-o", "null", "--hostfile", "null"]) == 0  # a device twice: fine
+    assert main(["export", "good.db", "--csv", "null", "--parquet", "null"]) == 0
+    assert main(["report", "good.db", "-o", "null"]) == 0
+    _one_line(capsys, main([*GENERATE, "-o", "full"]), "No space left on device")
+    _one_line(capsys, main(["export", "good.db", "--csv", "full"]), "No space left")
+    _one_line(capsys, main(["report", "good.db", "-o", "full"]), "No space left")
+
+
+def test_a_block_device_or_directory_is_never_an_output(special, capsys):
+    _one_line(capsys, main([*GENERATE, "-o", "block"]), "block device")
+    _one_line(capsys, main(["export", "good.db", "--csv", "block"]), "block device")
+    _one_line(capsys, main(["study", "ok.toml", "--db", "block"]), "not a regular file")
+
+
+def test_a_fifo_output_is_written_to_its_reader(special, capsys):
+    received = []
+    reader = threading.Thread(target=lambda: received.append(special["fifo"].read_bytes()))
+    reader.start()
+    assert main([*GENERATE, "-o", "fifo"]) == 0
+    reader.join(30)
+    assert received and received[0].startswith(b"<?xml")
+
+
+def test_a_fifo_output_nobody_reads_is_one_line_not_a_hang(special, capsys, monkeypatch):
+    monkeypatch.setattr(files, "_FIFO_READER_WAIT_S", 0.2)
+    _one_line(capsys, main([*GENERATE, "-o", "fifo"]), "no process opened it for reading")
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["study", "fifo", "--db", "s.db"], "not a regular file"),
+    (["check", "fifo"], "not a regular file"),
+    (["study", "zero", "--db", "s.db"], "not a regular file"),
+    (RUN + ["--profile", "fifo.toml"], "not a regular file"),
+    (RUN + ["--platform", "fifo.xml"], "not a regular file"),
+    (RUN + ["--platform", "zero.xml"], "not a regular file"),
+    (RUN + ["--nodes", "2", "--mapping", "file:fifo"], "not a regular file"),
+    (RUN + ["--nodes", "2", "--mapping", "file:zero"], "not a regular file"),
+    (["export", "fifo", "--csv", "out.csv"], "not a regular file"),
+    (["report", "zero", "-o", "r.html"], "not a regular file"),
+    (["app", "--np", "2", "--rules", "fifo", "--", "true"], "not a regular file"),
+])
+def test_an_input_that_is_not_a_regular_file_is_refused_at_once(special, capsys, argv, match):
+    (special["fifo"].parent / "fifo.toml").symlink_to("fifo")
+    (special["fifo"].parent / "fifo.xml").symlink_to("fifo")
+    (special["fifo"].parent / "zero.xml").symlink_to("zero")
+    _one_line(capsys, main(argv), match)
+
+
+def _collsim(*argv: str, **options) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "collsim", *argv], capture_output=True,
+                          text=True, timeout=120, **options)
+
+
+def test_a_closed_standard_output_is_one_line():
+    done = _collsim("list", stdout=None, preexec_fn=lambda: os.close(1))
+    assert done.returncode == 2 and done.stderr.splitlines() == [
+        "collsim: error: standard output is closed"], done.stderr
+
+
+def test_a_compiler_that_cannot_run_is_one_line(tmp_path):
+    source = tmp_path / "p.c"
+    source.write_text("int main(void) { return 0; }\n")
+    done = _collsim("cc", "--real-mpi", "-o", str(tmp_path / "p"), str(source),
+                    env={**os.environ, "MPICC": str(tmp_path / "no-such-mpicc")})
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "cannot run the compiler" in done.stderr and "MPICC" in done.stderr
+
+
+def test_output_that_is_not_utf8_is_read_not_a_traceback(tmp_path):
+    from collsim.harness import run_program
+
+    status, out, err = run_program(["sh", "-c", "printf 'a\\377b\\n'; printf '\\376\\n' >&2"],
+                                   cwd=tmp_path, what="printf", timeout_s=30)
+    assert status == 0 and out == "a\ufffdb\n" and err == "\ufffd\n"
+
+
+def _row(key: str) -> dict:
+    row = {name: 1 for name, _ in store.MEASUREMENT_COLUMNS}
+    row.update(key=key, study="s", machine="m", collective="allreduce", algorithm="ring",
+               params={}, extra=None, model_class="exact", platform="p", platform_hash="h",
+               mapping="block", profile="hockney", dtype="double", op="sum", check="ok",
+               result_hash="x" * 64, collsim_version="0", library="SimGrid")
+    return row
+
+
+def test_a_full_database_is_one_line_and_keeps_what_was_stored(tmp_path):
+    from collsim.errors import CollsimError
+
+    path = tmp_path / "r.db"
+    connection = store.open_store(path)
+    store.insert_rows(connection, [_row("first")])
+    pages = connection.execute("PRAGMA page_count").fetchone()[0]
+    connection.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "disk full"
+    with pytest.raises(CollsimError, match="cannot write the results database .*full"):
+        store.insert_rows(connection, [_row(f"k{i}" * 40) for i in range(2000)])
+    store.close_store(connection)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.db"]  # no -wal, no -shm
+    connection = store.open_store(path, create=False)
+    assert [row["key"] for row in store.read_rows(connection)] == ["first"]
+    store.close_store(connection)
+
+
+def test_a_failed_study_leaves_no_journal(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.toml").write_text(scenario('np = [2]', 'np = [2]\ntimeout_s = 1e-6'))
+    assert main(["study", "s.toml", "--db", "s.db", "--jobs", "1"]) != 0
+    capsys.readouterr()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db", "s.toml"]
+
+
+def test_an_immutable_database_is_one_line_and_left_as_it_was(workdir, capsys):
+    """chattr +i: even root cannot write it; refused before SQLite makes a -wal or -shm."""
+    if subprocess.run(["chattr", "+i", "good.db"], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available on this filesystem")
+    try:
+        before = _snapshot(workdir)
+        _one_line(capsys, main(["study", "ok.toml", "--db", "good.db"]), "cannot write")
+        assert _snapshot(workdir) == before
+    finally:
+        subprocess.run(["chattr", "-i", "good.db"], check=True)
+
+
+def test_standard_output_takes_one_output(workdir, capsys):
+    assert main(["export", "good.db", "--csv", "-"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("key,study,") and "1 rows written to -" in captured.err
+    assert main(["report", "good.db", "-o", "-"]) == 0
+    assert capsys.readouterr().out.startswith("<!DOCTYPE html>")
+    _one_line(capsys, main(["export", "good.db", "--csv", "-", "--parquet", "-"]),
+              "standard output already takes --csv's output")
+    _one_line(capsys, main(["check", "suite.toml", "--junit", "-"]),
+              "cannot go to standard output")
+    assert main(["run", "--np", "2", "--coll", "allreduce", "--alg", "ring", "--bytes", "8",
+                 "-o", "-"]) == 0
+    assert "allreduce   ring" in capsys.readouterr().out
+
+
+# -- every option of every command against hostile values (issue 27) -----------------
+
+_HOSTILE = ["", "-", "nan", "inf", "-1", "0", "1e308", "99999999999999999999", "x" * 300,
+            "zero", "fifo", "adir", "good.db", "ok.toml", "plat.xml", "file:fifo",
+            "tcp://[::1", "8.5", " 8", "8,", ",", "1e-400"]
+_BASES = {
+    "run": RUN, "pingpong": PING, "select": SELECT + ["--jobs", "1"],
+    "study": ["study", "ok.toml", "--db", "s.db", "--jobs", "1"],
+    "check": ["check", "suite.toml", "--jobs", "1"], "export": EXPORT,
+    "report": ["report", "good.db", "-o", "r.html"],
+    "generate": ["platform", "generate", "crossbar", "--nodes", "2", "-o", "g.xml"],
+    "describe": ["platform", "describe", "crossbar", "--nodes", "2"], "repro": REPRO,
+}
+_OPTIONS = {
+    "run": ["--np", "--bytes", "--root", "--seed", "--reps", "--timeout-s", "--mapping",
+            "--profile", "--platform", "--nodes", "-o", "--segment-bytes", "--blocks",
+            "--groups", "--node-size", "--chain-fanout", "--dtype"],
+    "pingpong": ["--bytes", "--np", "-o", "--mapping", "--profile", "--timeout-s"],
+    "select": ["--np", "--bytes", "--algorithms", "-o", "--rules", "--jobs", "--scheduler",
+               "--timeout-s"],
+    "study": ["--db", "--jobs", "--scheduler"],
+    "check": ["--junit", "--json", "--jobs", "--scheduler", "--timeout-s"],
+    "export": ["--csv", "--parquet"], "report": ["-o"],
+    "generate": ["--nodes", "--np", "-o", "--hostfile", "--mapping", "--cores-per-node"],
+    "describe": ["--nodes", "--levels", "--down-ports", "--up-ports"],
+    "repro": ["--np", "--bytes", "--seed", "--inputs", "--db", "-o", "--machines", "--jobs"],
+}
+_GRID = [(command, option, value) for command, options in _OPTIONS.items()
+         for option in options for value in _HOSTILE
+         # Parquet's bytes on standard output would be valid, but not text pytest captures
+         if (option, value) != ("--parquet", "-")]
+# make test: every option with a sample of the values (the same each run); make test-full: all
+_SAMPLE = _GRID if os.environ.get("COLLSIM_FULL_MATRIX") == "1" else _GRID[::23]
+
+
+@pytest.mark.parametrize("command, option, value", _SAMPLE,
+                         ids=[f"{c} {o} {v[:20]!r}" for c, o, v in _SAMPLE])
+def test_a_hostile_value_never_hangs_nor_raises(special, capsys, command, option, value):
+    """Whatever the value: exit 0 (it was valid), 1 (a check failed) or 2 with one line;
+    never a traceback or a hang (the fixture's alarm), the special files left as they were."""
+    argv = list(_BASES[command])
+    if option in argv:
+        argv[argv.index(option) + 1] = value
+    else:
+        argv += [option, value]
+    status = main(argv)
+    err = [line for line in capsys.readouterr().err.splitlines()
+           if line.startswith("collsim: error: ") or "Traceback" in line]
+    assert status in (0, 1, 2) and "Traceback" not in "\n".join(err)
+    assert (status == 2) == (len(err) == 1), err

@@ -150,7 +150,7 @@ def test_a_changed_baseline_time_is_a_drift(tmp_path, capsys, entries):
         ("[[case]]\nplatform = {generator = 'crossbar', nodes = 4}\ncollective = 'allreduce'\n"
          "np = 2\nbytes = ['-8']\n", "malformed size"),
         ("[[case]]\nplatform = {generator = 'crossbar', nodes = 4}\ncollective = 'allreduce'\n"
-         "np = 'two'\nbytes = [8]\n", "np: must be a positive integer"),
+         "np = 'two'\nbytes = [8]\n", "np must be a whole number from 1"),
         ("[[case]]\nplatform = {generator = 'torus'}\ncollective = 'allreduce'\nnp = 2\n"
          "bytes = [8]\n", "unknown generator 'torus'"),
         ("[[case]]\nplatform = {catalog = 'cray-1'}\ncollective = 'allreduce'\nnp = 2\n"

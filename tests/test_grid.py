@@ -30,10 +30,10 @@ np  bytes  fastest             time      runner-up     time      margin
 """
 SELECT_CSV = """\
 collective,np,bytes,fastest,fastest_s,runner_up,runner_up_s,margin,rabenseifner_s,recursive_doubling_s,ring_s
-allreduce,3,8,recursive_doubling,6.007360000000001e-06,ring,8.00928e-06,0.33324455334789316,1.00112e-05,6.007360000000001e-06,8.00928e-06
-allreduce,3,4096,recursive_doubling,7.806080000000002e-06,ring,8.716480000000002e-06,0.116627039435927,1.1399040000000007e-05,7.806080000000002e-06,8.716480000000002e-06
-allreduce,4,8,recursive_doubling,4.005440000000001e-06,rabenseifner,8.00928e-06,0.9996005432611643,8.00928e-06,4.005440000000001e-06,1.2013919999999998e-05
-allreduce,4,4096,recursive_doubling,5.47712e-06,rabenseifner,8.803840000000001e-06,0.6073849030147234,8.803840000000001e-06,5.47712e-06,1.2806400000000007e-05
+allreduce,3,8,recursive_doubling,6.007359999893325e-06,ring,8.009279999887653e-06,0.33324455335286673,1.0011199999881981e-05,6.007359999893325e-06,8.009279999887653e-06
+allreduce,3,4096,recursive_doubling,7.8060799999502e-06,ring,8.716479999559823e-06,0.11662703938666152,1.1399039999693272e-05,7.8060799999502e-06,8.716479999559823e-06
+allreduce,4,8,recursive_doubling,4.0054399998989965e-06,rabenseifner,8.009279999887653e-06,0.9996005432835393,8.009279999887653e-06,4.0054399998989965e-06,1.201391999983148e-05
+allreduce,4,4096,recursive_doubling,5.477119999985902e-06,rabenseifner,8.803839999793617e-06,0.6073849029811793,8.803839999793617e-06,5.477119999985902e-06,1.2806399999787388e-05
 """
 SUITE = """\
 [[case]]
@@ -63,7 +63,7 @@ def test_every_grid_command_takes_jobs_and_scheduler(command):
 
 @pytest.mark.parametrize("command", GRID_COMMANDS)
 @pytest.mark.parametrize("option, value, message", [
-    ("--jobs", "-1", "argument --jobs: must be >= 0 (0: one per core), got -1"),
+    ("--jobs", "-1", "argument --jobs: --jobs must be a whole number from 0 to 1024, got -1"),
     ("--jobs", "two", "argument --jobs: invalid int value: 'two'"),
     ("--scheduler", "127.0.0.1:8786",
      "argument --scheduler: must be an address such as tcp://HOST:PORT, got '127.0.0.1:8786'"),

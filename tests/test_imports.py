@@ -10,7 +10,7 @@ from pathlib import Path
 import networkx as nx
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = {  # import name -> folder (pyproject.toml, [tool.setuptools] package-dir)
+PACKAGES = {  # import name -> folder (pyproject.toml, [tool.scikit-build] wheel.packages)
     "collsim": "sim/collsim",
     "collsim.platforms": "platforms",
     "collsim.analysis": "analysis",

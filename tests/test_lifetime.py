@@ -79,3 +79,34 @@ def test_killing_the_main_process_ends_workers_and_removes_temporary_directories
     finally:
         for line in _processes_of(process.pid, str(scratch)):
             os.kill(int(line.split(":")[0]), signal.SIGKILL)
+
+
+def test_killing_collsim_run_stops_its_simulation_and_removes_its_directory(tmp_path):
+    """No pool: the watchdog of collsim.harness.run_program ends smpirun's whole group
+    when the collsim process that started it is killed with SIGKILL."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "collsim", "run", "--np", "256", "--nodes", "256", "--coll",
+         "allreduce", "--alg", "ring", "--bytes", "4MiB", "--timing-only"],
+        env={**os.environ, "TMPDIR": str(scratch)}, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not any(len(h.read_text().splitlines()) == 256
+                      for h in scratch.glob("collsim-*/hostfile") if h.is_file()):
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(0.5)  # smpirun has started the simulator
+        assert _processes_of(-1, str(scratch))  # the simulation runs
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        deadline = time.monotonic() + 30
+        while (_processes_of(-1, str(scratch)) or list(scratch.iterdir())) and (
+                time.monotonic() < deadline):
+            time.sleep(0.1)
+        assert _processes_of(-1, str(scratch)) == []
+        assert list(scratch.iterdir()) == []
+    finally:
+        for line in _processes_of(-1, str(scratch)):
+            os.kill(int(line.split(":")[0]), signal.SIGKILL)

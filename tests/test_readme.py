@@ -90,3 +90,19 @@ def test_the_ci_figures_are_those_of_the_suite():
     assert _figure(r"scenarios/ci.toml: (\d+) measurements in (\d+) simulations") == (
         measurements, len(suite.cases))
     assert _figure(r"collsim check scenarios/ci.toml` \((\d+) measurements") == (measurements,)
+
+
+def test_no_file_points_outside_the_repository():
+    """The seed papers are cited by title: the folder beside the checkout that holds
+    them does not exist for a user who clones the repository."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    tracked = subprocess.run(["git", "-C", str(root), "ls-files"], capture_output=True,
+                             text=True, check=True).stdout.split()
+    needle = "../" + "shared"
+    offenders = [name for name in tracked
+                 if name.endswith((".md", ".py", ".c", ".h", ".toml", ".txt"))
+                 and needle in (root / name).read_text(errors="replace")]
+    assert offenders == []

@@ -38,6 +38,7 @@
  *            C(q) = ceil(lg q)(alpha + 4 beta)
  */
 #include "common/internal.h"
+#include "common/hier.h"
 #include "common/workspace.h"
 
 int collsim_allreduce_hierarchical(const void *sendbuf, void *recvbuf, int count,

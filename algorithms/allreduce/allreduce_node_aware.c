@@ -24,6 +24,7 @@
  *            see the bcast models)
  */
 #include "common/internal.h"
+#include "common/nodes.h"
 #include "common/workspace.h"
 
 int collsim_allreduce_node_aware(const void *sendbuf, void *recvbuf, int count,

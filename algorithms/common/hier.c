@@ -8,6 +8,8 @@
  * two-level, or whose restrictions the groups violate is an error naming it.
  */
 #include "common/internal.h"
+#include "common/hier.h"
+#include "common/nodes.h"
 #include "common/prerounding.h"
 
 #include <math.h>

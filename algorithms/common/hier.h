@@ -1,6 +1,8 @@
 /*
  * hier.h: the two-level algorithms' group counts, levels and sub-communicators
  * (common/hier.c); their default levels: collsim_composite_names (collsim.h).
+ * Users: allreduce_hierarchical.c, reduce_hierarchical.c, common/hier.c,
+ * sim/collbench/main.c (the group count a row reports).
  */
 #ifndef COLLSIM_HIER_H
 #define COLLSIM_HIER_H

@@ -1,10 +1,11 @@
 /*
  * internal.h: what every algorithm file uses (tags, the error check, block
  * arithmetic, element addressing); not part of the public API.  The helpers
- * of one family of algorithms have their own header: scatter.h (the scatter
- * + allgather broadcasts), hier.h (two-level algorithms), nodes.h (node-aware
- * algorithms).  They are included below for the algorithm files written
- * before the split; new code includes the one it needs.
+ * of one family of algorithms have their own header, which a file includes
+ * when it needs it: scatter.h (the scatter + allgather broadcasts), hier.h
+ * (two-level algorithms, composite defaults), nodes.h (node-aware
+ * algorithms), workspace.h (openings and scratch buffers), tree.h, segment.h,
+ * pipeline.h, blocks.h, prerounding.h, fixed_order.h, native.h.
  */
 #ifndef COLLSIM_INTERNAL_H
 #define COLLSIM_INTERNAL_H
@@ -65,9 +66,5 @@ static inline void collsim_copy(void *dst, const void *src, int count, MPI_Aint 
     if (count > 0 && dst != src)
         memcpy(dst, src, (size_t)count * (size_t)extent);
 }
-
-#include "common/hier.h"
-#include "common/nodes.h"
-#include "common/scatter.h"
 
 #endif /* COLLSIM_INTERNAL_H */

@@ -1,6 +1,7 @@
 /*
  * nodes.h: the node-aware algorithms' nodes and leaders, and MPICH's choice of
  * the flat algorithm they run at each level (common/hier.c).
+ * Users: allreduce_node_aware.c, reduce_node_aware.c, common/hier.c.
  */
 #ifndef COLLSIM_NODES_H
 #define COLLSIM_NODES_H

@@ -3,6 +3,7 @@
  * the binomial scatter and chunk arithmetic, one allgather exchange step, and
  * the engine of bcast_scatter_allgather.c and
  * bcast_scatter_recursive_doubling_allgather.c.
+ * Users: those two files and common/scatter.c.
  */
 #ifndef COLLSIM_SCATTER_H
 #define COLLSIM_SCATTER_H

@@ -43,6 +43,7 @@
  *            (alpha + n beta + n gamma) + C (seed 004 (8))
  */
 #include "common/internal.h"
+#include "common/hier.h"
 #include "common/workspace.h"
 
 int collsim_reduce_hierarchical(const void *sendbuf, void *recvbuf, int count,

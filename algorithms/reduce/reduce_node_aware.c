@@ -38,6 +38,7 @@
  *            n beta + n gamma)), C the sub-communicators (see the model)
  */
 #include "common/internal.h"
+#include "common/nodes.h"
 #include "common/workspace.h"
 
 int collsim_reduce_node_aware(const void *sendbuf, void *recvbuf, int count,

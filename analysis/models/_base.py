@@ -265,13 +265,29 @@ def total(*parts: Prediction, extra_s: float = 0.0) -> Prediction:
 
 
 def check_arguments(p: int, n_bytes: int, elem_bytes: int, *, root: int | None = None) -> int:
-    """Validate the common arguments (``root`` too when given); return the element count."""
+    """Validate the common arguments (``root`` too when given); return the element count.
+
+    Every element size the C side takes is taken: any size >= 1 (a derived
+    contiguous type: a 24-byte struct, a 32-byte ``MPI_LONG_DOUBLE_INT``), and
+    0 (a zero-size type, which moves nothing: ``n_bytes`` must be 0, and the
+    count is 0, as the interposition library runs such a call).
+
+    >>> check_arguments(4, 48, 24)
+    2
+    >>> check_arguments(4, 0, 0)
+    0
+    """
     if isinstance(p, bool) or not isinstance(p, int) or p < 1:
         raise ValueError(f"p must be an integer >= 1, got {p!r}")
     if isinstance(n_bytes, bool) or not isinstance(n_bytes, int) or n_bytes < 0:
         raise ValueError(f"n_bytes must be an integer >= 0, got {n_bytes!r}")
-    if elem_bytes not in (1, 2, 4, 8, 16):
-        raise ValueError(f"elem_bytes must be 1, 2, 4, 8 or 16, got {elem_bytes!r}")
+    if isinstance(elem_bytes, bool) or not isinstance(elem_bytes, int) or elem_bytes < 0:
+        raise ValueError(f"elem_bytes must be an integer >= 0, got {elem_bytes!r}")
+    if elem_bytes == 0:
+        # a zero-size datatype moves nothing: collsim runs such a call as count 0
+        if n_bytes:
+            raise ValueError(f"n_bytes={n_bytes} with 0-byte elements")
+        return 0
     if n_bytes % elem_bytes:
         raise ValueError(f"n_bytes={n_bytes} is not a whole number of {elem_bytes}-byte elements")
     if root is not None and not 0 <= root < p:

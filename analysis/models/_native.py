@@ -11,6 +11,7 @@ second copy of the decision tables in Python.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 from collsim.params import DEFAULT_PARAMS, AlgorithmParams
@@ -18,21 +19,54 @@ from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 from ._base import NetworkParams, Prediction, check_arguments, exact, total
 from ._lookup import model_for
 
-#: The datatype collbench is asked about for an element size (the libraries'
-#: decisions depend on the message size in bytes, not on the type).
+#: The datatype collbench is asked about for an element size (see _query_dtype).
 _DTYPE_OF_ELEM_BYTES = {4: "int32", 8: "double"}
 
 
+def _query_dtype(collective: str, selector: str, p: int, n_bytes: int, elem_bytes: int) -> str:
+    """The datatype collbench is asked about for a call of ``elem_bytes``-byte elements.
+
+    collbench takes 4- and 8-byte types only.  The libraries' decisions
+    (``algorithms/common/native.c``) read the size in bytes, and the count
+    only as ``count < p`` and ``count < pof2(p)`` (their fallbacks): any
+    other element size is asked as a 4- or 8-byte type of the same bytes whose
+    count falls on the same sides (``tests/test_app_any_program.py`` holds
+    the two decisions together).
+
+    Raises
+    ------
+    ValueError
+        If neither does (a count near p): then the choice must be given
+        (``params.selected``, as a run records it).
+    """
+    if elem_bytes in _DTYPE_OF_ELEM_BYTES:
+        return _DTYPE_OF_ELEM_BYTES[elem_bytes]
+    count = n_bytes // elem_bytes
+    pof2 = 1 << (p.bit_length() - 1)
+    for size, name in _DTYPE_OF_ELEM_BYTES.items():
+        other = n_bytes // size
+        if n_bytes % size == 0 and (other < p) == (count < p) and (other < pof2) == (count < pof2):
+            return name
+    raise ValueError(f"{collective}/{selector} on {p} ranks: no 4- or 8-byte type of {n_bytes} B "
+                     f"decides as {count} elements of {elem_bytes} B; give the choice "
+                     "(params.selected, as a run records it)")
+
+
+@functools.lru_cache(maxsize=4096)
 def _choice(collective: str, selector: str, p: int, n_bytes: int, elem_bytes: int,
             commutative: bool) -> str:
-    """The algorithm the selector runs for this call, as collbench decides it."""
+    """The algorithm the selector runs for this call, as collbench decides it.
+
+    One collbench start per distinct call (cached): a run's rows, and the
+    interposition library's trace, record the choice (``params.selected``),
+    so only a prediction without a run comes here.
+    """
     from collsim.native import LIBRARIES, choices
 
-    if elem_bytes not in _DTYPE_OF_ELEM_BYTES:
-        raise ValueError(f"{collective}/{selector}: no library choice for {elem_bytes}-byte elements")
     op = "sum" if commutative else "first_nonzero"
     library = next(name for name, entry in LIBRARIES.items() if entry == selector)
-    row = choices(collective, library, p, (n_bytes,), op=op, dtype=_DTYPE_OF_ELEM_BYTES[elem_bytes])[0]
+    dtype = _query_dtype(collective, selector, p, n_bytes, elem_bytes)
+    row = choices(collective, library, p, (n_bytes,), op=op, dtype=dtype)[0]
     if row["selected"] is None:
         raise ValueError(f"{collective}/{selector} on {p} ranks at {n_bytes} B: "
                          f"{row['error'] or 'the library runs an algorithm collsim does not have'}")

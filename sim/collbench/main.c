@@ -4,13 +4,16 @@
  * measurement on rank 0's stdout.
  *
  * Timing: before every measurement all ranks are released at the same
- * instant (under SMPI a SimGrid barrier, which takes no simulated time; under
- * a real MPI an MPI_Barrier, which is only approximately simultaneous); the
- * reported time is max over ranks of the end minus min over ranks of the
- * start.  With SMPI's host-code timing off, that time does not depend on the
- * machine running the simulation, so one repetition is enough.
+ * instant (under SMPI a SimGrid barrier, which takes no simulated time, at an
+ * instant chosen so that the measurement does not depend on what ran before
+ * it: sync_start; under a real MPI an MPI_Barrier, which is only
+ * approximately simultaneous); the reported time is max over ranks of the end
+ * minus min over ranks of the start.  With SMPI's host-code timing off, that
+ * time does not depend on the machine running the simulation, so one
+ * repetition is enough.
  */
 #include "check.h"
+#include "clocksync.h"
 #include "collsim.h"
 #include "common/hier.h"
 #include "common/native.h"
@@ -27,7 +30,9 @@
 #include <string.h>
 
 #ifdef COLLSIM_SMPI
+#include <simgrid/actor.h>
 #include <simgrid/barrier.h>
+#include <simgrid/engine.h>
 #include <simgrid/version.h>
 #endif
 
@@ -123,6 +128,67 @@ static void sync_wait(sync_point *sp, MPI_Comm world)
 #endif
 }
 
+#ifdef COLLSIM_SMPI
+/* Where a measurement starts on SimGrid's clock.  SimGrid keeps one absolute
+ * clock in a double and rounds every event's date to it (date = now +
+ * duration), so the same measurement started at another instant is rounded
+ * differently; where ranks share links under eager sends with per-message
+ * overheads, the difference grows through the schedule.  Seed 003's dual-root
+ * allreduce of 32 MiB on 288 ranks took 69.49 ms from the start, 70.02 ms
+ * after a 4-byte allreduce, and 69.69 ms and 69.83 ms after an idle sleep to
+ * t = 1 ms and 1 s: not traffic left in flight (every message a call sends
+ * is received within it, so the network is idle once all ranks have
+ * returned) but the start instant.
+ *
+ * Between 2^k and 2^(k+1) seconds the doubles are evenly spaced, u = 2^(k-52)
+ * apart; shifting a measurement by a multiple of 2u within that range shifts
+ * every date it computes by the same amount and rounds nothing differently.
+ * So every measurement (and every repetition) starts at a multiple of
+ * START_QUANTUM_S, FIRST_START_S or later: a measurement alone and the same
+ * one after others are the same to the bit while the command's clock stays
+ * below 2 FIRST_START_S, that is for 0.5 s of simulated time (beyond, the
+ * grid is twice as coarse, and a cell there matches its time alone only up
+ * to rounding).  The price is the grid's: from 0.5 s on dates are 1.1e-16 s
+ * apart, which puts a 0.3 us one-way message 6e-10 of its time off its
+ * model (from t = 1 s, 1.4e-9); a later first start would cost more. */
+#define FIRST_START_S 0.5
+#define START_QUANTUM_S 0x1p-20 /* about a microsecond: 2u up to 2^31 s */
+#define START_MIN_WAIT_S 1e-9   /* SimGrid lengthens a sleep under its precision */
+
+/* The first instant at which a measurement may start after now_s. */
+static double measurement_start_s(double now_s)
+{
+    double t = now_s + START_MIN_WAIT_S;
+    if (t < FIRST_START_S)
+        t = FIRST_START_S;
+    return ceil(t / START_QUANTUM_S) * START_QUANTUM_S;
+}
+#endif
+
+/* Releases all ranks of world for a timed call.  Under SMPI: once every rank
+ * has returned from the previous call (every message sent in it has then
+ * been received, so the network is idle), all sleep to the next start
+ * instant (measurement_start_s) and are released there together.  Under a
+ * real MPI, an MPI_Barrier. */
+static void sync_start(sync_point *sp, MPI_Comm world)
+{
+#ifdef COLLSIM_SMPI
+    sync_wait(sp, world);
+    /* Every rank reads the same clock here and sleeps as long: they wake
+     * together.  The loop: a sleep from below FIRST_START_S / 2 may end a
+     * rounding short of FIRST_START_S, in the range below. */
+    for (;;) {
+        const double now_s = simgrid_get_clock();
+        if (now_s >= FIRST_START_S && now_s == ceil(now_s / START_QUANTUM_S) * START_QUANTUM_S)
+            break;
+        sg_actor_sleep_for(measurement_start_s(now_s) - now_s);
+    }
+    sync_wait(sp, world);
+#else
+    sync_wait(sp, world);
+#endif
+}
+
 static void sync_destroy(sync_point *sp, MPI_Comm world)
 {
 #ifdef COLLSIM_SMPI
@@ -182,6 +248,10 @@ static void gather_times(sync_point *sp, MPI_Comm world, int rank, int failed, d
     MPI_Allreduce(&failed, any_failed, 1, MPI_INT, MPI_MAX, world);
     if (*any_failed)
         return;
+    /* each process's MPI_Wtime has its own zero (Open MPI): on rank 0's clock */
+    collsim_clock_sync_once(world);
+    start = collsim_clock_global(start);
+    end = collsim_clock_global(end);
     MPI_Reduce(&start, start_min, 1, MPI_DOUBLE, MPI_MIN, 0, world);
     MPI_Reduce(&end, end_max, 1, MPI_DOUBLE, MPI_MAX, 0, world);
     (void)rank;
@@ -606,7 +676,7 @@ static OWN_FRAME int measure_case(run_context *ctx, const check_case *c, MPI_Op 
             }
         }
 
-        sync_wait(&ctx->sync, ctx->world);
+        sync_start(&ctx->sync, ctx->world);
         double start = MPI_Wtime();
         int rc = MPI_SUCCESS;
         const void *input = sendbuf;
@@ -1008,7 +1078,7 @@ static OWN_FRAME int run_pingpong(run_context *ctx)
             return EXIT_MPI_ERROR;
         memset(buf, 0, (size_t)opt->bytes[s] + 1);
         for (int rep = 0; rep < opt->reps; rep++) {
-            sync_wait(&ctx->sync, ctx->world);
+            sync_start(&ctx->sync, ctx->world);
             double start = MPI_Wtime();
             if (ctx->rank == 0) {
                 MPI_Send(buf, (int)opt->bytes[s], MPI_BYTE, peer, 1, ctx->coll_comm);

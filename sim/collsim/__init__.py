@@ -21,7 +21,9 @@ importing one would replace the function of that name; the commands live in
 
 __version__ = "0.1.0"
 
-__all__ = ["check", "load", "predict", "run", "study", "to_frame"]
+from collsim.errors import CollsimError  # noqa: E402 - light: no dependency
+
+__all__ = ["CollsimError", "check", "load", "predict", "run", "study", "to_frame"]
 
 
 def __getattr__(name: str):

@@ -16,6 +16,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable
 
@@ -23,6 +24,8 @@ import networkx as nx
 import pandas as pd
 
 from collsim.errors import CollsimError
+from collsim.files import BadInput, check_timeout
+from collsim.limits import check as check_number
 
 __all__ = ["UNITS", "check", "load", "predict", "run", "study", "to_frame"]
 
@@ -31,6 +34,30 @@ UNITS = (("_s", "s"), ("_bytes", "B"), ("_Bps", "B/s"), ("_s_per_byte", "s/B"))
 
 #: Columns whose unit their name does not carry.
 _NAMED_UNITS = {"bytes": "B", "np": "ranks", "ratio": "1", "max_error_ratio": "1"}
+
+
+def _arguments_checked(function):
+    """An API call whose bad argument of a wrong type or value, found anywhere below it,
+    is a :class:`CollsimError` naming the call, as every other bad argument is (the
+    original error stays chained as its cause)."""
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except (CollsimError, BadInput):
+            raise
+        except (TypeError, ValueError, KeyError) as error:
+            raise CollsimError(f"collsim.{function.__name__}: {error}") from error
+
+    return call
+
+
+def _path(value, what: str) -> str:
+    """A file argument: a non-empty str or os.PathLike."""
+    if not isinstance(value, (str, os.PathLike)) or str(value) == "":
+        raise CollsimError(f"{what} must be a file name (str or os.PathLike), got {value!r}")
+    return str(value)
 
 
 def _unit(column: str) -> str | None:
@@ -101,6 +128,7 @@ def _platform(platform) -> tuple[nx.Graph, str]:
                        f"got {platform!r}")
 
 
+@_arguments_checked
 def run(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
         profile: str | None = None, timeout_s: float = 600.0, **options) -> pd.DataFrame:
     """Simulate one algorithm on one machine; one row per size (and repetition).
@@ -141,7 +169,14 @@ def run(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
     from collsim.runner import RunSpec
     from collsim.runner import run as run_spec
 
-    if platform == "crossbar":
+    for name, value in (("collective", collective), ("algorithm", algorithm)):
+        if not isinstance(value, str):
+            raise CollsimError(f"run: {name} must be a name (str), got {value!r}")
+    check_number("np", np)
+    check_timeout(timeout_s, "timeout_s")
+    if profile is not None and not isinstance(profile, (str, os.PathLike)):
+        raise CollsimError(f"run: profile must be a name or a TOML file, got {profile!r}")
+    if isinstance(platform, str) and platform == "crossbar":
         platform = {"generator": "crossbar", "nodes": np}
     G, label = _platform(platform)
     loaded = checked_profile(profile or default_profile(label))
@@ -162,6 +197,7 @@ def run(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
     return to_frame(rows, platform=label, profile=loaded.name)
 
 
+@_arguments_checked
 def predict(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
             profile: str | None = None, mapping: str = "block", dtype: str = "double",
             op: str = "sum", root: int = 0) -> pd.DataFrame:
@@ -201,6 +237,7 @@ def predict(collective: str, algorithm: str, np: int, sizes, *, platform="crossb
     return to_frame(rows, platform=request.label, profile=loaded.name)
 
 
+@_arguments_checked
 def load(db_path: str | os.PathLike, study: str | None = None) -> pd.DataFrame:
     """The measurements of a results database as a DataFrame.
 
@@ -220,14 +257,14 @@ def load(db_path: str | os.PathLike, study: str | None = None) -> pd.DataFrame:
         (each study's scenario, profile, machines with their price and cost,
         and workloads).
     """
-    from collsim.store import open_store, read_rows, read_study
+    from collsim.store import close_store, open_store, read_rows, read_study
 
-    connection = open_store(db_path, create=False)
+    connection = open_store(_path(db_path, "db_path"), create=False)
     try:
         rows = read_rows(connection, study)
         studies = read_study(connection)
     finally:
-        connection.close()
+        close_store(connection)
     if study is not None and study not in {s["name"] for s in studies}:
         raise CollsimError(f"{db_path}: no study {study!r} (stored: "
                            f"{', '.join(s['name'] for s in studies) or 'none'})")
@@ -238,6 +275,7 @@ def load(db_path: str | os.PathLike, study: str | None = None) -> pd.DataFrame:
                     studies=[s for s in studies if study is None or s["name"] == study])
 
 
+@_arguments_checked
 def study(scenario_path: str | os.PathLike, *, db: str | os.PathLike | None = None, jobs: int = 0,
           scheduler: str | None = None, timing_only: bool = False) -> pd.DataFrame:
     """Run (or resume) a study and return its measurements (see :func:`load`).
@@ -264,7 +302,8 @@ def study(scenario_path: str | os.PathLike, *, db: str | os.PathLike | None = No
     from collsim.scenario import load_scenario
     from collsim.studies import run_study
 
-    scenario = load_scenario(scenario_path, timing_only=timing_only)
+    check_number("jobs", jobs)
+    scenario = load_scenario(_path(scenario_path, "scenario_path"), timing_only=timing_only)
     db_path = str(db or scenario.path.with_suffix(".db"))
     _, _, _, failures = run_study(scenario, db_path, jobs=jobs, scheduler=scheduler)
     if failures:
@@ -272,6 +311,7 @@ def study(scenario_path: str | os.PathLike, *, db: str | os.PathLike | None = No
     return load(db_path, scenario.name)
 
 
+@_arguments_checked
 def check(suite_path: str | os.PathLike, *, jobs: int = 0, timing_only: bool = False) -> pd.DataFrame:
     """Run a check suite and return one row per measurement with its verdict.
 
@@ -285,6 +325,7 @@ def check(suite_path: str | os.PathLike, *, jobs: int = 0, timing_only: bool = F
 
     from collsim.checks import load_suite, run_suite
 
-    suite = load_suite(suite_path, timing_only=timing_only)
+    check_number("jobs", jobs)
+    suite = load_suite(_path(suite_path, "suite_path"), timing_only=timing_only)
     outcomes = run_suite(suite, jobs=jobs)
     return to_frame(({**asdict(o), "ok": o.ok} for o in outcomes), suite=str(suite_path))

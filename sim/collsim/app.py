@@ -1,15 +1,22 @@
-"""``collsim cc`` and ``collsim app``: an unmodified MPI program with collsim's algorithms.
+"""``collsim cc`` / ``cxx`` / ``fc`` and ``collsim app``: an unmodified MPI program with
+collsim's algorithms.
 
-``collsim cc`` links a program with the interposition library
-(``sim/interpose``: PMPI wrappers of MPI_Allreduce, MPI_Reduce and MPI_Bcast),
-with ``smpicc`` for simulation or with the real MPI's ``mpicc``.  ``collsim
-app`` runs it under smpirun on a collsim platform with a profile's settings
-(or under mpirun), with a rules file (``collsim.rules``) that says which
-algorithm takes which call, passes the program's output through, and
-summarizes the per-rank trace rows the library writes: per collective,
-algorithm and size, the calls, their total and per-call time (each call: max
-end - min start across its ranks), the model's per-call prediction, and the
-share of the program's time (MPI_Init to MPI_Finalize) the ranks spent in them.
+``collsim cc`` (``cxx`` or ``c++``, ``fc``) compiles and links a C (C++,
+Fortran) program with the interposition library (``sim/interpose``: PMPI
+wrappers of MPI_Allreduce, MPI_Reduce and MPI_Bcast, from C and Fortran; the
+other blocking collectives timed on their way to the library), with
+``smpicc`` (``smpicxx``, ``smpif90``) for simulation or with the real MPI's
+compilers; it stands in for mpicc as a build system's compiler, building the
+build system's probes as plain programs.  ``collsim app`` runs the program
+under smpirun on a collsim platform with a profile's settings (privatizing
+its globals when it has some) or under mpirun, with a rules file
+(``collsim.rules``) that says which algorithm takes which call, passes the
+program's output through, and summarizes the per-rank trace rows the library
+writes (under a real MPI put on rank 0's clock): per collective, algorithm
+(a selector's choice) and size, the calls, their total and per-call time
+(each call: max end - min start across its ranks), the model's per-call
+prediction, and the share of the program's time (MPI_Init to MPI_Finalize)
+the ranks spent in them.  A program that fails gets one line.
 """
 
 from __future__ import annotations
@@ -23,142 +30,279 @@ import subprocess
 import sys
 import tempfile
 from collections import defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
 from collsim.analysis.models import model_for
 from collsim.errors import CollsimError
 from collsim.platforms import map_ranks
-from collsim.files import write_atomically
+from collsim.files import check_input_path, check_output_path, write_output
 from collsim.realmpi import mpirun_command
 from collsim.rules import MPI_LIBRARY, Rule, format_rules, parse_rules, read_rules, rule_from_use
-from collsim.harness import engine_environment, find_algorithm, run_program, smpirun_command
+from collsim.harness import (engine_environment, find_algorithm, find_c_part, run_program,
+                             smpirun_command)
 from collsim.runner import model_parameters, validate_spec, RunSpec
 from collsim.units import format_bytes, format_seconds
 
-__all__ = ["compile_command", "main_cc", "read_trace", "summarize", "format_summary",
-           "add_app_parser"]
+__all__ = ["clock_correction", "failure_line", "mutable_globals", "DRIVERS", "INTERPOSE_MARKER",
+           "NOT_INTERCEPTED", "table_rows", "compile_command", "is_configure_probe", "main_cc",
+           "read_trace", "summarize", "format_summary", "add_app_parser"]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 _LIBRARIES = ("libcollsim_interpose.a", "libcollsim_algorithms.a")
 
+#: The string the interposition library carries (sim/interpose/interpose.c,
+#: ``collsim_interpose_marker``): ``collsim app`` refuses a program without it.
+INTERPOSE_MARKER = b"collsim interposition library, linked by collsim cc"
 
-def _find_compiler(real_mpi: bool) -> str:
+
+@dataclass(frozen=True)
+class Driver:
+    """One compiler driver: ``collsim cc``, ``cxx`` (``c++``) or ``fc``.
+
+    ``smpi`` and ``mpi`` are the compilers tried in order (an environment
+    variable first: ``mpi_env`` for the real MPI), ``mpi_flags`` what the
+    real MPI's compile needs besides (C++: skip the MPI C++ bindings, which
+    would need libmpi_cxx), ``link_flags`` what linking the C interposition
+    library from that language needs besides.
+    """
+
+    command: str
+    language: str
+    smpi: tuple[str, ...]
+    mpi_env: str
+    mpi: tuple[str, ...]
+    mpi_flags: tuple[str, ...] = ()
+    link_flags: tuple[str, ...] = ()
+
+
+DRIVERS = {
+    "cc": Driver("cc", "C", ("smpicc",), "MPICC", ("mpicc.openmpi", "mpicc")),
+    "cxx": Driver("cxx", "C++", ("smpicxx",), "MPICXX", ("mpicxx.openmpi", "mpicxx"),
+                  mpi_flags=("-DOMPI_SKIP_MPICXX=1", "-DMPICH_SKIP_MPICXX=1"),
+                  link_flags=("-lstdc++",)),
+    "fc": Driver("fc", "Fortran", ("smpif90",), "MPIFC", ("mpif90.openmpi", "mpif90"),
+                 link_flags=("-ldl",)),
+}
+DRIVERS["c++"] = DRIVERS["cxx"]
+
+
+def _find_compiler(real_mpi: bool, driver: Driver = DRIVERS["cc"]) -> str:
     if real_mpi:
-        name = os.environ.get("MPICC") or shutil.which("mpicc.openmpi") or shutil.which("mpicc")
+        name = os.environ.get(driver.mpi_env) or next(
+            (found for found in map(shutil.which, driver.mpi) if found), None)
         if not name:
-            raise CollsimError("mpicc not found: install Open MPI (apt-get install openmpi-bin "
-                               "libopenmpi-dev) or set MPICC")
+            raise CollsimError(f"{driver.mpi[-1]} not found: install Open MPI (apt-get install "
+                               f"openmpi-bin libopenmpi-dev) or set {driver.mpi_env}")
         return name
-    name = shutil.which("smpicc")
+    name = next((found for found in map(shutil.which, driver.smpi) if found), None)
     if name is None:
-        raise CollsimError("smpicc not found on PATH: install SimGrid (apt-get install "
-                           "libsimgrid-dev), or run 'make build'")
+        hint = " and gfortran" if driver.language == "Fortran" else ""
+        raise CollsimError(f"{driver.smpi[0]} not found on PATH: install SimGrid{hint} "
+                           "(sim/install-system-deps.sh), or run 'make build'")
     return name
 
 
-def compile_command(compiler_args: Sequence[str], *, real_mpi: bool = False) -> list[str]:
-    """The compiler command line of ``collsim cc``.
+def is_configure_probe(compiler_args: Sequence[str]) -> bool:
+    """Whether a compile is a build system's probe, not the program.
+
+    autoconf's checks compile ``conftest.c`` (and run the result), CMake's
+    compile ``CMakeCCompilerId.c`` and ``cmTC_*`` test projects: under SMPI
+    such a probe is built as a plain program (``SMPI_PRETEND_CC=1``), which
+    runs without smpirun, and without the interposition library.
+
+    >>> is_configure_probe(["-o", "conftest", "-g", "conftest.c"])
+    True
+    >>> is_configure_probe(["-O2", "-o", "cg", "cg.c"])
+    False
+    """
+    for arg in compiler_args:
+        name = os.path.basename(arg)
+        if (name.startswith(("conftest", "CMakeCCompilerId", "CMakeCXXCompilerId",
+                             "CMakeFortranCompilerId", "cmTC_", "CMakeCCompilerABI",
+                             "CMakeCXXCompilerABI", "CMakeFortranCompilerABI"))
+                or "/CMakeScratch/" in arg or "/CMakeTmp/" in arg):
+            return True
+    return False
+
+
+def _is_link(compiler_args: Sequence[str]) -> bool:
+    return bool(compiler_args) and not any(arg in ("-c", "-S", "-E", "-M", "-MM", "--version",
+                                                   "-v", "-V", "-qversion", "-dumpversion",
+                                                   "-dumpmachine") for arg in compiler_args)
+
+
+def compile_command(compiler_args: Sequence[str], *, real_mpi: bool = False,
+                    driver: str = "cc") -> list[str]:
+    """The compiler command line of ``collsim cc`` (``cxx``, ``c++``, ``fc``).
 
     Parameters
     ----------
     compiler_args : sequence of str
         The user's arguments (``-o PROG SRC.c -O2 ...``), passed on unchanged.
     real_mpi : bool
-        Build against the real MPI (``build-mpi/``, mpicc) instead of SMPI
-        (``build/``, smpicc).
+        Build against the real MPI (mpicc, mpicxx, mpif90, the libraries of
+        ``make build-mpi``) instead of SMPI (smpicc, smpicxx, smpif90, the
+        libraries of ``make build``, or in an installed collsim those ``pip
+        install`` put in the package).
+    driver : str
+        ``cc``, ``cxx`` (or ``c++``) or ``fc``: the language's compiler.
 
     Returns
     -------
     list of str
         The compiler and the user's arguments, then (when linking) the
-        interposition library as a whole archive, the algorithms and libm.
-        Under SMPI also ``-Wl,-Bsymbolic-functions``: smpicc links a program
-        as a shared object, and without it the program's MPI calls bind to
+        interposition library as a whole archive, the algorithms, libm and
+        what the language needs to link C (``-lstdc++``, ``-ldl``).  Under
+        SMPI also ``-Wl,-Bsymbolic-functions``: smpicc links a program as a
+        shared object, and without it the program's MPI calls bind to
         libsimgrid and never reach the wrappers (under
-        ``smpi/privatization:no``).
+        ``smpi/privatization:no``).  A build system's probe
+        (:func:`is_configure_probe`) gets the compiler and the user's
+        arguments only.
 
     Raises
     ------
     CollsimError
         If the compiler or the built libraries are missing.
     """
-    build = REPO_ROOT / ("build-mpi" if real_mpi else "build")
-    interpose, algorithms = (build / name for name in _LIBRARIES)
-    for library in (interpose, algorithms):
-        if not library.is_file():
-            raise CollsimError(f"{library} not found: run 'make {build.name}' first")
-    argv = [_find_compiler(real_mpi), *compiler_args]
-    if any(arg in ("-c", "-S", "-E") for arg in compiler_args):
+    chosen = DRIVERS[driver]
+    argv = [_find_compiler(real_mpi, chosen), *compiler_args]
+    if real_mpi:
+        argv[1:1] = chosen.mpi_flags
+    if not _is_link(compiler_args) or (not real_mpi and is_configure_probe(compiler_args)):
         return argv
+    interpose, algorithms = (find_c_part(name, real_mpi=real_mpi) for name in _LIBRARIES)
     if not real_mpi:
         argv.append("-Wl,-Bsymbolic-functions")
     return argv + ["-Wl,--whole-archive", str(interpose), "-Wl,--no-whole-archive",
-                   str(algorithms), "-lm"]
+                   str(algorithms), "-lm", *chosen.link_flags]
 
 
-def main_cc(argv: Sequence[str]) -> int:
-    """``collsim cc [--real-mpi] -o PROG SRC.c [cc flags]``: returns the compiler's status."""
+def main_cc(argv: Sequence[str], driver: str = "cc") -> int:
+    """``collsim cc|cxx|c++|fc [--real-mpi] -o PROG SRC [flags]``: the compiler's status.
+
+    Under SMPI a build system's probe (:func:`is_configure_probe`) runs with
+    ``SMPI_PRETEND_CC=1``, so that ``./configure CC="collsim cc"`` and
+    ``CC="collsim cc" cmake`` work unchanged.
+    """
+    chosen = DRIVERS[driver]
     args = list(argv)
     if args in (["-h"], ["--help"]):
-        print("usage: collsim cc [--real-mpi] -o PROG SRC.c [cc flags]\n\n"
-              "Compile and link an MPI C program with collsim's interposition library:\n"
-              "with smpicc for collsim app (default), or with the real MPI's mpicc\n"
-              "(--real-mpi) for collsim app --real-mpi.")
+        print(f"usage: collsim {driver} [--real-mpi] -o PROG SRC [{chosen.language} compiler "
+              f"flags]\n\nCompile and link an MPI {chosen.language} program with collsim's "
+              f"interposition library:\nwith {chosen.smpi[0]} for collsim app (default), or "
+              f"with the real MPI's {chosen.mpi[-1]}\n(--real-mpi) for collsim app --real-mpi.  "
+              f"It stands in for {chosen.mpi[-1]} as\nthe compiler and linker of autotools and "
+              "CMake projects (README: 'Building a project').")
         return 0
     if not [arg for arg in args if arg != "--real-mpi"]:
-        raise CollsimError("collsim cc needs the compiler's arguments: collsim cc [--real-mpi] "
-                           "-o PROG SRC.c [cc flags]")
+        raise CollsimError(f"collsim {driver} needs the compiler's arguments: collsim {driver} "
+                           "[--real-mpi] -o PROG SRC [flags]")
     real_mpi = "--real-mpi" in args
     args = [arg for arg in args if arg != "--real-mpi"]
-    command = compile_command(args, real_mpi=real_mpi)
-    return subprocess.run(command).returncode
+    command = compile_command(args, real_mpi=real_mpi, driver=driver)
+    env = None
+    if not real_mpi and is_configure_probe(args):
+        env = {**os.environ, "SMPI_PRETEND_CC": "1"}
+    try:
+        if env is not None:
+            # smpicc says it pretends on stdout, which a probe may read as the compiler's
+            done = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True)
+            sys.stdout.write("".join(line for line in done.stdout.splitlines(keepends=True)
+                                     if "SMPI_PRETEND_CC" not in line))
+            return done.returncode
+        return subprocess.run(command).returncode
+    except OSError as error:  # MPICC names no program, or one that cannot run
+        raise CollsimError(f"cannot run the compiler {command[0]}: {error.strerror}"
+                           + (f" (check {chosen.mpi_env})" if real_mpi
+                              and os.environ.get(chosen.mpi_env) else "")) from None
 
 
 # --- the trace rows of sim/interpose/interpose.c -------------------------------------------
 
+def clock_correction(clocks: list[tuple[float, float, float]]) -> Callable[[float], float]:
+    """local time -> rank 0's time, from a rank's clock rows (local, offset, error).
+
+    No row (SMPI: one clock): the identity.  One: its offset.  Two (at
+    MPI_Init and MPI_Finalize): the offset interpolated linearly in local
+    time, for the clocks' drift.
+
+    >>> to_root = clock_correction([(10.0, 1.0, 1e-6), (20.0, 1.5, 1e-6)])
+    >>> to_root(10.0), to_root(15.0), to_root(20.0)
+    (11.0, 16.25, 21.5)
+    """
+    if not clocks:
+        return lambda t: t
+    (t0, offset0, _), (t1, offset1, _) = clocks[0], clocks[-1]
+    if t1 <= t0:
+        return lambda t: t + offset0
+    slope = (offset1 - offset0) / (t1 - t0)
+    return lambda t: t + offset0 + slope * (t - t0)
+
+
 def read_trace(paths: Sequence[Path]) -> dict:
     """Parse the per-rank trace files of one run.
+
+    Every time is put on rank 0's clock by the rank's clock rows (a real
+    MPI: :func:`clock_correction`).
 
     Returns
     -------
     dict
         ``init_s`` and ``finalize_s`` (per rank, lists), ``comms`` (key -> list
-        of world ranks) and ``calls`` ((key, seq) -> list of per-rank dicts).
+        of world ranks), ``calls`` ((key, seq) -> list of per-rank dicts) and
+        ``clock_error_s``: the largest error bound of the clocks' offsets
+        (None under SMPI, whose ranks share one clock).
 
     Raises
     ------
     CollsimError
         If a row is malformed or a rank did not reach MPI_Finalize.
     """
-    trace: dict = {"init_s": [], "finalize_s": [], "comms": {}, "calls": defaultdict(list)}
+    trace: dict = {"init_s": [], "finalize_s": [], "comms": {}, "calls": defaultdict(list),
+                   "clock_error_s": None}
     for path in paths:
         finalized = False
+        clocks: list[tuple[float, float, float]] = []
+        calls: list[tuple[tuple[str, int], dict]] = []
+        init_s = finalize_s = 0.0
         for number, line in enumerate(path.read_text().splitlines(), start=1):
             words = line.split("\t")
             try:
                 if words[0] == "init":
-                    trace["init_s"].append(float(words[1]))
+                    init_s = float(words[1])
                 elif words[0] == "finalize":
-                    trace["finalize_s"].append(float(words[1]))
+                    finalize_s = float(words[1])
                     finalized = True
+                elif words[0] == "clock" and len(words) == 4:
+                    clocks.append((float(words[1]), float(words[2]), float(words[3])))
                 elif words[0] == "comm":
                     trace["comms"][words[1]] = [int(r) for r in words[2].split(",")]
-                elif words[0] == "call" and len(words) == 13:
-                    (_, collective, algorithm, np, n_bytes, elem_bytes, root, commutative,
-                     rule_line, key, seq, start, end) = words
-                    trace["calls"][key, int(seq)].append({
-                        "collective": collective, "algorithm": algorithm, "np": int(np),
+                elif words[0] == "call" and len(words) == 14:
+                    (_, collective, algorithm, selected, np, n_bytes, elem_bytes, root,
+                     commutative, rule_line, key, seq, start, end) = words
+                    calls.append(((key, int(seq)), {
+                        "collective": collective, "algorithm": algorithm,
+                        "selected": None if selected == "-" else selected, "np": int(np),
                         "bytes": int(n_bytes), "elem_bytes": int(elem_bytes), "root": int(root),
                         "commutative": commutative == "1", "rule_line": int(rule_line),
-                        "start_s": float(start), "end_s": float(end)})
+                        "start_s": float(start), "end_s": float(end)}))
                 else:
                     raise ValueError(line)
             except (ValueError, IndexError):
                 raise CollsimError(f"{path}:{number}: malformed trace row {line!r}") from None
         if not finalized:
             raise CollsimError(f"rank trace {path.name} ends before MPI_Finalize")
+        to_root = clock_correction(clocks)
+        trace["init_s"].append(to_root(init_s))
+        trace["finalize_s"].append(to_root(finalize_s))
+        for identity, call in calls:
+            call["start_s"], call["end_s"] = to_root(call["start_s"]), to_root(call["end_s"])
+            trace["calls"][identity].append(call)
+        if clocks:
+            trace["clock_error_s"] = max(trace["clock_error_s"] or 0.0,
+                                         *(error for _, _, error in clocks))
     return trace
 
 
@@ -207,52 +351,144 @@ def summarize(trace: dict, model: Callable[[dict, str], float | None] | None) ->
             raise CollsimError(f"call {seq} on communicator {key} ({identity[0]}) was traced "
                                f"on {len(ranks)} of its {first['np']} ranks")
         n_bytes = max(row["bytes"] for row in ranks)
-        identity = identity[:3] + (n_bytes,)
+        identity = identity[:2] + (first.get("selected"),) + identity[2:3] + (n_bytes,)
         time_s = max(row["end_s"] for row in ranks) - min(row["start_s"] for row in ranks)
         group = groups.setdefault(identity, {"calls": 0, "time_s": 0.0, "model_s": 0.0,
-                                             "modelled": True, "inside_s": 0.0})
+                                             "modelled": True, "inside_s": 0.0,
+                                             "model_note": None})
         group["calls"] += 1
         group["time_s"] += time_s
         group["inside_s"] += sum(row["end_s"] - row["start_s"] for row in ranks)
-        predicted = model(dict(first, bytes=n_bytes), key) if model else None
+        if not group["modelled"]:
+            continue
+        try:
+            predicted = model(dict(first, bytes=n_bytes), key) if model else None
+        except (ValueError, ArithmeticError) as error:  # a call the model cannot price: a note
+            predicted, group["model_note"] = None, str(error)
         if predicted is None:
             group["modelled"] = False
         else:
             group["model_s"] += predicted
     rows = []
-    for (collective, algorithm, np, n_bytes), group in groups.items():
+    for (collective, algorithm, selected, np, n_bytes), group in groups.items():
         rows.append({
             "collective": collective,
             "algorithm": algorithm,
+            "selected": selected,
             "np": np,
             "bytes": n_bytes,
             "calls": group["calls"],
             "time_s": group["time_s"],
             "per_call_s": group["time_s"] / group["calls"],
             "model_s": group["model_s"] / group["calls"] if group["modelled"] else None,
+            "model_note": group["model_note"],
             "share": group["inside_s"] / rank_s if rank_s > 0 else None,
         })
-    rows.sort(key=lambda r: (r["collective"], r["algorithm"], r["np"], r["bytes"]))
+    rows.sort(key=lambda r: (r["collective"], r["algorithm"], r["selected"] or "", r["np"],
+                             r["bytes"]))
     return rows, program_s
 
 
-def format_summary(rows: list[dict], program_s: float, where: str) -> str:
-    """The summary as a table, with the program's time first."""
+#: The algorithm name of the collectives the library is not asked to replace
+#: (barrier, allgather, ...): timed and counted only (sim/interpose/interpose.c).
+NOT_INTERCEPTED = "mpi (not intercepted)"
+
+#: Collectives that reduce: their local reductions cost gamma per byte.
+_REDUCING = frozenset({"allreduce", "reduce", "reduce_scatter", "reduce_scatter_block", "scan",
+                       "exscan"})
+
+
+def table_rows(rows: list[dict]) -> list[dict]:
+    """The summary's rows grouped per collective, algorithm (and choice) and process count.
+
+    Each: the keys of a row of :func:`summarize`, ``bytes_min`` and
+    ``bytes_max`` instead of ``bytes``, the calls and times summed,
+    ``model_s`` per call (None if a size has none) and the first
+    ``model_note``.
+    """
+    grouped: dict[tuple, dict] = {}
+    for r in rows:
+        key = (r["collective"], r["algorithm"], r.get("selected"), r["np"])
+        g = grouped.get(key)
+        if g is None:
+            g = grouped[key] = dict(r, bytes_min=r["bytes"], bytes_max=r["bytes"],
+                                    model_total_s=0.0, share=r["share"])
+            del g["bytes"]
+            g["calls"] = g["time_s"] = 0
+            g["share"] = 0.0 if r["share"] is not None else None
+        g["bytes_min"] = min(g["bytes_min"], r["bytes"])
+        g["bytes_max"] = max(g["bytes_max"], r["bytes"])
+        g["calls"] += r["calls"]
+        g["time_s"] += r["time_s"]
+        if g["share"] is not None and r["share"] is not None:
+            g["share"] += r["share"]
+        if r["model_s"] is None or g["model_total_s"] is None:
+            g["model_total_s"] = None
+            g["model_note"] = g.get("model_note") or r.get("model_note")
+        else:
+            g["model_total_s"] += r["model_s"] * r["calls"]
+    out = []
+    for g in grouped.values():
+        total = g.pop("model_total_s")
+        g["per_call_s"] = g["time_s"] / g["calls"]
+        g["model_s"] = None if total is None else total / g["calls"]
+        out.append(g)
+    return out
+
+
+def format_summary(rows: list[dict], program_s: float, where: str, *,
+                   gamma_s_per_byte: float | None = None,
+                   clock_error_s: float | None = None) -> str:
+    """The summary as a table, with the program's time first.
+
+    One line per collective, algorithm (a selector's: and what it chose) and
+    process count, its sizes as a range; then what the times mean, and the
+    notes: calls without a model, and, under SMPI on a platform whose
+    reductions cost something (``gamma_s_per_byte`` > 0), which lines are
+    reductions by SMPI's own algorithms, which charge no gamma; under a real
+    MPI (``clock_error_s`` given) how the ranks' clocks were put on one.
+    """
     header = ("collective", "algorithm", "np", "bytes", "calls", "time", "per call", "model",
               "share")
     lines = [header]
-    for r in rows:
-        lines.append((r["collective"], r["algorithm"], str(r["np"]), format_bytes(r["bytes"]),
+    notes: list[str] = []
+    no_gamma = False
+    for r in table_rows(rows):
+        algorithm = r["algorithm"] + (f" -> {r['selected']}" if r.get("selected") else "")
+        if (gamma_s_per_byte and r["collective"] in _REDUCING
+                and r["algorithm"] in (MPI_LIBRARY, NOT_INTERCEPTED)):
+            algorithm += " *"
+            no_gamma = True
+        sizes = format_bytes(r["bytes_min"]) + ("" if r["bytes_min"] == r["bytes_max"]
+                                                else "-" + format_bytes(r["bytes_max"]))
+        model_cell = "-" if r["model_s"] is None else format_seconds(r["model_s"])
+        if r.get("model_note"):
+            notes.append(f"[{len(notes) + 1}] no model for {r['collective']} {algorithm}: "
+                         f"{r['model_note']}")
+            model_cell = f"- [{len(notes)}]"
+        lines.append((r["collective"], algorithm, str(r["np"]), sizes,
                       str(r["calls"]), format_seconds(r["time_s"]),
                       format_seconds(r["per_call_s"]),
-                      "-" if r["model_s"] is None else format_seconds(r["model_s"]),
+                      model_cell,
                       "-" if r["share"] is None else f"{100 * r['share']:.1f}%"))
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     table = "".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() + "\n"
                     for line in lines)
+    if no_gamma:
+        notes.append(f"* SMPI's own algorithms charge no reduction cost; collsim's charge "
+                     f"gamma = {gamma_s_per_byte:.3g} s/B per reduced byte: these times leave "
+                     "it out")
     return (f"program: {format_seconds(program_s)} {where} (MPI_Init to MPI_Finalize)\n"
-            + table + "time: sum over calls of max end - min start across ranks; share: of the "
-            "ranks' time, inside these calls\n")
+            + table
+            + "time: summed over calls, each from its first rank's entry to its last rank's "
+            "exit (max end - min start),\n  waiting for late ranks included; calls that "
+            "overlap count twice, so times may add up to more than the program's\n"
+            "share: the ranks' time inside these calls over their time from MPI_Init to "
+            "MPI_Finalize\n"
+            + ("" if clock_error_s is None else
+               "clocks: each rank's MPI_Wtime put on rank 0's by ping-pong at MPI_Init and "
+               f"MPI_Finalize (offset error <= {format_seconds(clock_error_s)})\n")
+            + "".join(note + "\n" for note in notes))
 
 
 # --- collsim app ---------------------------------------------------------------------------
@@ -301,8 +537,15 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
     executable = Path(program[0])
     if not (executable.is_file() or shutil.which(program[0])):
         raise CollsimError(f"program {program[0]} not found")
+    # the summary's -o must not replace the program (nor any file the command reads)
+    check_input_path(executable if executable.is_file() else shutil.which(program[0]),
+                     "the program")
+    if args.output is not None:
+        check_output_path(args.output, "-o")
     rules = _collect_rules(args.use, args.rules)
     _check_rules(rules, args.np)
+    check_interposed(Path(program[0]) if executable.is_file() else Path(shutil.which(program[0])),
+                     args.real_mpi)
     platform = None
     with tempfile.TemporaryDirectory(prefix="collsim-app-") as workdir:
         work = Path(workdir)
@@ -316,6 +559,7 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
         env = {"COLLSIM_RULES": rules_path, "COLLSIM_TRACE": str(work / "trace")}
         program = [str(executable.resolve()) if executable.is_file() else program[0],
                    *program[1:]]
+        privatize_hint = ""
         if args.real_mpi:
             argv, run_env = mpirun_command(args.np, env)
             argv += program
@@ -332,16 +576,25 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
             ratio = net.alpha_s / net.beta_s_per_byte if net.beta_s_per_byte > 0 else 0.0
             env["COLLSIM_ALPHA_OVER_BETA_BYTES"] = repr(ratio)
             run_env = engine_environment({**os.environ, **env})
+            privatize, mutable = args.privatize, []
+            if privatize is None:
+                mutable = mutable_globals(Path(program[0]) if Path(program[0]).is_file()
+                                          else Path(shutil.which(program[0]) or program[0]))
+                privatize = bool(mutable)
             argv = smpirun_command(G, rank_hosts, profile, work, program,
-                                   privatize=args.privatize)
-            where = (f"simulated on {label}, {args.np} ranks, profile {profile.name}")
+                                   privatize=privatize)
+            where = (f"simulated on {label}, {args.np} ranks, profile {profile.name}"
+                     + (f", privatized: the program's globals {', '.join(mutable[:3])}"
+                        + (", ..." if len(mutable) > 3 else "") if mutable else ""))
+            if not privatize:
+                privatize_hint = " (if its ranks keep state in global variables: --privatize)"
             what = f"{executable.name} on {label}"
             platform = (G, rank_hosts, profile, net, ratio)
         # a refused call aborts the program, and SimGrid may call the ranks left
         # waiting a deadlock: the library's reason comes first
         status, stdout, stderr = run_program(argv, cwd=os.getcwd(), what=what,
                                              timeout_s=args.timeout_s, env=run_env,
-                                             deadlock_is_error=False)
+                                             deadlock_is_error=False, scratch=work)
         if status != 0 and not args.real_mpi:
             # smpirun's own echo of its command line after a failure
             stdout = re.sub(r"[^\n]*\nExecution failed with code \d+\.\n?\Z", "", stdout)
@@ -357,10 +610,15 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
                        if line.startswith("collsim: error: ")), None)
         if status != 0 or reason:
             # (a call refused on some ranks can leave smpirun's status at 0)
-            raise CollsimError(f"{what} " + (f"exited with status {status}" if status else
-                                             "was stopped") + (f": {reason}" if reason else ""))
+            if reason:
+                raise CollsimError(f"{what} " + (f"exited with status {status}" if status else
+                                                 "was stopped") + f": {reason}")
+            raise CollsimError(failure_line(what, status, stderr, hint=privatize_hint))
         if "deadlock detected" in stderr.lower():
-            raise CollsimError(f"{what} deadlocked (SimGrid found no rank able to progress)")
+            raise CollsimError(f"{what} deadlocked (SimGrid found no rank able to progress)"
+                               + privatize_hint)
+        if _called_abort(stderr):
+            raise CollsimError(failure_line(what, status, stderr, hint=privatize_hint))
         files = _rank_files(work)
         if not files:
             raise CollsimError(f"{executable.name} did not load collsim's interposition "
@@ -374,12 +632,149 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
     if args.json:
         text = "".join(json.dumps(row) + "\n" for row in rows)
     else:
-        text = format_summary(rows, program_s, where)
+        text = format_summary(rows, program_s, where,
+                              gamma_s_per_byte=platform[3].gamma_s_per_byte if platform else None,
+                              clock_error_s=trace["clock_error_s"])
     if args.output:
-        write_atomically(args.output, text.encode())
+        write_output(args.output, text.encode())
     else:
         sys.stdout.write(text)
     return 0
+
+
+def check_interposed(path: Path, real_mpi: bool) -> None:
+    """Refuse an ELF program that does not carry the interposition library.
+
+    The library's marker string (:data:`INTERPOSE_MARKER`) is in every
+    program ``collsim cc`` (``cxx``, ``fc``) linked; a script (``#!``) that
+    starts the program is let through, and checked after the run by its trace.
+
+    Raises
+    ------
+    CollsimError
+        Naming the fix: the driver to build with, and the autotools and CMake
+        recipes.
+    """
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(4) != b"\x7fELF":
+                return
+            handle.seek(0)
+            found = INTERPOSE_MARKER in handle.read()
+    except OSError as error:
+        raise CollsimError(f"cannot read the program {path}: {error.strerror}") from None
+    if not found:
+        flag = " --real-mpi" if real_mpi else ""
+        raise CollsimError(
+            f"{path.name} was not linked with collsim's interposition library (its marker is "
+            f"missing): build it with 'collsim cc{flag}' (cxx, fc) instead of the MPI compiler, "
+            f"e.g. ./configure CC='collsim cc{flag}' or CC='collsim cc{flag}' cmake")
+
+
+#: Symbols of writable data every program has (the toolchain's, the C++
+#: runtime's), which are no per-rank state of the program.
+_TOOLCHAIN_DATA = frozenset({"_DYNAMIC", "_GLOBAL_OFFSET_TABLE_", "__TMC_END__", "__dso_handle",
+                             "__do_global_dtors_aux_fini_array_entry", "completed.0",
+                             "__frame_dummy_init_array_entry", "_ZStL8__ioinit", "__data_start",
+                             "data_start", "_edata", "__bss_start", "_end"})
+
+
+def _library_data() -> frozenset[str]:
+    """The writable data symbols of collsim's own archives (SMPI-safe by design)."""
+    names = set()
+    for archive in _LIBRARIES:
+        done = subprocess.run(["nm", "--defined-only", str(find_c_part(archive))],
+                              capture_output=True, text=True)
+        names.update(line.split()[-1] for line in done.stdout.splitlines()
+                     if len(line.split()) == 3 and line.split()[1] in "DdBbGgSsVv")
+    return frozenset(names)
+
+
+def mutable_globals(path: Path) -> list[str]:
+    """The program's own writable global and static variables (``nm``), sorted.
+
+    Under ``smpi/privatization:no`` the ranks, threads of one process, share
+    them: a program that keeps per-rank state there (``static int my_rank``,
+    Fortran SAVE and COMMON data, NPB's globals) needs
+    ``smpi/privatization:dlopen``, which ``collsim app`` then chooses.
+    Symbols of collsim's libraries and of the toolchain are left out.
+
+    Raises
+    ------
+    CollsimError
+        If ``nm`` (binutils) cannot read the program, or it has no symbols
+        (stripped): the user decides then.
+    """
+    try:
+        done = subprocess.run(["nm", "--defined-only", str(path)], capture_output=True,
+                              text=True)
+    except OSError as error:
+        raise CollsimError(f"cannot run nm to find the program's globals ({error.strerror}): "
+                           "install binutils, or give --privatize or --no-privatize") from None
+    if done.returncode != 0:
+        raise CollsimError(f"nm cannot read {path}: {done.stderr.strip().splitlines()[-1:]}; "
+                           "give --privatize or --no-privatize")
+    if not done.stdout.strip():
+        raise CollsimError(f"{path.name} has no symbol table (stripped): collsim app cannot "
+                           "tell whether it keeps state in global variables; give --privatize "
+                           "or --no-privatize")
+    ours = _library_data()
+    found = set()
+    for line in done.stdout.splitlines():
+        words = line.split()
+        if len(words) != 3 or words[1] not in "DdBbGgSsVv":
+            continue
+        name = words[2]
+        if (name in ours or name in _TOOLCHAIN_DATA or name.startswith(("DW.ref.", "_ZGV"))
+                or (name.startswith("__") and "_MOD_" not in name)):
+            continue
+        found.add(name)
+    return sorted(found)
+
+
+_SIGNALS = {4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV",
+            15: "SIGTERM"}
+
+
+#: Open MPI's mpirun's own lines after a failure (should its dashes be missing).
+_LAUNCHER_LINES = ("Primary job", "a non-zero exit code", "MPI_ABORT was invoked",
+                   "with errorcode", "NOTE: invoking MPI_ABORT", "You may or may not see output",
+                   "exactly when Open MPI kills them")
+
+
+def _called_abort(stderr: str) -> bool:
+    return "MPI_Abort was called" in stderr or "MPI_ABORT was invoked" in stderr
+
+
+def failure_line(what: str, status: int, stderr: str, *, hint: str = "") -> str:
+    """One line for a program that failed: its exit status (a signal named), whether it
+    called MPI_Abort, and the first line of its error output; ``hint`` after a crash
+    (a signal, MPI_Abort) only, where shared globals are a likely cause.
+
+    >>> failure_line("is on crossbar", 134, "[0.0] [smpi/INFO] x\\nis.c:9: Assertion failed.")
+    'is on crossbar was killed by SIGABRT (status 134): is.c:9: Assertion failed.'
+    """
+    if _called_abort(stderr):
+        code = re.search(r"MPI_ABORT was invoked.*?errorcode (\d+)", stderr, re.DOTALL)
+        head = f"{what} called MPI_Abort" + (f" (error code {code.group(1)})" if code else "")
+    elif status > 128 and status - 128 in _SIGNALS:
+        head = f"{what} was killed by {_SIGNALS[status - 128]} (status {status})"
+    elif status < 0 and -status in _SIGNALS:
+        head = f"{what} was killed by {_SIGNALS[-status]}"
+    else:
+        head = f"{what} exited with status {status}"
+    # Open MPI's own messages come between lines of dashes
+    program_lines = re.sub(r"^-{20,}\n.*?^-{20,}$", "", stderr, flags=re.DOTALL | re.MULTILINE)
+    first = next((line.strip() for line in program_lines.splitlines()
+                  if line.strip() and not line.startswith(("[", "-", "*", " "))
+                  and "privatization" not in line and not line.startswith("Execution failed")
+                  and not line.startswith(_LAUNCHER_LINES)
+                  and "mpirun" not in line.lower() and "prterun" not in line.lower()), None)
+    if first is None:  # Open MPI's report of a signal: "[host:pid] Signal: Segmentation fault (11)"
+        signal_line = re.search(r"^\[[^\]]*\] Signal: (.+)$", stderr, re.MULTILINE)
+        first = signal_line.group(1).strip() if signal_line else None
+    crashed = _called_abort(stderr) or status > 128 or status < 0
+    return head + (f": {first}" if first else "") + (hint if crashed else "")
 
 
 def _pass_stderr(stderr: str) -> None:
@@ -406,12 +801,16 @@ def _model(G, rank_hosts, profile, net, ratio, rules: list[Rule],
     by_line = {rule.line: rule for rule in rules}
 
     def predict(call: dict, key: str) -> float | None:
-        if call["algorithm"] == MPI_LIBRARY:
+        if call["algorithm"] in (MPI_LIBRARY, NOT_INTERCEPTED):
             return None
+        if call["selected"] == "?":
+            raise ValueError(f"{call['collective']}/{call['algorithm']} ran an algorithm "
+                             "collsim lacks")
         if key not in networks:
             hosts = [rank_hosts[r] for r in comms[key]]
             networks[key] = net if hosts == rank_hosts else model_parameters(G, hosts, profile)[0]
-        params = replace(by_line[call["rule_line"]].params, alpha_over_beta_bytes=ratio)
+        params = replace(by_line[call["rule_line"]].params, alpha_over_beta_bytes=ratio,
+                         selected=call["selected"])
         return model_for(call["collective"], call["algorithm"])(
             call["np"], call["bytes"], networks[key], elem_bytes=call["elem_bytes"],
             root=max(call["root"], 0), commutative=call["commutative"],
@@ -426,6 +825,9 @@ def add_app_parser(commands, parser_class, add_platform_arguments: Callable,
     commands.add_parser("cc", help="compile an MPI C program with collsim's interposition "
                         "library: collsim cc [--real-mpi] -o PROG SRC.c [cc flags]",
                         add_help=False)
+    commands.add_parser("cxx", aliases=["c++"], help="the same for C++ (smpicxx, mpicxx)",
+                        add_help=False)
+    commands.add_parser("fc", help="the same for Fortran (smpif90, mpif90)", add_help=False)
     parser = commands.add_parser(
         "app", help="run an unmodified MPI program with collsim's algorithms and summarize "
         "its collectives: collsim app [options] -- PROG [ARGS]")
@@ -440,9 +842,13 @@ def add_app_parser(commands, parser_class, add_platform_arguments: Callable,
     parser.add_argument("-o", "--output", help="write the summary to this file")
     parser.add_argument("--real-mpi", action="store_true",
                         help="run under mpirun with the real MPI (collsim cc --real-mpi)")
-    parser.add_argument("--privatize", action="store_true",
-                        help="give every rank its own global variables (smpi/privatization:"
-                        "dlopen), for programs with mutable globals")
+    privatize = parser.add_mutually_exclusive_group()
+    privatize.add_argument("--privatize", action="store_true", default=None,
+                           help="give every rank its own global variables (smpi/privatization:"
+                           "dlopen); default: when the program has writable globals (nm)")
+    privatize.add_argument("--no-privatize", dest="privatize", action="store_false", default=None,
+                           help="let the ranks share the program's globals (smpi/privatization:"
+                           "no), even if it has writable ones")
     add_platform_arguments(parser)
     parser.add_argument("program", nargs=argparse.REMAINDER,
                         help="-- then the program (built with collsim cc) and its arguments")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -32,9 +33,10 @@ from collsim.params import AlgorithmParams
 from collsim.native import is_selector
 from collsim.errors import CollsimError
 from collsim.grid import Grid, Job
-from collsim.files import check_output_path, read_toml
+from collsim.files import check_output_path, read_text, read_toml
+from collsim.limits import check
 from collsim.platforms import platform_from_spec
-from collsim.files import write_atomically
+from collsim.files import write_output
 from collsim.profiles import load_profile
 from collsim.harness import find_algorithm, registry
 from collsim.runner import NONCOMMUTATIVE_OPS, RunSpec, validate_spec
@@ -42,6 +44,8 @@ from collsim.units import format_bytes, format_seconds, parse_bytes
 
 __all__ = ["Suite", "Case", "Outcome", "load_suite", "run_suite", "main_check"]
 
+# printable, no tab (the baseline's separator), no slash (the case id's), no line break
+_CASE_NAME = re.compile(r"[^\t\n\r\x00-\x1f\x7f/]+")
 _SUITE_KEYS = {"name", "baseline", "profile", "baseline_rel_tol"}
 _CASE_KEYS = {"name", "platform", "collective", "algorithms", "np", "bytes", "dtype", "op",
               "root", "profile", "checks", "baseline_rel_tol", "params", "timing_only"}
@@ -96,7 +100,6 @@ class Outcome:
     failures: list[tuple[str, str]] = field(default_factory=list)  # (type, message)
     platform_hash: str = ""
     library: str = ""
-    duration_s: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -108,11 +111,11 @@ def _fail(path: Path, where: str, reason: str) -> CollsimError:
 
 
 def _positive_ints(path: Path, where: str, value: object) -> tuple[int, ...]:
+    """Process counts: one or a list, each within ``limits.BOUNDS["np"]``."""
     values = value if isinstance(value, list) else [value]
-    if not values or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1
-                             for v in values):
+    if not values:
         raise _fail(path, where, "must be a positive integer or a list of them")
-    return tuple(values)
+    return tuple(check("np", v, label=f"{path}: {where}") for v in values)
 
 
 def _sizes(path: Path, where: str, value: object) -> tuple[int, ...]:
@@ -170,7 +173,8 @@ def load_suite(path: str | os.PathLike, *, timing_only: bool = False) -> Suite:
         raise _fail(path, "suite.baseline", f"must be a file name beside the suite (no "
                     f"directory), got {baseline!r}")
     default_profile = suite.get("profile", "hockney")
-    default_tol = suite.get("baseline_rel_tol", 1e-9)
+    default_tol = check("rel_tol", suite.get("baseline_rel_tol", 1e-9),
+                        label=f"{path}: suite.baseline_rel_tol")
 
     raw_cases = data.get("case", [])
     if not isinstance(raw_cases, list) or not raw_cases:
@@ -210,9 +214,8 @@ def load_suite(path: str | os.PathLike, *, timing_only: bool = False) -> Suite:
         if (not isinstance(checks, list) or not checks
                 or not all(c in _CHECKS for c in checks)):
             raise _fail(path, f"{where}.checks", f"must be a non-empty list of {_CHECKS}")
-        tol = raw.get("baseline_rel_tol", default_tol)
-        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol >= 0:
-            raise _fail(path, f"{where}.baseline_rel_tol", "must be a number >= 0")
+        tol = check("rel_tol", raw.get("baseline_rel_tol", default_tol),
+                    label=f"{path}: {where}.baseline_rel_tol")
         profile = raw.get("profile", default_profile)
         try:
             load_profile(profile)
@@ -228,14 +231,17 @@ def load_suite(path: str | os.PathLike, *, timing_only: bool = False) -> Suite:
         for key, kind in (("dtype", str), ("op", str), ("root", int)):
             if key in raw and (not isinstance(raw[key], kind) or isinstance(raw[key], bool)):
                 raise _fail(path, f"{where}.{key}", f"must be a {kind.__name__}")
-        if raw.get("root", 0) < 0:
-            raise _fail(path, f"{where}.root", f"must be >= 0, got {raw['root']}")
+        check("root", raw.get("root", 0), label=f"{path}: {where}.root")
         G = platform_from_spec(platform)
         cores = sum(c for _, c in G.nodes(data="cores") if c)
         case_timing_only = raw.get("timing_only", False)
         if not isinstance(case_timing_only, bool):
             raise _fail(path, f"{where}.timing_only", "must be true or false")
-        id_prefix = str(raw.get("name", f"{platform_name}"))
+        id_prefix = raw.get("name", f"{platform_name}")
+        # a case's name is a field of the baseline's tab-separated lines and a JUnit name
+        if not isinstance(id_prefix, str) or not _CASE_NAME.fullmatch(id_prefix):
+            raise _fail(path, f"{where}.name", "must be a non-empty string of printable "
+                        "characters without tabs, slashes or line breaks")
         for algorithm in algorithms:
             restrictions = find_algorithm(collective, algorithm)["restrictions"]
             for np in nps:
@@ -279,12 +285,7 @@ def read_baseline(path: Path) -> dict[str, tuple[str, str, float]]:
     """
     if not path.exists():
         return {}
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as error:
-        raise CollsimError(f"cannot read baseline {path}: {error.strerror}") from None
-    except UnicodeDecodeError as error:
-        raise CollsimError(f"{path}: not a UTF-8 text file (byte {error.start})") from None
+    text = read_text(path, "baseline")
     rows: dict[str, tuple[str, str, float]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.startswith("#"):
@@ -311,7 +312,7 @@ def write_baseline(path: Path, suite: Suite, outcomes: list[Outcome]) -> None:
     for outcome in sorted(outcomes, key=lambda o: o.id):
         lines.append(f"{outcome.id}\t{outcome.library}\t{outcome.platform_hash}\t"
                      f"{outcome.time_s!r}")
-    write_atomically(path, ("\n".join(lines) + "\n").encode())
+    write_output(path, ("\n".join(lines) + "\n").encode())
 
 
 def _judge(case: Case, checks: tuple[str, ...], row: dict, baseline: dict) -> Outcome:
@@ -404,9 +405,7 @@ def run_suite(suite: Suite, *, jobs: int = 0, scheduler: str | None = None,
     for case, result in zip(suite.cases, results):
         checks = tuple(c for c in case.checks if not (update_baseline and c == "baseline"))
         for row in result.rows:
-            outcome = _judge(case, checks, row, baseline)
-            outcome.duration_s = result.duration_s / len(result.rows)
-            judged.append((case, outcome))
+            judged.append((case, _judge(case, checks, row, baseline)))
     if update_baseline:
         write_baseline(suite.baseline_path, suite,
                        [outcome for case, outcome in judged if "baseline" in case.checks])
@@ -414,19 +413,21 @@ def run_suite(suite: Suite, *, jobs: int = 0, scheduler: str | None = None,
 
 
 def junit_xml(suite: Suite, outcomes: list[Outcome]) -> bytes:
-    """The outcomes as JUnit XML: one testsuite, one testcase per measurement."""
+    """The outcomes as JUnit XML: one testsuite, one testcase per measurement.
+
+    No ``time`` attributes (optional in JUnit): a simulation's wall time
+    depends on the machine and its load, and the same results should give
+    the same file.
+    """
     failures = sum(1 for o in outcomes if not o.ok)
     root = ET.Element("testsuites", name=suite.name, tests=str(len(outcomes)),
-                      failures=str(failures), errors="0",
-                      time=f"{sum(o.duration_s for o in outcomes):.3f}")
+                      failures=str(failures), errors="0")
     testsuite = ET.SubElement(root, "testsuite", name=suite.name, tests=str(len(outcomes)),
-                              failures=str(failures), errors="0", skipped="0",
-                              time=f"{sum(o.duration_s for o in outcomes):.3f}")
+                              failures=str(failures), errors="0", skipped="0")
     for outcome in outcomes:
         testcase = ET.SubElement(
             testsuite, "testcase", name=outcome.id,
-            classname=f"collsim.{outcome.collective}.{outcome.algorithm}",
-            time=f"{outcome.duration_s:.3f}")
+            classname=f"collsim.{outcome.collective}.{outcome.algorithm}")
         for kind, message in outcome.failures:
             failure = ET.SubElement(testcase, "failure", message=message, type=kind)
             failure.text = (f"measured time_s={outcome.time_s!r} model_s={outcome.model_s!r} "
@@ -480,14 +481,14 @@ def main_check(suite_path: str, *, junit: str | None, json_path: str | None,
     for option, output in (("--junit", junit), ("--json", json_path),
                            ("--update-baseline", suite.baseline_path if update_baseline else None)):
         if output:
-            check_output_path(output, option)
+            check_output_path(output, option, rewrites="baseline")
     started = time.perf_counter()
     outcomes = run_suite(suite, jobs=jobs, scheduler=scheduler, timeout_s=timeout_s,
                          update_baseline=update_baseline)
     if junit:
-        write_atomically(junit, junit_xml(suite, outcomes))
+        write_output(junit, junit_xml(suite, outcomes))
     if json_path:
-        write_atomically(json_path, json_report(suite, outcomes))
+        write_output(json_path, json_report(suite, outcomes))
     sys.stdout.write(f"collsim check {suite.path}: {len(outcomes)} measurements in "
                      f"{len(suite.cases)} simulations, "
                      f"{format_seconds(time.perf_counter() - started)}\n")

@@ -25,12 +25,12 @@ from collsim import __version__
 from collsim.native import is_selector
 from collsim.errors import CollsimError
 from collsim.grid import add_grid_arguments
-from collsim.files import check_output_path, check_timeout
+from collsim.files import STDOUT, check_output_path, check_timeout, command_files, write_output
 from collsim.lifetime import terminate_like_interrupt
+from collsim.limits import argument_type
 from collsim.resources import check_simulation_memory
 from collsim.platform_cli import add_platform_arguments, build_platform, register_platform_command
 from collsim.platforms import map_ranks, pair_parameters
-from collsim.files import write_atomically
 from collsim.profiles import builtin_profiles, checked_profile, default_profile
 from collsim.repro import add_repro_command
 from collsim.harness import find_algorithm, registry, simulate
@@ -63,7 +63,7 @@ def _add_platform_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", default=None,
                         help=f"SMPI profile: {', '.join(builtin_profiles())} or a .toml file "
                         "(default: a catalog machine's own profile, else hockney)")
-    parser.add_argument("--timeout-s", type=float, default=600.0,
+    parser.add_argument("--timeout-s", type=argument_type("timeout_s"), default=600.0,
                         help="stop a simulation after this many wall-clock seconds")
 
 
@@ -103,7 +103,7 @@ def _format_table(rows: list[dict]) -> str:
 
 def _emit(text: str, output: str | None) -> None:
     if output:
-        write_atomically(output, text.encode())
+        write_output(output, text.encode())
     else:
         sys.stdout.write(text)
 
@@ -186,7 +186,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.np < 1:
         raise CollsimError(f"np must be >= 1, got {args.np}")
     if args.output:
-        check_output_path(args.output, "-o")
+        check_output_path(args.output, "-o", stdout_ok=True)
     sizes = _parse_sizes(args.bytes)
     profile = checked_profile(args.profile)
     params = _algorithm_params(args)
@@ -274,7 +274,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 def _cmd_pingpong(args: argparse.Namespace) -> int:
     if args.output:
-        check_output_path(args.output, "-o")
+        check_output_path(args.output, "-o", stdout_ok=True)
     sizes = _parse_sizes(args.bytes)
     profile = checked_profile(args.profile)
     if args.np < 2:
@@ -341,10 +341,10 @@ def _add_run_arguments(run_parser: argparse.ArgumentParser) -> None:
     run_parser.add_argument("--dtype", default="double", choices=sorted(DTYPE_BYTES))
     run_parser.add_argument("--op", default="sum", choices=OPS)
     run_parser.add_argument("--root", type=int, default=0)
-    run_parser.add_argument("--seed", type=int, default=1)
+    run_parser.add_argument("--seed", type=argument_type("seed"), default=1)
     run_parser.add_argument("--dist", default="uniform", choices=DISTRIBUTIONS,
                             help="distribution of floating-point inputs (default uniform)")
-    run_parser.add_argument("--reps", type=int, default=1)
+    run_parser.add_argument("--reps", type=argument_type("reps"), default=1)
     run_parser.add_argument("--timing-only", action="store_true",
                             help="buffers shared by all ranks and no result check: the same "
                                  "simulated time in a fraction of the memory (the check "
@@ -454,25 +454,24 @@ def _cmd_study(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from collsim.store import export_csv, export_parquet, open_store, read_rows
+    from collsim.store import export_csv, export_parquet, close_store, open_store, read_rows
 
     if not args.csv and not args.parquet:
         raise CollsimError("export: give --csv FILE and/or --parquet FILE")
-    if args.csv and args.parquet and os.path.abspath(args.csv) == os.path.abspath(args.parquet):
-        raise CollsimError(f"export: --csv and --parquet name the same file {args.csv}")
     for option, path in (("--csv", args.csv), ("--parquet", args.parquet)):
         if path:
-            check_output_path(path, option)
+            check_output_path(path, option, stdout_ok=True)
     connection = open_store(args.db, create=False)
     rows = read_rows(connection)
-    connection.close()
+    close_store(connection)
     for path, write in ((args.csv, export_csv), (args.parquet, export_parquet)):
         if path:
             try:
                 write(rows, path)
             except OSError as error:
                 raise CollsimError(f"cannot write {path}: {error.strerror}") from None
-            print(f"{len(rows)} rows written to {path}")
+            print(f"{len(rows)} rows written to {path}",
+                  file=sys.stderr if path == STDOUT else sys.stdout)
     return 0
 
 
@@ -486,25 +485,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: returns the exit status."""
     if argv is None:  # the collsim program, not a call from Python: SIGTERM unwinds
         terminate_like_interrupt()
+    if sys.stdout is None or sys.stderr is None:  # started with a standard stream closed
+        return _closed_stream()
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
-        if argv[:1] == ["cc"]:
-            # compiler arguments (-o, -O2, ...) are not collsim's options: no argparse
-            from collsim.app import main_cc
+        # within one command no output may name a file it reads or another output
+        with command_files():
+            if argv[:1] and argv[0] in ("cc", "cxx", "c++", "fc"):
+                # compiler arguments (-o, -O2, ...) are not collsim's options: no argparse
+                from collsim.app import main_cc
 
-            return main_cc(argv[1:])
-        args = build_parser().parse_args(argv)
-        # the catalog machine's own profile unless one is given; not for a real machine
-        if (hasattr(args, "profile") and args.profile is None
-                and not getattr(args, "real_mpi", False)):
-            args.profile = default_profile(getattr(args, "platform", None))
-        if getattr(args, "reps", 1) < 1:
-            raise CollsimError(f"--reps must be >= 1, got {args.reps}")
-        if getattr(args, "seed", 0) < 0:
-            raise CollsimError(f"--seed must be >= 0, got {args.seed}")
-        if hasattr(args, "timeout_s"):
-            check_timeout(args.timeout_s)
-        return args.handler(args)
+                return main_cc(argv[1:], driver=argv[0])
+            args = build_parser().parse_args(argv)
+            # the catalog machine's own profile unless one is given; not for a real machine
+            if (hasattr(args, "profile") and args.profile is None
+                    and not getattr(args, "real_mpi", False)):
+                args.profile = default_profile(getattr(args, "platform", None))
+            _refuse_empty_file_names(args)
+            if getattr(args, "reps", 1) < 1:
+                raise CollsimError(f"--reps must be >= 1, got {args.reps}")
+            if hasattr(args, "timeout_s"):
+                check_timeout(args.timeout_s)
+            status = args.handler(args)
+            sys.stdout.flush()
+            return status
     except CollsimError as error:
         print(f"collsim: error: {error}", file=sys.stderr)
         return 2
@@ -512,7 +516,49 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("collsim: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        _quiet_stdout()
         return 0
+    except OSError as error:  # standard output closed or full, a device gone
+        _quiet_stdout()
+        where = f" ({error.filename})" if error.filename else ""
+        print(f"collsim: error: {error.strerror or error}{where}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("collsim: error: out of memory", file=sys.stderr)
+        return 2
+
+
+# The options that name files (argparse dest -> option); an empty name is refused
+# rather than read as "not given" (-o '' would print to standard output).
+_FILE_OPTIONS = {"output": "-o", "hostfile": "--hostfile", "junit": "--junit",
+                 "json_path": "--json", "csv": "--csv", "parquet": "--parquet", "db": "--db",
+                 "rules": "--rules", "openmpi_rules": "--openmpi-rules",
+                 "mpich_json": "--mpich-json", "machines": "--machines", "scenario": "scenario",
+                 "suite": "suite", "profile": "--profile", "platform": "--platform"}
+
+
+def _refuse_empty_file_names(args: argparse.Namespace) -> None:
+    for dest, option in _FILE_OPTIONS.items():
+        # collsim repro --db '': its documented "no database"
+        if getattr(args, dest, None) == "" and not (args.command == "repro" and dest == "db"):
+            raise CollsimError(f"{option}: empty file name")
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's final flush of
+    what could not be written raises nothing more."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _closed_stream() -> int:
+    if sys.stderr is not None:
+        print("collsim: error: standard output is closed", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -28,6 +28,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Sequence
 
@@ -36,6 +37,7 @@ from tqdm import tqdm
 
 from collsim.errors import CollsimError
 from collsim.lifetime import guarded, pool_options
+from collsim.limits import argument_type, check
 from collsim.platforms import platform_from_spec
 from collsim.profiles import Profile, load_profile
 from collsim.harness import collbench_sha256, find_smpirun
@@ -49,18 +51,15 @@ __all__ = ["Job", "Result", "Grid", "GridStore", "Progress", "simulate", "descri
 _SCHEDULER_SCHEMES = ("tcp://", "tls://", "inproc://")
 
 
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0 (0: one per core), got {value}")
-    return value
-
-
 def _scheduler(text: str) -> str:
-    if not text.startswith(_SCHEDULER_SCHEMES):
+    """A Dask scheduler's address: SCHEME://HOST[:PORT] that parses (``tcp://[::1`` does not)."""
+    try:
+        parts = urllib.parse.urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError on a port out of range or not a number
+        valid = text.startswith(_SCHEDULER_SCHEMES) and bool(parts.hostname or parts.scheme == "inproc")
+    except ValueError:
+        valid = False
+    if not valid:
         raise argparse.ArgumentTypeError(f"must be an address such as tcp://HOST:PORT, "
                                          f"got {text!r}")
     return text
@@ -69,14 +68,14 @@ def _scheduler(text: str) -> str:
 def add_grid_arguments(parser: argparse.ArgumentParser, *, timeout: bool = False) -> None:
     """Add ``--jobs`` and ``--scheduler`` (and with ``timeout``, ``--timeout-s``) to a
     command that runs a grid; a bad value is a one-line error at parse time."""
-    parser.add_argument("--jobs", type=_jobs, default=0,
+    parser.add_argument("--jobs", type=argument_type("jobs"), default=0,
                         help="local worker processes (default 0: one per core; 1: in this "
                         "process)")
     parser.add_argument("--scheduler", type=_scheduler, default=None,
                         help="run on the Dask distributed cluster at this address "
                         "(tcp://HOST:PORT) instead of locally")
     if timeout:
-        parser.add_argument("--timeout-s", type=float, default=600.0,
+        parser.add_argument("--timeout-s", type=argument_type("timeout_s"), default=600.0,
                             help="stop a simulation after this many wall-clock seconds")
 
 
@@ -363,6 +362,7 @@ def _pool(todo: list[Job], workers: int, decide: Callable[[Job, bool], str]) -> 
     (:func:`_turns`): a run sharing the database with another one takes the work
     the other has not claimed, and skips what the other has stored (outcome
     ``(job, None, None)``)."""
+    workers = max(1, min(workers, len(todo)))  # no idle worker processes
     with concurrent.futures.ProcessPoolExecutor(max_workers=workers, **pool_options()) as pool:
         turns = _turns(todo, decide)
         exhausted = False
@@ -452,7 +452,7 @@ class Grid:
 
     def __init__(self, what: str, *, jobs: int = 0, scheduler: str | None = None, stream=None):
         self.what = what
-        self.workers = jobs or _cores()
+        self.workers = check("jobs", jobs) or _cores()
         self.stream = stream
         self.client = _connect(scheduler) if scheduler else None
 
@@ -537,5 +537,5 @@ def _connect(address: str):
         raise CollsimError("--scheduler needs the 'distributed' package") from None
     try:
         return Client(address, timeout="20s")
-    except (OSError, TimeoutError) as error:
+    except (OSError, TimeoutError, ValueError) as error:
         raise CollsimError(f"cannot reach the Dask scheduler at {address}: {error}") from None

@@ -36,10 +36,15 @@ from collsim.profiles import Profile, load_profile
 from collsim.resources import memory_map_limit, memory_maps
 
 __all__ = ["REPO_ROOT", "collbench_sha256", "composite_defaults", "composite_names",
-           "engine_environment", "find_algorithm", "find_collbench", "find_smpirun", "registry",
-           "run_program", "simulate", "smpirun_command"]
+           "engine_environment", "find_algorithm", "find_c_part", "find_collbench",
+           "find_smpirun", "registry", "run_program", "simulate", "smpirun_command"]
 
+# The checkout collsim runs from (an editable install), if it does: sim/collsim/..
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# Where `pip install .` puts the C parts (the install rules of CMakeLists.txt)
+PACKAGE_DIR = Path(__file__).resolve().parent
+_INSTALLED_FOLDER = {"collbench": "_bin", "libcollsim_interpose.a": "_lib",
+                     "libcollsim_algorithms.a": "_lib"}
 # A long simulation reports its progress this often (wall-clock seconds).
 PROGRESS_PERIOD_S = 10.0
 _PROGRESS_PREFIX = "collbench: progress: "
@@ -99,20 +104,52 @@ def engine_environment(env: dict[str, str]) -> dict[str, str]:
     return env
 
 
+def find_c_part(name: str, *, real_mpi: bool = False) -> Path:
+    """Return one of the built C parts: collbench or a library ``collsim cc`` links.
+
+    Parameters
+    ----------
+    name : str
+        ``collbench``, ``libcollsim_interpose.a`` or ``libcollsim_algorithms.a``.
+    real_mpi : bool
+        The build against a real MPI (``make build-mpi``) instead of SMPI.
+
+    Returns
+    -------
+    Path
+        In a source tree (a checkout with ``CMakeLists.txt``, as an editable
+        install runs from), ``make build``'s: ``build/NAME`` (``build-mpi/NAME``).
+        Otherwise what ``pip install`` put in the package: ``collsim/_bin/``
+        (collbench), ``collsim/_lib/`` (the libraries).
+
+    Raises
+    ------
+    CollsimError
+        If the part is missing, saying how to build it.
+    """
+    if (REPO_ROOT / "CMakeLists.txt").is_file():
+        build = REPO_ROOT / ("build-mpi" if real_mpi else "build")
+        path, hint = build / name, f"run 'make {build.name}' in {REPO_ROOT} first"
+    elif real_mpi:
+        raise CollsimError(f"{name} for a real MPI is built in a collsim source tree with "
+                           "'make build-mpi' (pip install builds the SimGrid one only)")
+    else:
+        path = PACKAGE_DIR / _INSTALLED_FOLDER[name] / name
+        hint = ("this collsim was installed without its C parts: reinstall it with "
+                "'pip install' from a collsim source tree, with SimGrid's smpicc on PATH")
+    if not path.is_file():
+        raise CollsimError(f"{name} not found at {path}: {hint}")
+    return path
+
+
 def find_collbench() -> Path:
-    """Return the collbench program: $COLLSIM_COLLBENCH, else build/collbench."""
-    candidate = Path(os.environ.get("COLLSIM_COLLBENCH", REPO_ROOT / "build" / "collbench"))
-    if not candidate.is_file():
-        if "COLLSIM_COLLBENCH" in os.environ:
+    """Return the collbench program: $COLLSIM_COLLBENCH, else :func:`find_c_part`'s."""
+    if "COLLSIM_COLLBENCH" in os.environ:
+        candidate = Path(os.environ["COLLSIM_COLLBENCH"])
+        if not candidate.is_file():
             raise CollsimError(f"collbench not found at {candidate} (COLLSIM_COLLBENCH)")
-        if (REPO_ROOT / "CMakeLists.txt").is_file():  # a source tree (an editable install)
-            raise CollsimError(f"collbench not found at {candidate}: run 'make build' in "
-                               f"{REPO_ROOT} first")
-        # installed with `pip install .`: the C harness is not part of the package
-        raise CollsimError("collbench not found: build it in a collsim source tree with "
-                           "'make build', then set COLLSIM_COLLBENCH=/path/to/collsim/build/"
-                           "collbench")
-    return candidate
+        return candidate
+    return find_c_part("collbench")
 
 
 def collbench_sha256() -> str:
@@ -209,14 +246,53 @@ def _kill_group(pid: int) -> None:
         pass
 
 
+def _start_watchdog(group: int, scratch: Path | None) -> tuple[subprocess.Popen, int]:
+    """A process that SIGKILLs process group ``group`` when this process dies.
+
+    It waits on a pipe whose only write end this process holds: when this
+    process ends, however it ends (SIGKILL included, which no handler sees),
+    the kernel closes the pipe, the read returns, and the group is killed, so
+    no smpirun, simulator or MPI program outlives collsim; then it removes
+    the temporary directory ``scratch`` (None: nothing to remove), which the
+    dead process can no longer.  Returns the watchdog and the write end,
+    which :func:`_stop_watchdog` closes.
+    """
+    read_end, write_end = os.pipe()  # not inherited by other children (close-on-exec)
+    try:
+        watchdog = subprocess.Popen(
+            # (dash's kill takes no "--": -KILL then the negative group id)
+            ["/bin/sh", "-c", 'read _ignored; kill -KILL "-$1" 2>/dev/null; '
+             'if [ -n "$2" ]; then sleep 0.2; rm -rf -- "$2"; fi', "collsim-watchdog",
+             str(group), "" if scratch is None else str(scratch)],
+            stdin=read_end, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+    except BaseException:
+        os.close(write_end)
+        raise
+    finally:
+        os.close(read_end)
+    return watchdog, write_end
+
+
+def _stop_watchdog(watchdog: subprocess.Popen, write_end: int) -> None:
+    """Stop the watchdog without letting it signal (the group may be reaped next)."""
+    watchdog.kill()
+    watchdog.wait()
+    os.close(write_end)
+
+
 def run_program(argv: list[str], *, cwd: str | Path, what: str, timeout_s: float,
                 env: dict[str, str] | None = None, deadlock_is_error: bool = True,
-                progress=None) -> tuple[int, str, str]:
+                progress=None, scratch: Path | None = None) -> tuple[int, str, str]:
     """Run argv (no shell) in its own process group; return (status, stdout, stderr).
 
-    Both streams are read as the program writes them; with ``progress``, each
-    stderr line that collbench's progress reporter writes goes to
-    ``progress(line)`` at once (prefixed with ``what``) instead of into stderr.
+    Both streams are read as the program writes them (bytes that are not
+    UTF-8 are replaced, never a traceback); with ``progress``, each stderr
+    line that collbench's progress reporter writes goes to ``progress(line)``
+    at once (prefixed with ``what``) instead of into stderr.  The group is
+    stopped at the timeout, when this process is interrupted, and by a
+    watchdog process when this process dies (:func:`_start_watchdog`), which
+    then also removes the temporary directory ``scratch`` the run uses.
 
     Raises
     ------
@@ -225,15 +301,26 @@ def run_program(argv: list[str], *, cwd: str | Path, what: str, timeout_s: float
         ``deadlock_is_error``, when SimGrid reports a deadlock (smpirun still
         exits with 0 then).
     """
-    process = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        env=env,
-    )
+    try:
+        process = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            encoding="utf-8",
+            errors="replace",
+            start_new_session=True,
+            env=env,
+        )
+    except OSError as error:
+        raise CollsimError(f"cannot start {argv[0]}: {error.strerror}") from None
+    try:
+        watchdog, watchdog_pipe = _start_watchdog(process.pid, scratch)
+    except BaseException:
+        _kill_group(process.pid)
+        process.wait()
+        raise
     stdout_lines: list[str] = []
     stderr_lines: list[str] = []
 
@@ -248,27 +335,30 @@ def run_program(argv: list[str], *, cwd: str | Path, what: str, timeout_s: float
                threading.Thread(target=drain, args=(process.stderr, stderr_lines, progress))]
     for reader in readers:
         reader.start()
-    # A watchdog stops the group at the timeout, and the wait blocks until the
+    # A timer stops the group at the timeout, and the wait blocks until the
     # program exits (Popen.wait with a timeout polls, every 50 ms at most, which
-    # a short simulation pays on its end).  The watchdog is cancelled before the
-    # process is reaped, so it never signals a group id the system gave away.
+    # a short simulation pays on its end).  The timer and the watchdog are
+    # stopped before the process is reaped, so neither signals a group id the
+    # system gave away.
     timed_out = threading.Event()
 
     def stop():
         timed_out.set()
         _kill_group(process.pid)
 
-    watchdog = threading.Timer(timeout_s, stop)
-    watchdog.daemon = True
-    watchdog.start()
+    timer = threading.Timer(timeout_s, stop)
+    timer.daemon = True
+    timer.start()
     try:
         os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT)  # exited, not yet reaped
-        watchdog.cancel()
-        watchdog.join()
+        timer.cancel()
+        timer.join()
+        _stop_watchdog(watchdog, watchdog_pipe)  # before the group id can be given away
         process.wait()
     except BaseException:  # interrupted, or the main process died: no smpirun left behind
-        watchdog.cancel()
+        timer.cancel()
         _kill_group(process.pid)
+        _stop_watchdog(watchdog, watchdog_pipe)
         process.wait()
         raise
     finally:
@@ -343,7 +433,7 @@ def simulate(
             env.pop("COLLSIM_PROGRESS_S", None)
         returncode, stdout, stderr = run_program(argv, cwd=workdir, what=what,
                                                  timeout_s=timeout_s, env=env,
-                                                 progress=progress)
+                                                 progress=progress, scratch=Path(workdir))
     rows = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
     if returncode not in (0, 1):
         raise CollsimError(_failure_message(what, returncode, stderr))

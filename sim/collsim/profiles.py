@@ -8,12 +8,14 @@ profile is a TOML file with the same keys (``description``, ``envelope_bytes``,
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from collsim.analysis.models._base import NetworkParams, parse_factors
 from collsim.errors import CollsimError
 from collsim.files import read_toml
+from collsim.limits import check
 from collsim.platforms.catalog import CATALOG, catalog_profile
 
 
@@ -153,6 +155,55 @@ class Profile:
         return [f"--cfg={key}:{value}" for key, value in merged.items()]
 
 
+# The SMPI options whose values are numbers: what each takes.  SimGrid aborts on
+# some malformed values and takes others (nan, a negative latency) silently.
+_CFG_NUMBERS = {
+    "network/TCP-gamma": (0.0, math.inf, False),
+    "network/latency-factor": (0.0, math.inf, False),
+    "network/bandwidth-factor": (0.0, math.inf, False), "network/weight-S": (0.0, math.inf, False),
+    "network/loopback-lat": (0.0, math.inf, False), "network/loopback-bw": (0.0, math.inf, False),
+    "smpi/async-small-thresh": (0, 2**31 - 1, True),
+    "smpi/send-is-detached-thresh": (0, 2**31 - 1, True),
+    "smpi/iprobe": (0.0, 3600.0, False), "smpi/test": (0.0, 3600.0, False),
+    "smpi/init": (0.0, 3600.0, False), "maxmin/precision": (0.0, 1.0, False),
+    "bmf/precision": (0.0, 1.0, False), "bmf/max-iterations": (1, 2**31 - 1, True),
+    "maxmin/concurrency-limit": (-1, 2**31 - 1, True),
+}
+
+
+def _cfg_value_problem(key: str, value: str) -> str | None:
+    """Why an SMPI option's value is malformed or out of range, or None."""
+    if key in ("smpi/lat-factor", "smpi/bw-factor"):
+        try:
+            parse_factors(value)
+        except ValueError as error:
+            return str(error)
+        return None
+    if key in ("smpi/os", "smpi/or", "smpi/ois"):  # threshold:constant:per_byte;...
+        for part in value.split(";"):
+            fields = part.strip().split(":")
+            try:
+                numbers = [float(x) for x in fields]
+            except ValueError:
+                numbers = []
+            if len(numbers) != 3 or not all(math.isfinite(x) and x >= 0 for x in numbers):
+                return "want threshold:seconds:seconds_per_byte;... of finite numbers >= 0"
+        return None
+    if key in ("network/crosstraffic", "network/maxmin-selective-update"):
+        if value.lower() not in ("0", "1", "yes", "no", "on", "off", "true", "false"):
+            return "want 0 or 1 (yes/no, on/off, true/false)"
+        return None
+    if key in _CFG_NUMBERS:
+        low, high, whole = _CFG_NUMBERS[key]
+        try:
+            number = int(value) if whole else float(value)
+        except ValueError:
+            return f"want {'a whole number' if whole else 'a number'}"
+        if not (math.isfinite(number) and low <= number <= high):
+            return f"want a finite number from {low:g} to {high:g}"
+    return None
+
+
 def _profile_from_table(name: str, table: dict, origin: str) -> Profile:
     unknown = set(table) - _KEYS
     if unknown:
@@ -168,14 +219,17 @@ def _profile_from_table(name: str, table: dict, origin: str) -> Profile:
             raise ValueError(f"{origin}: profile {name!r} may not set {key!r} (a profile sets "
                              "the network model and SMPI's costs only: network/*, "
                              "smpi/lat-factor, smpi/bw-factor, smpi/os, smpi/or, smpi/ois, ...)")
+    for key, value in cfg.items():
+        problem = _cfg_value_problem(key, str(value))
+        if problem:
+            raise ValueError(f"{origin}: profile {name!r}: {key} {str(value)[:60]!r}: {problem}")
     if str(cfg.get("network/model", "SMPI")) not in NETWORK_MODELS:
         raise ValueError(f"{origin}: profile {name!r}: network/model must be one of "
                          f"{', '.join(NETWORK_MODELS)}, got {cfg['network/model']!r}")
     if not isinstance(table.get("description", ""), str):
         raise ValueError(f"{origin}: description of profile {name!r} must be a string")
-    envelope = table.get("envelope_bytes", 16)
-    if isinstance(envelope, bool) or not isinstance(envelope, int) or envelope < 0:
-        raise ValueError(f"{origin}: envelope_bytes of profile {name!r} must be an integer >= 0")
+    envelope = check("envelope_bytes", table.get("envelope_bytes", 16),
+                     label=f"{origin}: envelope_bytes of profile {name!r}")
     exact_models = table.get("exact_models", False)
     if not isinstance(exact_models, bool):
         raise ValueError(f"{origin}: exact_models of profile {name!r} must be true or false")
@@ -183,15 +237,7 @@ def _profile_from_table(name: str, table: dict, origin: str) -> Profile:
     for key, option in _ELEMENT_CFG.items():
         if key not in table:
             continue
-        value = table[key]
-        if key == "eager_threshold_bytes":
-            valid = not isinstance(value, bool) and isinstance(value, int) and value >= 0
-        else:
-            valid = (not isinstance(value, bool) and isinstance(value, (int, float))
-                     and 0 <= value < float("inf"))
-        if not valid:
-            kind = "an integer" if key == "eager_threshold_bytes" else "a number of seconds"
-            raise ValueError(f"{origin}: {key} of profile {name!r} must be {kind} >= 0")
+        value = check(key, table[key], label=f"{origin}: {key} of profile {name!r}")
         if option in cfg or (key == "send_overhead_s" and "smpi/ois" in cfg):
             raise ValueError(f"{origin}: profile {name!r} gives both {key} and cfg {option!r}")
         elements[key] = value

@@ -10,26 +10,26 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 from pathlib import Path
 
 from collsim.errors import CollsimError
+from collsim.harness import find_c_part, run_program
 
 __all__ = ["find_mpi_collbench", "find_mpirun", "mpirun_command", "run_mpirun"]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 # Open MPI's mpirun refuses to start as root unless told; harmless for other users.
 _OPEN_MPI_AS_ROOT = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
 
 def find_mpi_collbench() -> Path:
     """Return collbench built against a real MPI: $COLLSIM_MPI_COLLBENCH, else build-mpi/collbench."""
-    default = REPO_ROOT / "build-mpi" / "collbench"
-    candidate = Path(os.environ.get("COLLSIM_MPI_COLLBENCH", default))
+    if "COLLSIM_MPI_COLLBENCH" not in os.environ:
+        return find_c_part("collbench", real_mpi=True)
+    candidate = Path(os.environ["COLLSIM_MPI_COLLBENCH"])
     if not candidate.is_file():
-        raise CollsimError(f"collbench for a real MPI not found at {candidate}: "
-                           "run 'make build-mpi' first")
+        raise CollsimError(f"collbench for a real MPI not found at {candidate} "
+                           "(COLLSIM_MPI_COLLBENCH)")
     return candidate
 
 
@@ -40,8 +40,13 @@ def find_mpirun() -> tuple[str, bool]:
     if path is None:
         raise CollsimError("mpirun not found: install Open MPI (apt-get install openmpi-bin "
                            "libopenmpi-dev) or run 'make build-mpi'")
-    version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60,
-                             env={**os.environ, **_OPEN_MPI_AS_ROOT})
+    try:
+        version = subprocess.run([path, "--version"], capture_output=True, text=True,
+                                 errors="replace", timeout=60,
+                                 env={**os.environ, **_OPEN_MPI_AS_ROOT})
+    except (OSError, subprocess.TimeoutExpired) as error:
+        reason = getattr(error, "strerror", None) or "no answer to --version within 60 s"
+        raise CollsimError(f"cannot run mpirun {path}: {reason} (check COLLSIM_MPIRUN)") from None
     text = version.stdout + version.stderr
     return path, "OpenRTE" in text or "Open MPI" in text or "open-mpi.org" in text
 
@@ -104,17 +109,13 @@ def run_mpirun(np: int, collbench_args: list[str], *, what: str,
         raise ValueError(f"np must be an integer >= 1, got {np!r}")
     argv, env = mpirun_command(np)
     argv += [str(find_mpi_collbench()), *collbench_args]
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True, env=env)
-    try:
-        stdout, stderr = process.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        raise CollsimError(f"{what} did not finish within {timeout_s:g} s under mpirun") from None
+    # one way to run a program: its own group, a timeout, a watchdog (collsim.harness)
+    returncode, stdout, stderr = run_program(argv, cwd=os.getcwd(), what=f"{what} under mpirun",
+                                             timeout_s=timeout_s, env=env,
+                                             deadlock_is_error=False)
     rows = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
-    if process.returncode not in (0, 1) or (
-            process.returncode == 1 and not any(row.get("check") == "wrong" for row in rows)):
+    if returncode not in (0, 1) or (
+            returncode == 1 and not any(row.get("check") == "wrong" for row in rows)):
         # collbench's own one-line error, else the words of mpirun's message (Open MPI
         # frames its messages in lines of dashes, which say nothing)
         lines = [line.strip() for line in stderr.splitlines()
@@ -122,6 +123,6 @@ def run_mpirun(np: int, collbench_args: list[str], *, what: str,
         detail = next((line[len("collbench: error: "):] for line in lines
                        if line.startswith("collbench: error: ")),
                       " / ".join(lines[:4]) if lines else "no message")
-        raise CollsimError(f"{what} failed under mpirun (exit status {process.returncode}): "
+        raise CollsimError(f"{what} failed under mpirun (exit status {returncode}): "
                            f"{detail}")
-    return rows, process.returncode
+    return rows, returncode

@@ -20,9 +20,9 @@ gives the same bytes.
 
 from __future__ import annotations
 
-import io
 import math
 import os
+import sys
 import re
 from pathlib import Path
 
@@ -31,9 +31,9 @@ import networkx as nx
 from markupsafe import Markup
 
 from collsim.errors import CollsimError
-from collsim.files import check_output_path, write_atomically
-from collsim.platforms.draw import switch_level, switch_level_layout
-from collsim.store import open_store, read_rows, read_study
+from collsim.files import STDOUT, check_output_path, write_output
+from collsim.platforms.draw import figure_bytes, switch_level, switch_level_layout
+from collsim.store import close_store, open_store, read_rows, read_study
 from collsim.units import format_bytes, format_seconds
 
 __all__ = ["workload_times", "fastest", "current_rows", "line_styles", "beyond_class",
@@ -59,8 +59,8 @@ def _pyplot():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "collsim",
-                         "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
+    plt.rcParams.update({"svg.fonttype": "none", "font.size": 9, "axes.grid": True,
+                         "grid.alpha": 0.3})
     return plt
 
 
@@ -69,10 +69,8 @@ def _figure(kind: str, figure, caption: str) -> dict:
     plt = _pyplot()
     width_in, height_in = figure.get_size_inches()
     figure.set_size_inches(width_in, min(height_in, FIGURE_HEIGHT_CAP_IN))
-    buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    text = figure_bytes(figure, "svg", bbox_inches="tight").decode()
     plt.close(figure)
-    text = buffer.getvalue()
     return {"kind": kind, "svg": Markup(text[text.index("<svg"):]), "caption": caption}
 
 
@@ -623,21 +621,18 @@ def build_report(db_path: str) -> tuple[str, int]:
                                                        read_rows(connection, study["name"])))
                     for study in studies]
     finally:
-        connection.close()
+        close_store(connection)
     page = _TEMPLATES.get_template("report.html.j2").render(csp=Markup(_CSP), studies=contexts)
     return page, page.count('<figure class="plot"')
 
 
 def main_report(db_path: str, *, output: str) -> int:
     """The ``collsim report`` command; returns its exit status."""
-    check_output_path(output, "-o")
+    check_output_path(output, "-o", stdout_ok=True)
     page, plots = build_report(db_path)
-    try:
-        write_atomically(output, page.encode())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(output, 0o666 & ~umask)  # a report is for sharing: not the temp file's 0600
-    except OSError as error:
-        raise CollsimError(f"cannot write {output}: {error.strerror}") from None
-    print(f"report with {plots} plots written to {output}")
+    # a new file gets an ordinary file's permissions (a report is for sharing), an
+    # existing one keeps its own, a device or FIFO is written in place
+    write_output(output, page.encode())
+    print(f"report with {plots} plots written to {output}",
+          file=sys.stderr if output == STDOUT else sys.stdout)
     return 0

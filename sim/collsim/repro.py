@@ -42,15 +42,17 @@ import networkx as nx
 from collsim.params import AlgorithmParams
 from collsim.analysis.trees import in_order_root, tree
 from collsim.errors import CollsimError
+from collsim.limits import argument_type
 from collsim.platform_cli import _refuse_options, add_platform_arguments
 from collsim.platforms import map_ranks, platform_hash
-from collsim.files import write_atomically
+from collsim.platforms.draw import figure_bytes
+from collsim.files import write_output
 from collsim.profiles import Profile
 from collsim.grid import Grid, GridStore, Job, add_grid_arguments, measurement_keys
 from collsim.files import check_output_path, read_toml
 from collsim.harness import find_algorithm
 from collsim.runner import RunSpec, validate_run
-from collsim.store import open_store
+from collsim.store import close_store, open_store
 from collsim.units import format_bytes, format_seconds
 
 __all__ = ["Variant", "Configuration", "parse_variants", "summation_depth", "own_bound_ratio",
@@ -272,7 +274,7 @@ def repro_rows(
                 results = grid.run(simulations,
                                    store=GridStore(connection, "repro", keys, read_back=True))
             finally:
-                connection.close()
+                close_store(connection)
 
     pairs, failures = [], []
     for (configuration, variant, job), result in zip(work, results):
@@ -459,8 +461,6 @@ def format_matrix(entries: list[dict], prices: list[dict] | None = None,
 
 def plot(entries: list[dict], path: str) -> None:
     """Time per configuration and algorithm, one panel per size; distinct-result counts in the legend."""
-    import io
-
     import matplotlib
 
     matplotlib.use("Agg")
@@ -480,10 +480,9 @@ def plot(entries: list[dict], path: str) -> None:
         ax.set_yscale("log")
         ax.legend(fontsize=6)
     figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=110, metadata={"Software": None})
+    data = figure_bytes(figure, "png", dpi=110)
     plt.close(figure)
-    write_atomically(path, buffer.getvalue())
+    write_output(path, data)
 
 
 def load_machines(path: str) -> list[tuple[str, nx.Graph]]:
@@ -562,8 +561,8 @@ def main_repro(args: argparse.Namespace, platforms: list[tuple[str, nx.Graph]],
     text = format_matrix(entries, prices, failures)
     if args.output:
         document = {"matrix": entries, "price": prices, "failures": failures}
-        write_atomically(f"{args.output}.txt", text.encode())
-        write_atomically(f"{args.output}.json",
+        write_output(f"{args.output}.txt", text.encode())
+        write_output(f"{args.output}.json",
                          (json.dumps(document, indent=1) + "\n").encode())
         if entries:
             plot(entries, f"{args.output}.png")
@@ -600,7 +599,7 @@ def add_repro_command(commands, parser_class, build_platform, load_profile, pars
                         "data (0: one input per rank)")
     parser.add_argument("--bytes", default="8,8KiB,256KiB")
     parser.add_argument("--dist", default="lognormal", choices=("uniform", "lognormal", "illcond"))
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=argument_type("seed"), default=1)
     parser.add_argument("--profile", default="hockney")
     parser.add_argument("--reproducible", default="fixed_order,prerounded",
                         help="the algorithms whose price is reported (default "

@@ -229,14 +229,9 @@ def read_rules(path: str) -> list[Rule]:
     ValueError
         If the file is unreadable or malformed (one line naming file and line).
     """
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError as error:
-        raise ValueError(f"cannot read rules file {path}: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a text file") from None
-    return parse_rules(text, origin=path)
+    from collsim.files import read_text
+
+    return parse_rules(read_text(path, "rules file"), origin=path)
 
 
 def format_rules(rules: list[Rule], comment: str = "") -> str:

@@ -13,6 +13,7 @@ import networkx as nx
 from collsim.analysis.models import NetworkParams, model_for
 from collsim.analysis.models._base import factor_at, overhead_s
 from collsim.errors import CollsimError
+from collsim.limits import check
 from collsim.params import AlgorithmParams
 from collsim.platforms.network import PairParameters
 from collsim.platforms import map_ranks, network_parameters, platform_hash
@@ -57,8 +58,8 @@ class RunSpec:
 
 def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
     """Reject a run that cannot make sense, before anything starts."""
-    if spec.np < 1:
-        raise CollsimError(f"np must be >= 1, got {spec.np}")
+    for name in ("np", "seed", "reps"):  # the Python API's values too
+        check(name, getattr(spec, name))
     if spec.np > total_cores:
         raise CollsimError(f"np={spec.np} is larger than the platform's {total_cores} cores")
     if spec.dtype not in DTYPE_BYTES:

@@ -46,6 +46,7 @@ from collsim.native import is_selector
 from collsim.checks import _fail, _positive_ints
 from collsim.errors import CollsimError
 from collsim.files import read_toml
+from collsim.limits import check
 from collsim.platforms import GENERATORS, MAPPINGS
 from collsim.profiles import load_profile
 from collsim.harness import find_algorithm, registry
@@ -342,9 +343,7 @@ def load_scenario(path: str | os.PathLike, *, timing_only: bool = False) -> Scen
         raise _fail(path, "study.profile", str(error)) from None
     if profile.endswith(".toml") and not os.path.isabs(profile):
         profile = str((path.parent / profile).resolve())
-    seed = study.get("seed", 1)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise _fail(path, "study.seed", f"must be an integer >= 0, got {seed!r}")
+    seed = check("seed", study.get("seed", 1), label=f"{path}: study.seed")
     if "np" not in study:
         raise _fail(path, "study", "missing key 'np' (the process counts)")
     _nonempty_list(path, "study.np", study["np"])
@@ -354,7 +353,7 @@ def load_scenario(path: str | os.PathLike, *, timing_only: bool = False) -> Scen
         if not isinstance(mapping, str) or mapping.partition(":")[0] not in MAPPINGS:
             raise _fail(path, "study.mappings",
                         f"unknown mapping {mapping!r} (known: {', '.join(MAPPINGS)})")
-    timeout_s = _number(path, "study.timeout_s", study.get("timeout_s", 600.0), positive=True)
+    timeout_s = check("timeout_s", study.get("timeout_s", 600.0), label=f"{path}: study.timeout_s")
     scenario_timing_only = study.get("timing_only", False)
     if not isinstance(scenario_timing_only, bool):
         raise _fail(path, "study.timing_only",

@@ -19,8 +19,9 @@ from collsim.errors import CollsimError
 from collsim.grid import Grid, Job, add_grid_arguments
 from collsim.files import check_output_path
 from collsim.platforms import map_ranks
+from collsim.platforms.draw import figure_bytes
 from collsim.resources import check_simulation_memory
-from collsim.files import write_atomically
+from collsim.files import write_output
 from collsim.profiles import Profile
 from collsim.analysis.models import allreduce as _allreduce_models
 from collsim.analysis.models import reduce as _reduce_models
@@ -229,10 +230,9 @@ def heatmap_png(cells: list[dict], *, title: str) -> bytes:
     ax.legend(handles, winners, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8,
               title="fastest (margin over runner-up)", title_fontsize=8)
     fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
+    data = figure_bytes(fig, "png")
     plt.close(fig)
-    return buffer.getvalue()
+    return data
 
 
 def write_rules(cells: list[dict], path: str, *, origin: str) -> None:
@@ -245,7 +245,7 @@ def write_rules(cells: list[dict], path: str, *, origin: str) -> None:
 
     comment = (f"collsim select: fastest algorithm per process count and size, {origin}\n"
                "(op sum on double; a cell's rule holds up to the next measured np and size)")
-    write_atomically(path, format_rules(rules_from_cells(cells), comment=comment).encode())
+    write_output(path, format_rules(rules_from_cells(cells), comment=comment).encode())
 
 
 def format_library_cells(library_cells: list[dict], library: str) -> str:
@@ -278,7 +278,7 @@ def write_native_maps(cells: list[dict], *, openmpi_rules: str | None = None,
         if path is None:
             continue
         library_cells = native.library_cells(cells, library)
-        write_atomically(path, write(library_cells).encode())
+        write_output(path, write(library_cells).encode())
         out.append(f"{library}: {path}\n" + format_library_cells(library_cells, library))
     return "".join(out)
 
@@ -354,7 +354,7 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
             cells = select(collective=args.coll, process_counts=nps, sizes_bytes=sizes, G=G,
                            profile=load_profile(args.profile), platform=platform_label,
                            timeout_s=args.timeout_s, mapping=args.mapping,
-                           algorithms=args.algorithms.split(",") if args.algorithms else None,
+                           algorithms=None if args.algorithms is None else args.algorithms.split(","),
                            jobs=args.jobs, scheduler=args.scheduler)
         except ValueError as error:
             raise CollsimError(str(error)) from None
@@ -362,9 +362,9 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
         print(write_native_maps(cells, openmpi_rules=args.openmpi_rules,
                                 mpich_json=args.mpich_json), end="")
         if args.output:
-            write_atomically(args.output + ".csv", cells_csv(cells).encode())
+            write_output(args.output + ".csv", cells_csv(cells).encode())
             title = f"{args.coll}: fastest algorithm on {args.platform}"
-            write_atomically(args.output + ".png", heatmap_png(cells, title=title))
+            write_output(args.output + ".png", heatmap_png(cells, title=title))
         if args.rules:
             write_rules(cells, args.rules, origin=f"platform {args.platform}, profile "
                         f"{args.profile}")

@@ -19,6 +19,7 @@ nothing else.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -28,10 +29,10 @@ import sqlite3
 from pathlib import Path
 
 from collsim.errors import CollsimError
-from collsim.files import check_output_path
-from collsim.files import write_atomically
+from collsim.files import check_input_path, check_output_path
+from collsim.files import write_output
 
-__all__ = ["MEASUREMENT_COLUMNS", "open_store", "measurement_key", "stored_keys", "claim",
+__all__ = ["MEASUREMENT_COLUMNS", "open_store", "close_store", "measurement_key", "stored_keys", "claim",
            "insert_rows", "record_study", "read_rows", "read_measurements", "read_study",
            "export_csv", "export_parquet"]
 
@@ -102,10 +103,45 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def _database_error(path: Path, error: sqlite3.Error) -> CollsimError:
-    """One line for an SQLite error: a lock held too long, or an unusable file."""
-    if "locked" in str(error) or "busy" in str(error):
+    """One line for an SQLite error: a lock held too long, a write refused (a full
+    disk, a read-only or immutable file), or an unusable file."""
+    text = str(error)
+    if "locked" in text or "busy" in text:
         return CollsimError(f"{path}: locked by another process (waited {LOCK_TIMEOUT_S:g} s)")
-    return CollsimError(f"{path}: not a usable SQLite database ({error})")
+    if any(word in text for word in ("full", "readonly", "read-only", "disk I/O",
+                                     "unable to open")):
+        return CollsimError(f"{path}: cannot write the results database ({text}); the rows "
+                            "stored before are kept")
+    return CollsimError(f"{path}: not a usable SQLite database ({text})")
+
+
+# The SQLite storage classes each column's declared type admits (TEXT in a REAL
+# column is stored as it is: type affinity does not refuse it).
+_STORAGE_CLASSES = {"INTEGER": ("integer",), "REAL": ("real", "integer"), "TEXT": ("text",)}
+
+
+def _check_integrity(connection: sqlite3.Connection, path: Path) -> None:
+    """Refuse a damaged database: SQLite's own check of its pages and indexes, then
+    every stored value of the type its column declares (a text in ``time_s`` would
+    fail far from here)."""
+    problems = [row[0] for row in connection.execute("PRAGMA quick_check(3)")]
+    if problems != ["ok"]:
+        found = " ".join(" ".join(problems).split())  # SQLite's report spans lines
+        raise CollsimError(f"{path}: damaged results database (SQLite's integrity check: "
+                           f"{found[:100]}); collsim leaves it as it is")
+    conditions = []
+    for name, kind in MEASUREMENT_COLUMNS:
+        classes = _STORAGE_CLASSES[kind.split()[0]] + (() if "NOT NULL" in kind
+                                                        or "PRIMARY" in kind else ("null",))
+        listed = ", ".join(f"'{c}'" for c in classes)
+        conditions.append(f'typeof("{name}") NOT IN ({listed})')
+    bad = connection.execute(
+        "SELECT " + ", ".join(f"SUM({c})" for c in conditions) + " FROM measurement").fetchone()
+    for (name, kind), count in zip(MEASUREMENT_COLUMNS, bad):
+        if count:
+            raise CollsimError(f"{path}: corrupt results database: {count} value(s) of "
+                               f"measurement.{name} are not {kind.split()[0]}; collsim leaves "
+                               "it as it is")
 
 
 def _measurement_columns(path: Path, *, read_only: bool) -> list[str] | None:
@@ -147,10 +183,27 @@ def open_store(path: str | os.PathLike, *, create: bool = True) -> sqlite3.Conne
         another process for longer than ``LOCK_TIMEOUT_S``.
     """
     path = Path(path)
+    if str(path) == "":
+        raise CollsimError("--db: empty file name")
     if path.is_dir():
         raise CollsimError(f"{path} is a directory, not a results database")
     if not create and not path.is_file():
+        if path.exists():
+            raise CollsimError(f"{path}: not a regular file, not a results database")
         raise CollsimError(f"no results database at {path}")
+    if path.exists() and not path.is_file():  # a device or a FIFO: SQLite would wait or fail
+        raise CollsimError(f"{path}: not a regular file; a results database is one")
+    # the database is read, and written unless create=False: no output may name it
+    if not create:
+        check_input_path(path, "results database")
+    elif path.is_file() and path.stat().st_size > 0:
+        check_output_path(path, "--db")
+        try:  # an immutable or read-only file: refused before SQLite makes its -wal and -shm
+            with open(path, "r+b"):
+                pass
+        except OSError as error:
+            raise CollsimError(f"{path}: cannot write the results database "
+                               f"({error.strerror})") from None
     try:
         if path.exists() and path.stat().st_size > 0:
             with open(path, "rb") as handle:
@@ -172,16 +225,37 @@ def open_store(path: str | os.PathLike, *, create: bool = True) -> sqlite3.Conne
         else:
             check_output_path(path, "--db")
         connection = sqlite3.connect(path, timeout=LOCK_TIMEOUT_S, isolation_level=None)
+    except OSError as error:
+        raise CollsimError(f"cannot open results database {path}: {error.strerror}") from None
+    except sqlite3.Error as error:
+        raise _database_error(path, error) from None
+    try:
+        if path.stat().st_size > 0:
+            _check_integrity(connection, path)
         if create:
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=FULL")
             for statement in _SCHEMA:
                 connection.execute(statement)
-    except OSError as error:
-        raise CollsimError(f"cannot open results database {path}: {error.strerror}") from None
-    except sqlite3.Error as error:
-        raise _database_error(path, error) from None
+    except BaseException as error:
+        close_store(connection)
+        if isinstance(error, sqlite3.Error):
+            raise _database_error(path, error) from None
+        if isinstance(error, OSError):
+            raise CollsimError(f"cannot open results database {path}: {error.strerror}") from None
+        raise
     return connection
+
+
+def close_store(connection: sqlite3.Connection) -> None:
+    """Close a results database, folding its write-ahead log back into the file first
+    (so that no -wal or -shm file is left beside it; where that fails, a full disk,
+    the log keeps the committed rows and SQLite folds it in at the next opening)."""
+    try:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except sqlite3.Error:
+        pass
+    connection.close()
 
 
 def _database_path(connection: sqlite3.Connection) -> str:
@@ -228,9 +302,20 @@ def stored_keys(connection: sqlite3.Connection, keys: list[str]) -> set[str]:
 
 def claim(connection: sqlite3.Connection, simulation: str) -> bool:
     """Claim a simulation for this process; False if another process claimed it first."""
-    cursor = connection.execute("INSERT OR IGNORE INTO claim VALUES (?, ?)",
-                                (simulation, os.getpid()))
+    with _writing(connection):
+        cursor = connection.execute("INSERT OR IGNORE INTO claim VALUES (?, ?)",
+                                    (simulation, os.getpid()))
     return cursor.rowcount == 1
+
+
+@contextlib.contextmanager
+def _writing(connection: sqlite3.Connection):
+    """A write to the database: an SQLite error (a full disk, an immutable file) is one
+    line naming the database; the transaction is rolled back, what was stored stays."""
+    try:
+        yield
+    except sqlite3.Error as error:
+        raise _database_error(Path(_database_path(connection)), error) from None
 
 
 def _cell(name: str, value):
@@ -258,7 +343,7 @@ def insert_rows(connection: sqlite3.Connection, rows: list[dict], *,
     """
     marks = ",".join("?" * len(_NAMES))
     columns = ",".join(f'"{name}"' for name in _NAMES)
-    with connection:
+    with _writing(connection), connection:
         connection.execute("BEGIN IMMEDIATE")
         if skip_stored:
             present = stored_keys(connection, [row["key"] for row in rows])
@@ -275,7 +360,7 @@ def insert_rows(connection: sqlite3.Connection, rows: list[dict], *,
 def record_study(connection: sqlite3.Connection, *, name: str, scenario: str, profile: str,
                  nps: list[int], machines: list[dict], workloads: list[dict]) -> None:
     """Store (or replace) a study's scenario, machines and workload, in one transaction."""
-    with connection:
+    with _writing(connection), connection:
         connection.execute("BEGIN IMMEDIATE")
         connection.execute("INSERT OR REPLACE INTO study VALUES (?, ?, ?, ?)",
                            (name, scenario, profile, json.dumps(nps)))
@@ -378,7 +463,7 @@ def export_csv(rows: list[dict], path: str | os.PathLike) -> None:
     for row in rows:
         writer.writerow([_cell(name, row[name]) if row[name] is not None else ""
                          for name in _NAMES])
-    write_atomically(path, buffer.getvalue().encode())
+    write_output(path, buffer.getvalue().encode())
 
 
 def export_parquet(rows: list[dict], path: str | os.PathLike) -> None:
@@ -402,4 +487,4 @@ def export_parquet(rows: list[dict], path: str | os.PathLike) -> None:
     table = pa.table(columns, schema=schema)
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
-    write_atomically(path, sink.getvalue().to_pybytes())
+    write_output(path, sink.getvalue().to_pybytes())

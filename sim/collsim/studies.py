@@ -21,7 +21,7 @@ from collsim.grid import Grid, GridStore, Job, describe, measurement_keys
 from collsim.platforms import platform_hash
 from collsim.profiles import load_profile
 from collsim.scenario import Scenario, build_machine, load_scenario, machine_cost
-from collsim.store import open_store, record_study
+from collsim.store import close_store, open_store, record_study
 from collsim.units import format_bytes
 
 __all__ = ["run_study", "main_study"]
@@ -66,7 +66,7 @@ def run_study(scenario: Scenario, db_path: str, *, jobs: int = 0, scheduler: str
         try:
             return _run(scenario, connection, grid)
         finally:
-            connection.close()
+            close_store(connection)
 
 
 def _run(scenario: Scenario, connection, grid: Grid) -> tuple[int, int, int, list[str]]:

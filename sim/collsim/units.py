@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 
 __all__ = [
     "parse_bytes",
@@ -79,10 +80,15 @@ def parse_bytes(text: str) -> int:
     match = re.fullmatch(_NUMBER + r"\s*([A-Za-z]*)", text.strip())
     if match is None or match.group(2) not in _SIZE_UNITS:
         raise ValueError(f"malformed size {text!r} (examples: 8, 4KiB, 1MiB)")
-    value = float(match.group(1)) * _SIZE_UNITS[match.group(2)]
-    if math.isinf(value) or value >= 2**63:
+    mantissa, _, exponent = match.group(1).lower().partition("e")
+    if exponent and abs(int(exponent)) > 30:
+        raise ValueError(f"size {text!r} is too large" if int(exponent) > 0
+                         else f"size {text!r} is not a whole number of bytes")
+    # exactly, in decimal: 8.00000000000000001 is not 8 (a float would round it to 8)
+    value = Fraction(mantissa) * Fraction(10) ** int(exponent or 0) * _SIZE_UNITS[match.group(2)]
+    if value >= 2**63:
         raise ValueError(f"size {text!r} is too large")
-    if value != math.floor(value):
+    if value.denominator != 1:
         raise ValueError(f"size {text!r} is not a whole number of bytes")
     return int(value)
 

@@ -1,6 +1,8 @@
 /*
  * interpose.c: a PMPI library that sends an unmodified program's
- * MPI_Allreduce, MPI_Reduce and MPI_Bcast to collsim's algorithms.
+ * MPI_Allreduce, MPI_Reduce and MPI_Bcast to collsim's algorithms, and times
+ * and counts its other blocking collectives on their way to the MPI library
+ * (Fortran's entry points: fortran.c).
  *
  * Which algorithm takes a call is decided by the rules file named by
  * $COLLSIM_RULES (format: sim/collsim/rules.py, reader: rules.c): the first
@@ -18,12 +20,27 @@
  *
  *   init      T
  *   comm      KEY  WORLD_RANKS        (once per communicator group, by its rank 0)
- *   call      COLLECTIVE ALGORITHM NP BYTES ELEM_BYTES ROOT COMMUTATIVE RULE_LINE KEY SEQ START END
+ *   call      COLLECTIVE ALGORITHM SELECTED NP BYTES ELEM_BYTES ROOT COMMUTATIVE RULE_LINE KEY SEQ
+ *             START END
  *   finalize  T
+ *   clock     T OFFSET ERROR   (real MPI only: at MPI_Init and MPI_Finalize)
+ *
+ * Under a real MPI each process's MPI_Wtime has its own zero (Open MPI:
+ * MPI_WTIME_IS_GLOBAL 0), so the ranks estimate their clocks' offsets to
+ * rank 0's by ping-pong when tracing starts and again before MPI_Finalize
+ * (../collbench/clocksync.c); each clock row gives, at local time T, the
+ * OFFSET to add and its ERROR bound, and `collsim app` puts every time of the
+ * rank on rank 0's clock (the offset interpolated between the two rows, for
+ * the drift).
  *
  * KEY is a hash of the communicator's members (world ranks) and SEQ counts
  * the calls on communicators of those members, so the rows of one call carry
- * the same (KEY, SEQ) on every rank.
+ * the same (KEY, SEQ) on every rank.  SELECTED is what a selector
+ * (openmpi_default, mpich_default) ran, as collbench's rows name it
+ * (algorithms/common/native.c decides), "-" for other algorithms.
+ *
+ * A zero-size datatype moves nothing: collsim's algorithms run such a call
+ * with count 0 (BYTES 0), as they run an empty call.
  *
  * Per-rank state: under SMPI all ranks are threads of one process and share
  * globals (smpi/privatization:no), so the state hangs off SMPI's per-process
@@ -35,6 +52,9 @@
  * symbols and never reach these wrappers.
  */
 #include "collsim.h"
+#include "clocksync.h"
+#include "common/native.h"
+#include "interpose.h"
 #include "rules.h"
 
 #include <inttypes.h>
@@ -83,12 +103,30 @@ static void set_state(rank_state *st)
 }
 #endif
 
+/* Found in the program's file by `collsim app` (app.INTERPOSE_MARKER): the
+ * program carries these wrappers.  Not static, so that the linker keeps it. */
+const char collsim_interpose_marker[] = "collsim interposition library, linked by collsim cc";
+
 static const char *collective_names[] = {"allreduce", "reduce", "bcast"};
 static const char *function_names[] = {"MPI_Allreduce", "MPI_Reduce", "MPI_Bcast"};
 
 /* Builds this rank's state after PMPI_Init; on a bad rules file or trace
  * path every rank stops the program with the same one-line message. */
-static void setup(void)
+/* Under a real MPI: this rank's clock offset to rank 0's, a clock row
+ * (collective: every rank traces or none does). */
+static void write_clock(rank_state *st)
+{
+#ifdef COLLSIM_SMPI
+    (void)st;
+#else
+    collsim_clock clock;
+    if (collsim_clock_sync(MPI_COMM_WORLD, COLLSIM_CLOCK_ROUNDS, &clock) == MPI_SUCCESS)
+        fprintf(st->trace, "clock\t%.17g\t%.17g\t%.17g\n", clock.local_s, clock.offset_s,
+                clock.error_bound_s);
+#endif
+}
+
+void collsim_interpose_setup(void)
 {
     int rank;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -126,15 +164,17 @@ static void setup(void)
         PMPI_Abort(MPI_COMM_WORLD, 2);
     }
     set_state(st);
-    if (st->trace)
+    if (st->trace) {
+        write_clock(st);
         fprintf(st->trace, "init\t%.17g\n", PMPI_Wtime());
+    }
 }
 
 int MPI_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
-        setup();
+        collsim_interpose_setup();
     return rc;
 }
 
@@ -142,16 +182,23 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
-        setup();
+        collsim_interpose_setup();
     return rc;
 }
 
 int MPI_Finalize(void)
 {
+    collsim_interpose_teardown();
+    return PMPI_Finalize();
+}
+
+void collsim_interpose_teardown(void)
+{
     rank_state *st = state();
     if (st != NULL) {
         if (st->trace) {
             fprintf(st->trace, "finalize\t%.17g\n", PMPI_Wtime());
+            write_clock(st);
             fclose(st->trace);
         }
         collsim_rules_free(&st->rules);
@@ -161,7 +208,6 @@ int MPI_Finalize(void)
         free(st);
         set_state(NULL);
     }
-    return PMPI_Finalize();
 }
 
 /* A scratch buffer of at least bytes bytes, kept for the next call. */
@@ -247,6 +293,7 @@ typedef struct call_info {
     int root; /* -1 for allreduce */
     int commutative;
     const collsim_rule *rule; /* NULL: the MPI library (no rules for the collective) */
+    char selected[128];       /* what a selector runs; "" for other algorithms */
 } call_info;
 
 static void trace_call(rank_state *st, const call_info *c, double start, double end)
@@ -259,9 +306,11 @@ static void trace_call(rank_state *st, const call_info *c, double start, double 
         return;
     const char *algorithm = c->rule && c->rule->algorithm ? c->rule->algorithm->name : "mpi";
     fprintf(st->trace,
-            "call\t%s\t%s\t%d\t%lld\t%d\t%d\t%d\t%d\t%016" PRIx64 "\t%lld\t%.17g\t%.17g\n",
-            collective_names[c->collective], algorithm, c->np, c->bytes, c->elem_bytes, c->root,
-            c->commutative, c->rule ? c->rule->line : 0, key, seq, start, end);
+            "call\t%s\t%s\t%s\t%d\t%lld\t%d\t%d\t%d\t%d\t%016" PRIx64
+            "\t%lld\t%.17g\t%.17g\n",
+            collective_names[c->collective], algorithm, c->selected[0] ? c->selected : "-", c->np,
+            c->bytes, c->elem_bytes, c->root, c->commutative, c->rule ? c->rule->line : 0, key, seq,
+            start, end);
 }
 
 /* Fails the call: the reason on stderr, then what the communicator's error
@@ -344,6 +393,49 @@ static int prepare(rank_state *st, call_info *c, int count, MPI_Datatype datatyp
     return MPI_SUCCESS;
 }
 
+/* Records in c->selected what a selector rule runs for the call (count: the
+ * count the algorithm is given); the selector decides the same way itself. */
+static int record_selection(call_info *c, int count, MPI_Datatype datatype, MPI_Op op)
+{
+    collsim_native_library library;
+    c->selected[0] = '\0';
+    if (c->rule == NULL || c->rule->algorithm == NULL ||
+        collsim_native_selector_library(c->rule->algorithm, &library) != 0)
+        return MPI_SUCCESS;
+    collsim_native_call call;
+    int rc = collsim_native_call_from_mpi(c->collective, c->comm, count, datatype, op, &call);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    char buf[sizeof c->selected];
+    const char *selected = collsim_native_selected(library, &call, buf, sizeof buf);
+    snprintf(c->selected, sizeof c->selected, "%s", selected ? selected : "?");
+    return MPI_SUCCESS;
+}
+
+/* The count and datatype the MPI library is given: under SMPI a zero-size
+ * datatype becomes an empty call of MPI_BYTE (SMPI 3.32's own collectives
+ * divide by the type size, whatever the count: SIGFPE), the empty call
+ * collsim's algorithms run; a real MPI gets the call as is. */
+static int library_count(int count, long long bytes)
+{
+#ifdef COLLSIM_SMPI
+    return bytes > 0 ? count : 0;
+#else
+    (void)bytes;
+    return count;
+#endif
+}
+
+static MPI_Datatype library_type(MPI_Datatype datatype, long long bytes)
+{
+#ifdef COLLSIM_SMPI
+    return bytes > 0 ? datatype : MPI_BYTE;
+#else
+    (void)bytes;
+    return datatype;
+#endif
+}
+
 static collsim_params params_of(const rank_state *st, const collsim_rule *rule)
 {
     collsim_params params = rule->params;
@@ -362,9 +454,13 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     int rc = prepare(st, &c, count, datatype, op);
     if (rc != MPI_SUCCESS)
         return rc;
+    const int run_count = c.bytes > 0 ? count : 0;
+    if ((rc = record_selection(&c, run_count, datatype, op)) != MPI_SUCCESS)
+        return rc;
     double start = PMPI_Wtime();
     if (c.rule == NULL || c.rule->algorithm == NULL) {
-        rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+        rc = PMPI_Allreduce(sendbuf, recvbuf, library_count(count, c.bytes),
+                            library_type(datatype, c.bytes), op, comm);
     } else {
         const void *input = sendbuf;
         if (sendbuf == MPI_IN_PLACE) {
@@ -376,7 +472,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
         }
         collsim_params params = params_of(st, c.rule);
         st->depth++;
-        rc = c.rule->algorithm->fn.allreduce(input, recvbuf, count, datatype, op, comm, &params);
+        rc = c.rule->algorithm->fn.allreduce(input, recvbuf, run_count, datatype, op, comm,
+                                             &params);
         st->depth--;
     }
     double end = PMPI_Wtime();
@@ -400,9 +497,13 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
         return rc;
     if (rank != root && sendbuf == MPI_IN_PLACE && c.rule != NULL && c.rule->algorithm != NULL)
         return refuse(st, &c, MPI_ERR_BUFFER, "takes MPI_IN_PLACE at the root only");
+    const int run_count = c.bytes > 0 ? count : 0;
+    if ((rc = record_selection(&c, run_count, datatype, op)) != MPI_SUCCESS)
+        return rc;
     double start = PMPI_Wtime();
     if (c.rule == NULL || c.rule->algorithm == NULL) {
-        rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+        rc = PMPI_Reduce(sendbuf, recvbuf, library_count(count, c.bytes),
+                         library_type(datatype, c.bytes), op, root, comm);
     } else {
         const void *input = sendbuf;
         void *output = recvbuf;
@@ -418,7 +519,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
             return refuse(st, &c, MPI_ERR_NO_MEM, "could not allocate a receive buffer");
         collsim_params params = params_of(st, c.rule);
         st->depth++;
-        rc = c.rule->algorithm->fn.reduce(input, output, count, datatype, op, root, comm, &params);
+        rc = c.rule->algorithm->fn.reduce(input, output, run_count, datatype, op, root, comm,
+                                          &params);
         st->depth--;
     }
     double end = PMPI_Wtime();
@@ -438,17 +540,221 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     int rc = prepare(st, &c, count, datatype, MPI_OP_NULL);
     if (rc != MPI_SUCCESS)
         return rc;
+    const int run_count = c.bytes > 0 ? count : 0;
+    if ((rc = record_selection(&c, run_count, datatype, MPI_OP_NULL)) != MPI_SUCCESS)
+        return rc;
     double start = PMPI_Wtime();
     if (c.rule == NULL || c.rule->algorithm == NULL) {
-        rc = PMPI_Bcast(buffer, count, datatype, root, comm);
+        rc = PMPI_Bcast(buffer, library_count(count, c.bytes), library_type(datatype, c.bytes),
+                        root, comm);
     } else {
         collsim_params params = params_of(st, c.rule);
         st->depth++;
-        rc = c.rule->algorithm->fn.bcast(buffer, count, datatype, root, comm, &params);
+        rc = c.rule->algorithm->fn.bcast(buffer, run_count, datatype, root, comm, &params);
         st->depth--;
     }
     double end = PMPI_Wtime();
     if (rc == MPI_SUCCESS)
         trace_call(st, &c, start, end);
     return rc;
+}
+
+/* --- the other blocking collectives: the MPI library's, timed and counted ----------------
+ *
+ * So that the summary shows every collective, each of these writes a call row
+ * with ALGORITHM "mpi (not intercepted)" and BYTES what this rank contributes
+ * (its send buffer; MPI_IN_PLACE: its block of the receive buffer); the call
+ * itself goes to the library unchanged. */
+
+#define NOT_INTERCEPTED "mpi (not intercepted)"
+
+static long long type_bytes(MPI_Datatype datatype, long long count)
+{
+    int size = 0;
+    if (datatype == MPI_DATATYPE_NULL || PMPI_Type_size(datatype, &size) != MPI_SUCCESS)
+        return 0;
+    return count * size;
+}
+
+static long long sum_counts(const int *counts, MPI_Comm comm)
+{
+    int size = 0;
+    long long total = 0;
+    if (counts == NULL || PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
+        return 0;
+    for (int i = 0; i < size; i++)
+        total += counts[i];
+    return total;
+}
+
+static int comm_size_of(MPI_Comm comm)
+{
+    int size = 0;
+    PMPI_Comm_size(comm, &size);
+    return size;
+}
+
+static int comm_rank_of(MPI_Comm comm)
+{
+    int rank = 0;
+    PMPI_Comm_rank(comm, &rank);
+    return rank;
+}
+
+/* Whether a call is traced: the program's own, on a valid intracommunicator. */
+static rank_state *tracing(MPI_Comm comm)
+{
+    rank_state *st = state();
+    int inter = 0;
+    if (st == NULL || st->trace == NULL || st->depth > 0 || comm == MPI_COMM_NULL ||
+        PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return NULL;
+    return st;
+}
+
+static void trace_other(rank_state *st, const char *collective, MPI_Comm comm, long long bytes,
+                        int root, double start, double end)
+{
+    uint64_t key = 0;
+    long long seq = 0;
+    if (call_identity(st, comm, &key, &seq) != MPI_SUCCESS)
+        return;
+    fprintf(st->trace,
+            "call\t%s\t%s\t-\t%d\t%lld\t0\t%d\t1\t0\t%016" PRIx64 "\t%lld\t%.17g\t%.17g\n",
+            collective, NOT_INTERCEPTED, comm_size_of(comm), bytes, root, key, seq, start, end);
+}
+
+/* Runs CALL (a PMPI call) and, when st traces, writes its row. */
+#define TIMED(name, comm, bytes, root, call)                                                \
+    do {                                                                                    \
+        rank_state *st_ = tracing(comm);                                                    \
+        if (st_ == NULL)                                                                    \
+            return call;                                                                    \
+        const long long bytes_ = (bytes);                                                   \
+        double start_ = PMPI_Wtime();                                                       \
+        int rc_ = call;                                                                     \
+        double end_ = PMPI_Wtime();                                                         \
+        if (rc_ == MPI_SUCCESS)                                                             \
+            trace_other(st_, name, comm, bytes_, root, start_, end_);                       \
+        return rc_;                                                                         \
+    } while (0)
+
+int MPI_Barrier(MPI_Comm comm)
+{
+    TIMED("barrier", comm, 0, -1, PMPI_Barrier(comm));
+}
+
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    TIMED("allgather", comm,
+          sendbuf == MPI_IN_PLACE ? type_bytes(recvtype, recvcount)
+                                  : type_bytes(sendtype, sendcount),
+          -1, PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
+
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    TIMED("allgatherv", comm,
+          sendbuf == MPI_IN_PLACE ? type_bytes(recvtype, recvcounts[comm_rank_of(comm)])
+                                  : type_bytes(sendtype, sendcount),
+          -1,
+          PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          comm));
+}
+
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    TIMED("alltoall", comm,
+          sendbuf == MPI_IN_PLACE
+              ? type_bytes(recvtype, (long long)recvcount * comm_size_of(comm))
+              : type_bytes(sendtype, (long long)sendcount * comm_size_of(comm)),
+          -1, PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
+
+int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
+                  MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls,
+                  MPI_Datatype recvtype, MPI_Comm comm)
+{
+    TIMED("alltoallv", comm,
+          sendbuf == MPI_IN_PLACE ? type_bytes(recvtype, sum_counts(recvcounts, comm))
+                                  : type_bytes(sendtype, sum_counts(sendcounts, comm)),
+          -1,
+          PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                         recvtype, comm));
+}
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    TIMED("gather", comm,
+          sendbuf == MPI_IN_PLACE ? type_bytes(recvtype, recvcount)
+                                  : type_bytes(sendtype, sendcount),
+          root,
+          PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root,
+                MPI_Comm comm)
+{
+    TIMED("gatherv", comm,
+          sendbuf == MPI_IN_PLACE ? type_bytes(recvtype, recvcounts[root])
+                                  : type_bytes(sendtype, sendcount),
+          root,
+          PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm));
+}
+
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    TIMED("scatter", comm,
+          recvbuf == MPI_IN_PLACE ? type_bytes(sendtype, sendcount)
+                                  : type_bytes(recvtype, recvcount),
+          root,
+          PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm)
+{
+    TIMED("scatterv", comm,
+          recvbuf == MPI_IN_PLACE ? type_bytes(sendtype, sendcounts[root])
+                                  : type_bytes(recvtype, recvcount),
+          root,
+          PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm));
+}
+
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts,
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    TIMED("reduce_scatter", comm, type_bytes(datatype, sum_counts(recvcounts, comm)), -1,
+          PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm));
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    TIMED("reduce_scatter_block", comm,
+          type_bytes(datatype, (long long)recvcount * comm_size_of(comm)), -1,
+          PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm));
+}
+
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm)
+{
+    TIMED("scan", comm, type_bytes(datatype, count), -1,
+          PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm));
+}
+
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm)
+{
+    TIMED("exscan", comm, type_bytes(datatype, count), -1,
+          PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
 }
