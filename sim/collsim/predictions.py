@@ -95,6 +95,13 @@ def _hosts_of(family: str, params: dict) -> int:
 
 def _arithmetic_rank_hosts(n_hosts: int, cores: int, np_ranks: int, mapping: str) -> np.ndarray:
     """``map_ranks`` on nodes ``node-0..`` of ``cores`` cores each, without a graph."""
+    try:
+        return _slots(n_hosts, cores, np_ranks, mapping)
+    except ValueError as error:
+        raise CollsimError(f"mapping {mapping}: {error}") from None
+
+
+def _slots(n_hosts: int, cores: int, np_ranks: int, mapping: str) -> np.ndarray:
     kind, _, argument = mapping.partition(":")
     if np_ranks > n_hosts * cores:
         raise CollsimError(f"np={np_ranks} is larger than the platform's {n_hosts * cores} cores")
@@ -114,7 +121,12 @@ def _arithmetic_rank_hosts(n_hosts: int, cores: int, np_ranks: int, mapping: str
         return np.array(slots, dtype=np.int64) // cores
     if kind == "file":
         names = read_rank_file(argument)[:np_ranks]
-        return np.array([int(name.rsplit("-", 1)[1]) for name in names], dtype=np.int64)
+        if len(names) < np_ranks or any(not n.startswith("node-") for n in names):
+            raise ValueError(f"needs {np_ranks} host names node-<i>")
+        hosts = np.array([int(name[len("node-"):]) for name in names], dtype=np.int64)
+        if hosts.min() < 0 or hosts.max() >= n_hosts:
+            raise ValueError(f"names a host outside node-0..node-{n_hosts - 1}")
+        return hosts
     raise CollsimError(f"unknown mapping {mapping!r}")
 
 
