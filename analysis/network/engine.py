@@ -7,18 +7,25 @@ of its links' latencies, times SMPI's latency factor of its size), then moves
 its bytes plus the 16-byte envelope at the rate max-min fairness gives it
 (:mod:`collsim.analysis.network.maxmin`, SimGrid's CM02 sharing with a
 flow's route latency as its penalty; times SMPI's bandwidth factor).  The
-flows of a step share the links while they overlap: when one ends, the
-others are re-shared from that instant (:func:`step_end_times`).  A rank
-leaves a step when its messages are done, then spends ``bytes * gamma`` on
-its local reduction.  An eager message (below the profile's eager
-threshold) adds the send and receive overheads, as the flat models do.
+flows in flight share the links: when one ends, the others are re-shared
+from that instant.  A rank leaves a step when its messages are done, then
+spends ``bytes * gamma`` on its local reduction.
+
+The steps between two repeated ones run together as one event simulation
+(:func:`_run_together`): a rank's next messages compete with the others'
+current ones.  A step with ``repeat`` > 1 (a ring's p - 1 shifts) runs a
+few repeats as events and goes on at their pace, or in lockstep when even a
+few are too many messages (:func:`_repeat`).
+
+An eager message (payload below the profile's eager threshold): its sender
+pays ``o_s`` and goes on, the transfer starts once the receive is posted
+too, the receiver pays ``o_r`` after the data.  A rank in ``MPI_Sendrecv``
+pays its Isend's overhead (``smpi/ois``) before it posts either side.
 
 What it leaves out: SMPI's cross-traffic (the reverse route's 5 % load; off
-in the ``hockney`` profile and the catalog's), ``smpi/ois`` on rendezvous
-``MPI_Sendrecv``, and, above ``TOGETHER_MESSAGES``, flows of different steps
-sharing a link (each step is then timed alone).  A step with ``repeat`` > 1
-(a ring's p - 1 shifts) runs a few repeats as events and extrapolates their
-pace, or in lockstep when even a few are too many messages (``_repeat``).
+in the ``hockney`` profile and the catalog's) and, above
+:data:`TOGETHER_MESSAGES`, flows of different steps sharing a link (each
+step is then timed alone, :func:`_run_step`).
 """
 
 from __future__ import annotations
