@@ -45,9 +45,10 @@ __all__ = ["pattern_time", "step_end_times", "factors"]
 _DONE_RTOL = 1e-12
 
 # Up to this many messages, the steps between two repeated steps are one
-# event-driven simulation; above, each step is timed alone (the flows of a
-# step of a million ranks, at most, are in memory at once).
-TOGETHER_MESSAGES = 1 << 20
+# event-driven simulation; above, each step is timed alone (one max-min solve
+# per distinct finish time: with every message of many steps in one simulation
+# a heterogeneous case makes one per flow, each over all the messages).
+TOGETHER_MESSAGES = 1 << 14
 
 # A repeated step (a ring's shifts) of few messages runs its first repeats
 # together, then at their pace (``_repeat``).

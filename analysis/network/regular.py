@@ -25,8 +25,8 @@ it through the FATPIPE loopback).
     hop-minimal route too, but breaks ties by its internal ids: the rule
     and :class:`~collsim.analysis.network.fabric.GraphFabric` agree on the
     links of most routes and on the number of hops of all but a few, as
-    ``tests/test_network_model.py`` measures; small dragonflies are routed
-    on the graph (``predict.fabric_for``).
+    ``tests/test_network_model.py`` measures; dragonflies up to 1024 hosts
+    are routed on the graph (``collsim.predictions.DRAGONFLY_GRAPH_HOSTS``).
 """
 
 from __future__ import annotations

@@ -41,6 +41,11 @@ __all__ = ["GRAPH_HOSTS", "predict_rows", "format_table", "request_from_table"]
 # model computed beside); above, the regular families are arithmetic only.
 GRAPH_HOSTS = 20_000
 
+# A dragonfly up to this many hosts is routed on its graph (SimGrid's own choice
+# among minimal routes; a search per source host, minutes at 4096 hosts), a
+# larger one by the rule of ``DragonflyFabric`` (the same hop counts).
+DRAGONFLY_GRAPH_HOSTS = 1024
+
 DTYPE_BYTES = {"int32": 4, "int64": 8, "float": 4, "double": 8}
 NONCOMMUTATIVE_OPS = {"first_nonzero"}
 _ARITHMETIC = {"crossbar": CrossbarFabric, "fat_tree": FatTreeFabric,
@@ -158,7 +163,8 @@ def platform_model(request: PlatformRequest, np_ranks: int, mapping: str, graph=
         if graph.graph.get("routing") == "opaque":
             raise CollsimError("predict needs a platform whose routes collsim knows "
                                "(a generator or a catalog machine), not an XML file")
-        if regular is not None and regular[0] != "dragonfly":
+        if regular is not None and (regular[0] != "dragonfly"
+                                    or _hosts_of(*regular) > DRAGONFLY_GRAPH_HOSTS):
             fabric = _ARITHMETIC[regular[0]](graph.graph["params"])
         else:
             fabric = GraphFabric(graph)
