@@ -220,7 +220,11 @@ def predict(collective: str, algorithm: str, np: int, sizes, *, platform="crossb
     from collsim.predictions import predict_rows, request_from_table
     from collsim.profiles import checked_profile, default_profile
 
-    if platform == "crossbar":
+    for name, value in (("collective", collective), ("algorithm", algorithm)):
+        if not isinstance(value, str):
+            raise CollsimError(f"predict: {name} must be a name (str), got {value!r}")
+    check_number("np", np)
+    if isinstance(platform, str) and platform == "crossbar":
         platform = {"generator": "crossbar", "nodes": np}
     if isinstance(platform, (str, os.PathLike)) and str(platform) in CATALOG:
         platform = {"catalog": str(platform)}
