@@ -1193,6 +1193,7 @@ _BASES = {
     "report": ["report", "good.db", "-o", "r.html"],
     "generate": ["platform", "generate", "crossbar", "--nodes", "2", "-o", "g.xml"],
     "describe": ["platform", "describe", "crossbar", "--nodes", "2"], "repro": REPRO,
+    "predict": ["predict", "--np", "2", "--coll", "allreduce", "--alg", "ring", "--bytes", "8"],
 }
 _OPTIONS = {
     "run": ["--np", "--bytes", "--root", "--seed", "--reps", "--timeout-s", "--mapping",
@@ -1207,6 +1208,8 @@ _OPTIONS = {
     "generate": ["--nodes", "--np", "-o", "--hostfile", "--mapping", "--cores-per-node"],
     "describe": ["--nodes", "--levels", "--down-ports", "--up-ports"],
     "repro": ["--np", "--bytes", "--seed", "--inputs", "--db", "-o", "--machines", "--jobs"],
+    "predict": ["--np", "--bytes", "--root", "--mapping", "--profile", "--platform", "--nodes",
+                "-o", "--levels", "--down-ports", "--up-ports", "--dragonfly-groups"],
 }
 _GRID = [(command, option, value) for command, options in _OPTIONS.items()
          for option in options for value in _HOSTILE

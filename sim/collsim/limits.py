@@ -74,6 +74,10 @@ BOUNDS: dict[str, Bound] = {
     # ranks: collbench's tree sizes go to a million; a simulation's memory is checked apart
     # (collsim.resources), a prediction's is not a simulation's
     "np": Bound("np", True, 1, 2**24),
+    # a machine's hosts, and the counts that make them (nodes, ports, groups...): what
+    # collsim predicts; a simulation's own limit is its memory (collsim.resources)
+    "hosts": Bound("hosts", True, 1, 2**24),
+    "count": Bound("count", True, 1, 2**24),
     "root": Bound("root", True, 0, 2**24 - 1),
     "timeout_s": Bound("--timeout-s", False, 0, MAX_TIMEOUT_S, low_open=True),
     # 0: one worker per core

@@ -27,6 +27,7 @@ from collsim.analysis.network import (CrossbarFabric, DragonflyFabric, FatTreeFa
                                       pattern_for, pattern_time)
 from collsim.errors import CollsimError
 from collsim.harness import find_algorithm
+from collsim.limits import check
 from collsim.platform_cli import PlatformRequest, build_requested
 from collsim.platforms import GENERATORS, map_ranks
 from collsim.platforms.catalog import CATALOG
@@ -147,6 +148,18 @@ def weight_S(profile: Profile) -> float:
     return _WEIGHT_S.get(profile.cfg.get("network/model", "SMPI"), 0.0)
 
 
+def _check_regular(family: str, params: dict) -> None:
+    """A platform answered by arithmetic is never generated, so its generator's checks
+    are made here: whole counts >= 1, and at most ``limits.BOUNDS["hosts"]`` hosts."""
+    for name, value in params.items():
+        values = value if isinstance(value, (list, tuple)) else [value]
+        if name.endswith(("nodes", "ports", "groups", "group", "chassis", "router", "links",
+                          "levels")):
+            for item in values:
+                check("count", item, label=f"{family} {name}")
+    check("hosts", _hosts_of(family, params), label=f"a {family}'s host count")
+
+
 def platform_model(request: PlatformRequest, np_ranks: int, mapping: str, graph=None):
     """(fabric, each rank's host index, the graph or None, the ranks' host names or None).
 
@@ -174,6 +187,7 @@ def platform_model(request: PlatformRequest, np_ranks: int, mapping: str, graph=
             raise CollsimError(str(error)) from None
         return fabric, fabric.host_index(names), graph, names
     family, params = regular
+    _check_regular(family, params)
     fabric = _ARITHMETIC[family](params)
     cores = int(params.get("cores_per_node", 1))
     return fabric, _arithmetic_rank_hosts(fabric.n_hosts, cores, np_ranks, mapping), None, None
