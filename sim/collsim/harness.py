@@ -25,6 +25,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import networkx as nx
@@ -301,6 +302,7 @@ def run_program(argv: list[str], *, cwd: str | Path, what: str, timeout_s: float
         ``deadlock_is_error``, when SimGrid reports a deadlock (smpirun still
         exits with 0 then).
     """
+    started = time.monotonic()
     try:
         process = subprocess.Popen(
             argv,
@@ -364,7 +366,9 @@ def run_program(argv: list[str], *, cwd: str | Path, what: str, timeout_s: float
     finally:
         for reader in readers:
             reader.join()
-    if timed_out.is_set():
+    # past the limit, whether or not the timer thread got to run first (on a loaded
+    # machine it may not, for a program that ends soon after its limit)
+    if timed_out.is_set() or time.monotonic() - started > timeout_s:
         raise CollsimError(
             f"{what} did not finish within {timeout_s:g} s and was stopped "
             "(a deadlock, or too large for this timeout: see --timeout-s)"
