@@ -43,7 +43,7 @@ from collsim.rules import MPI_LIBRARY, Rule, format_rules, parse_rules, read_rul
 from collsim.harness import (engine_environment, find_algorithm, find_c_part, run_program,
                              smpirun_command)
 from collsim.runner import model_parameters, validate_spec, RunSpec
-from collsim.units import format_bytes, format_seconds
+from collsim.units import format_bytes, format_seconds, format_table
 
 __all__ = ["clock_correction", "failure_line", "mutable_globals", "DRIVERS", "INTERPOSE_MARKER",
            "NOT_INTERCEPTED", "table_rows", "compile_command", "is_configure_probe", "main_cc",
@@ -471,9 +471,7 @@ def format_summary(rows: list[dict], program_s: float, where: str, *,
                       format_seconds(r["per_call_s"]),
                       model_cell,
                       "-" if r["share"] is None else f"{100 * r['share']:.1f}%"))
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    table = "".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() + "\n"
-                    for line in lines)
+    table = format_table(lines)
     if no_gamma:
         notes.append(f"* SMPI's own algorithms charge no reduction cost; collsim's charge "
                      f"gamma = {gamma_s_per_byte:.3g} s/B per reduced byte: these times leave "

@@ -41,6 +41,7 @@ from collsim.units import (
     format_bytes,
     parse_bytes,
     format_seconds,
+    format_table,
     parse_byte_list,
 )
 
@@ -94,11 +95,7 @@ def _format_table(rows: list[dict]) -> str:
             "-" if agrees is None else ("yes" if agrees else "NO"),
             row.get("check", "-"),
         ))
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
-        for line in lines
-    ) + "\n"
+    return format_table(lines)
 
 
 def _emit(text: str, output: str | None) -> None:

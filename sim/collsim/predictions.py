@@ -34,6 +34,7 @@ from collsim.platforms.catalog import CATALOG
 from collsim.platforms.mapping import read_rank_file
 from collsim.profiles import Profile
 from collsim.units import format_bytes, format_seconds
+from collsim.units import format_table as text_table
 
 __all__ = ["GRAPH_HOSTS", "predict_rows", "format_table", "request_from_table"]
 
@@ -262,6 +263,4 @@ def format_table(rows: list[dict]) -> str:
                        format_bytes(row["bytes"]), format_seconds(row["model_s"]),
                        "-" if flat is None else format_seconds(flat),
                        "-" if not flat else f"{row['model_s'] / flat:.6f}"))
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
-                     for line in lines) + "\n"
+    return text_table(lines)

@@ -27,7 +27,7 @@ from collsim.analysis.models import allreduce as _allreduce_models
 from collsim.analysis.models import reduce as _reduce_models
 from collsim.harness import registry
 from collsim.runner import RunSpec
-from collsim.units import format_bytes, format_seconds
+from collsim.units import format_bytes, format_seconds, format_table
 
 __all__ = ["select", "candidate_entries", "format_cells", "cells_csv", "heatmap_png",
            "format_library_cells", "write_native_maps", "write_rules", "add_select_parser"]
@@ -177,9 +177,7 @@ def format_cells(cells: list[dict]) -> str:
             format_seconds(c["runner_up_s"]) if c["runner_up_s"] is not None else "-",
             f"{100 * c['margin']:.1f}%" if c["margin"] is not None else "-",
         ])
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    return "".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() + "\n"
-                   for line in lines)
+    return format_table(lines)
 
 
 def cells_csv(cells: list[dict]) -> str:
@@ -260,9 +258,7 @@ def format_library_cells(library_cells: list[dict], library: str) -> str:
         lines.append([str(c["np"]), format_bytes(c["bytes"]), c["algorithm"], native,
                       format_seconds(c["time_s"]), c["best"], format_seconds(c["best_s"]),
                       f"{100 * c['lost']:.1f}%"])
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    return "".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() + "\n"
-                   for line in lines)
+    return format_table(lines)
 
 
 def write_native_maps(cells: list[dict], *, openmpi_rules: str | None = None,

@@ -1,4 +1,5 @@
-"""Parsing and formatting of quantities with units (sizes, bandwidths, times).
+"""Parsing and formatting of quantities with units (sizes, bandwidths, times), and the
+text tables every command prints (:func:`format_table`).
 
 Inside collsim every quantity is an SI number whose unit is in its name
 (``n_bytes``, ``latency_s``, ``bandwidth_Bps``); strings with suffixes such as
@@ -19,6 +20,7 @@ __all__ = [
     "parse_time",
     "format_bytes",
     "format_seconds",
+    "format_table",
     "simgrid_bandwidth",
     "simgrid_time",
 ]
@@ -181,3 +183,19 @@ def simgrid_bandwidth(bandwidth_Bps: float) -> str:
 def simgrid_time(seconds: float) -> str:
     """Write a duration the SimGrid way, exactly (``"1e-06s"``)."""
     return f"{seconds!r}s"
+
+
+def format_table(lines) -> str:
+    """The text table of ``lines`` (the header first, then the rows; every cell a string):
+    columns left-aligned, two spaces apart, no trailing blanks, one line each.
+
+    Examples
+    --------
+    >>> print(format_table([("np", "time"), ("16", "1.2 us")]), end="")
+    np  time
+    16  1.2 us
+    """
+    lines = [tuple(line) for line in lines]
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
+    return "".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
+                   + "\n" for line in lines)
