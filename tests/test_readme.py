@@ -25,6 +25,7 @@ CHEAP = (
     "--mapping socket",
     "predict --platform seed004_graphene --np 128 --mapping cyclic --coll allreduce "
     "--alg recursive_doubling --bytes 4MiB",
+    "list",
 )
 
 

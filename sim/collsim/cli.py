@@ -260,12 +260,10 @@ def _cmd_list(args: argparse.Namespace) -> int:
     if args.json:
         _emit("".join(json.dumps(entry) + "\n" for entry in entries), None)
         return 0
-    lines = []
-    for entry in entries:
-        restrictions = ",".join(entry["restrictions"]) or "-"
-        lines.append(f"{entry['collective']:<10} {entry['algorithm']:<20} {restrictions:<12} "
-                     f"{entry['summary']}")
-    _emit("\n".join(lines) + "\n", None)
+    lines = [("collective", "algorithm", "restrictions", "summary")]
+    lines += [(entry["collective"], entry["algorithm"], ",".join(entry["restrictions"]) or "-",
+               entry["summary"]) for entry in entries]
+    _emit(format_table(lines), None)
     return 0
 
 
