@@ -36,8 +36,9 @@ def _examples() -> dict[str, str]:
     command, output, in_block = None, [], False
     for line in README.splitlines():
         if line.startswith("```") or (in_block and line.startswith("$ ")):
-            if command is not None:
-                examples.setdefault(command, "".join(o + "\n" for o in output))
+            if command is not None and not examples.get(command):
+                # the first showing with output (a list of commands shows none)
+                examples[command] = "".join(o + "\n" for o in output)
             command, output = None, []
             if line.startswith("```"):
                 in_block = not in_block
