@@ -97,7 +97,25 @@ class CrossbarFabric(_Nodes):
         return links == self.loopback
 
 
-class FatTreeFabric(_Nodes):
+class _LinkClasses(_Nodes):
+    """Links numbered class by class (a fat-tree's levels, a dragonfly's kinds), the
+    loopback last: class k holds the ids below ``class_bounds[k]`` and has one
+    capacity and one latency (``class_capacity_Bps``, ``class_latency_s``)."""
+
+    def _class_of(self, links):
+        return np.searchsorted(self.class_bounds, links, side="right")
+
+    def capacity_Bps(self, links):
+        return self.class_capacity_Bps[self._class_of(links)]
+
+    def latency_s(self, links):
+        return self.class_latency_s[self._class_of(links)]
+
+    def fatpipe(self, links):
+        return links == self.loopback
+
+
+class FatTreeFabric(_LinkClasses):
     """The fat-tree of ``collsim.platforms.fat_tree`` routed d-mod-k (params as the generator's).
 
     Examples
@@ -130,11 +148,12 @@ class FatTreeFabric(_Nodes):
             self.base.append(self.base[-1] + 2 * self.elements[level - 1] * self.up[level - 1])
         self.loopback = self.base[-1]
         self.n_links = self.loopback + 1
-        self.level_capacity = np.array(
+        self.class_bounds = np.array(self.base[1:])  # level l's links, then the loopback
+        self.class_capacity_Bps = np.array(
             [float(bandwidth[l]) * parallel[l] / (tapering if l > 0 else 1.0) for l in range(L)]
             + [float(params["loopback_bandwidth_Bps"])])
-        self.level_latency = np.array([float(t) for t in latency]
-                                      + [float(params["loopback_latency_s"])])
+        self.class_latency_s = np.array([float(t) for t in latency]
+                                        + [float(params["loopback_latency_s"])])
 
     def _element(self, node, dst, m):
         """Index of the level-m element above ``node`` on the d-mod-k way to ``dst``."""
@@ -164,18 +183,6 @@ class FatTreeFabric(_Nodes):
                 crosses, base + 2 * (down_child * up_ports + port) + 1, NO_LINK)
         return self._loopback_rows(src, dst, table)
 
-    def _level_of(self, links):
-        return np.searchsorted(np.array(self.base[1:]), links, side="right")
-
-    def capacity_Bps(self, links):
-        return self.level_capacity[self._level_of(links)]
-
-    def latency_s(self, links):
-        return self.level_latency[self._level_of(links)]
-
-    def fatpipe(self, links):
-        return links == self.loopback
-
     def path_names(self, src: int, dst: int) -> list[str]:
         """The nodes of the route from node ``src`` to node ``dst`` (the graph's names)."""
         if src == dst:
@@ -189,7 +196,7 @@ class FatTreeFabric(_Nodes):
                 + [name(m, dst) for m in range(top - 1, -1, -1)])
 
 
-class DragonflyFabric(_Nodes):
+class DragonflyFabric(_LinkClasses):
     """The dragonfly of ``collsim.platforms.dragonfly`` with minimal routes by rule (module doc)."""
 
     def __init__(self, params: dict) -> None:
@@ -208,13 +215,14 @@ class DragonflyFabric(_Nodes):
         self.base_global = self.base_black + G * R * C * C
         self.loopback = self.base_global + G * G * self.global_links
         self.n_links = self.loopback + 1
-        self.bounds = np.array([self.base_green, self.base_global, self.loopback, self.loopback + 1])
-        self.class_capacity = np.array([params["node_bandwidth_Bps"], params["local_bandwidth_Bps"],
-                                        params["global_bandwidth_Bps"],
-                                        params["loopback_bandwidth_Bps"]], dtype=float)
-        self.class_latency = np.array([params["node_latency_s"], params["local_latency_s"],
-                                       params["global_latency_s"], params["loopback_latency_s"]],
-                                      dtype=float)
+        self.class_bounds = np.array([self.base_green, self.base_global, self.loopback,
+                                      self.loopback + 1])
+        self.class_capacity_Bps = np.array(
+            [params["node_bandwidth_Bps"], params["local_bandwidth_Bps"],
+             params["global_bandwidth_Bps"], params["loopback_bandwidth_Bps"]], dtype=float)
+        self.class_latency_s = np.array(
+            [params["node_latency_s"], params["local_latency_s"], params["global_latency_s"],
+             params["loopback_latency_s"]], dtype=float)
 
     def _split(self, router):
         R, C = self.routers, self.chassis
@@ -222,7 +230,7 @@ class DragonflyFabric(_Nodes):
 
     def _local(self, g, c, r, c2, r2):
         """Two columns: the local hops from router (g, c, r) to (g, c2, r2)."""
-        G, C, R = self.groups, self.chassis, self.routers
+        C, R = self.chassis, self.routers
         green_first = self.base_green + ((g * C + c) * R + r) * R + r2
         black_first = self.base_black + ((g * R + r) * C + c) * C + c2
         black_second = self.base_black + ((g * R + r2) * C + c) * C + c2
@@ -294,14 +302,3 @@ class DragonflyFabric(_Nodes):
         (hc,), (hr,) = self._gateway(np.array([h]), np.array([g]), k)
         return router((g * C + gc) * R + gr), router((h * C + hc) * R + hr)
 
-    def _class_of(self, links):
-        return np.searchsorted(self.bounds, links, side="right")
-
-    def capacity_Bps(self, links):
-        return self.class_capacity[self._class_of(links)]
-
-    def latency_s(self, links):
-        return self.class_latency[self._class_of(links)]
-
-    def fatpipe(self, links):
-        return links == self.loopback

@@ -24,7 +24,7 @@ import networkx as nx
 import pandas as pd
 
 from collsim.errors import CollsimError
-from collsim.files import BadInput, check_timeout
+from collsim.files import BadInput
 from collsim.limits import check as check_number
 
 __all__ = ["UNITS", "check", "load", "predict", "run", "study", "to_frame"]
@@ -51,6 +51,14 @@ def _arguments_checked(function):
             raise CollsimError(f"collsim.{function.__name__}: {error}") from error
 
     return call
+
+
+def _check_call(call: str, collective, algorithm, np) -> None:
+    """The arguments every call on one algorithm takes: two names and a rank count."""
+    for name, value in (("collective", collective), ("algorithm", algorithm)):
+        if not isinstance(value, str):
+            raise CollsimError(f"{call}: {name} must be a name (str), got {value!r}")
+    check_number("np", np)
 
 
 def _path(value, what: str) -> str:
@@ -169,11 +177,8 @@ def run(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
     from collsim.runner import RunSpec
     from collsim.runner import run as run_spec
 
-    for name, value in (("collective", collective), ("algorithm", algorithm)):
-        if not isinstance(value, str):
-            raise CollsimError(f"run: {name} must be a name (str), got {value!r}")
-    check_number("np", np)
-    check_timeout(timeout_s, "timeout_s")
+    _check_call("run", collective, algorithm, np)
+    check_number("timeout_s", timeout_s, label="timeout_s")
     if profile is not None and not isinstance(profile, (str, os.PathLike)):
         raise CollsimError(f"run: profile must be a name or a TOML file, got {profile!r}")
     if isinstance(platform, str) and platform == "crossbar":
@@ -220,10 +225,7 @@ def predict(collective: str, algorithm: str, np: int, sizes, *, platform="crossb
     from collsim.predictions import predict_rows, request_from_table
     from collsim.profiles import checked_profile, default_profile
 
-    for name, value in (("collective", collective), ("algorithm", algorithm)):
-        if not isinstance(value, str):
-            raise CollsimError(f"predict: {name} must be a name (str), got {value!r}")
-    check_number("np", np)
+    _check_call("predict", collective, algorithm, np)
     if isinstance(platform, str) and platform == "crossbar":
         platform = {"generator": "crossbar", "nodes": np}
     if isinstance(platform, (str, os.PathLike)) and str(platform) in CATALOG:

@@ -25,7 +25,7 @@ from collsim import __version__
 from collsim.native import is_selector
 from collsim.errors import CollsimError
 from collsim.grid import add_grid_arguments
-from collsim.files import STDOUT, check_output_path, check_timeout, command_files, write_output
+from collsim.files import STDOUT, check_output_path, command_files, write_output
 from collsim.lifetime import terminate_like_interrupt
 from collsim.limits import argument_type
 from collsim.resources import check_simulation_memory
@@ -497,10 +497,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                     and not getattr(args, "real_mpi", False)):
                 args.profile = default_profile(getattr(args, "platform", None))
             _refuse_empty_file_names(args)
-            if getattr(args, "reps", 1) < 1:
-                raise CollsimError(f"--reps must be >= 1, got {args.reps}")
-            if hasattr(args, "timeout_s"):
-                check_timeout(args.timeout_s)
             status = args.handler(args)
             sys.stdout.flush()
             return status

@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import errno
-import math
 import os
 import stat
 import sys
@@ -46,15 +45,12 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["BadInput", "MAX_INPUT_BYTES", "MAX_TIMEOUT_S", "STDOUT", "read_input", "read_text",
-           "read_toml", "check_input_path", "check_output_path", "check_timeout",
+__all__ = ["BadInput", "MAX_INPUT_BYTES", "STDOUT", "read_input", "read_text",
+           "read_toml", "check_input_path", "check_output_path",
            "command_files", "write_output", "write_atomically"]
 
 # The largest input file collsim reads (a 10,000-host platform XML is about 5 MB).
 MAX_INPUT_BYTES = 64 * 1024**2
-# The longest wall-clock limit: a year.  Python's timers take no more than
-# threading.TIMEOUT_MAX (292 years) and a longer one would never fire anyway.
-MAX_TIMEOUT_S = 365 * 86400.0
 # The name of standard output, where a command allows it.
 STDOUT = "-"
 # How long a write to a FIFO waits for a reader to open it.
@@ -267,6 +263,18 @@ def _kind(mode: int) -> str:
 
 # --- writing -------------------------------------------------------------------------
 
+def _target(path: Path, context: str) -> tuple[Path, os.stat_result | None]:
+    """The file an output path names (a symbolic link: the file it points at, which
+    is what gets written) and its status, None when it does not exist yet."""
+    target = Path(os.path.realpath(path))
+    try:
+        return target, os.stat(target)
+    except FileNotFoundError:
+        return target, None
+    except OSError as error:
+        raise BadInput(f"{context}: {error.strerror}") from None
+
+
 def check_output_path(path: str | os.PathLike, option: str, *, stdout_ok: bool = False,
                       rewrites: str | None = None) -> Path:
     """Check, before any work, that ``path`` can take the command's output.
@@ -313,13 +321,7 @@ def check_output_path(path: str | os.PathLike, option: str, *, stdout_ok: bool =
     _check_name(path, option)
     if str(path).endswith(os.sep):
         raise BadInput(f"{option} {path}: is a directory, not a file")
-    target = Path(os.path.realpath(path))  # a symbolic link: the file it names is written
-    try:
-        st = os.stat(target)
-    except FileNotFoundError:
-        st = None
-    except OSError as error:
-        raise BadInput(f"{option} {path}: {error.strerror}") from None
+    target, st = _target(path, f"{option} {path}")
     if st is not None and not stat.S_ISREG(st.st_mode):
         if stat.S_ISDIR(st.st_mode):
             raise BadInput(f"{option} {path}: is a directory, not a file")
@@ -342,15 +344,6 @@ def check_output_path(path: str | os.PathLike, option: str, *, stdout_ok: bool =
     os.unlink(probe)
     _claim(path, "output", option, rewrites)
     return path
-
-
-def check_timeout(value: float, option: str = "--timeout-s") -> float:
-    """A wall-clock limit: a finite number of seconds > 0, at most :data:`MAX_TIMEOUT_S`."""
-    if not (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(value) and 0 < value <= MAX_TIMEOUT_S):
-        raise BadInput(f"{option} must be a number of seconds > 0 and at most "
-                       f"{MAX_TIMEOUT_S:g} (a year), got {value!r}")
-    return float(value)
 
 
 def write_output(path: str | os.PathLike, data: bytes) -> Path:
@@ -377,13 +370,7 @@ def write_output(path: str | os.PathLike, data: bytes) -> Path:
         sys.stdout.flush()
         return Path(STDOUT)
     path = Path(path)
-    target = Path(os.path.realpath(path))
-    try:
-        st = os.stat(target)
-    except FileNotFoundError:
-        st = None
-    except OSError as error:
-        raise BadInput(f"cannot write {path}: {error.strerror}") from None
+    target, st = _target(path, f"cannot write {path}")
     try:
         if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
             _write_special(target, data, fifo=stat.S_ISFIFO(st.st_mode))

@@ -28,10 +28,13 @@ import numbers
 import re
 from dataclasses import dataclass
 
-from collsim.files import MAX_TIMEOUT_S, BadInput
+from collsim.files import BadInput
 
-__all__ = ["Bound", "BOUNDS", "check", "argument_type", "MAX_JOBS"]
+__all__ = ["Bound", "BOUNDS", "check", "argument_type", "MAX_JOBS", "MAX_TIMEOUT_S"]
 
+# The longest wall-clock limit: a year.  Python's timers take no more than
+# threading.TIMEOUT_MAX (292 years) and a longer one would never fire anyway.
+MAX_TIMEOUT_S = 365 * 86400.0
 # The most local worker processes a grid starts (each holds a Python interpreter and
 # a simulation; more than a machine's cores only queue).
 MAX_JOBS = 1024
@@ -90,6 +93,24 @@ BOUNDS: dict[str, Bound] = {
     "recv_overhead_s": Bound("recv_overhead_s", False, 0, 3600.0),
     # the CI gate's tolerances: relative, so at most 1 (100 %); inf would let nothing fail
     "rel_tol": Bound("relative tolerance", False, 0, 1.0),
+    # the SMPI options a profile may set whose values are numbers (collsim.profiles):
+    # SimGrid aborts on some malformed values and takes others (nan, a negative
+    # latency) silently
+    "network/TCP-gamma": Bound("network/TCP-gamma", False, 0, math.inf),
+    "network/latency-factor": Bound("network/latency-factor", False, 0, math.inf),
+    "network/bandwidth-factor": Bound("network/bandwidth-factor", False, 0, math.inf),
+    "network/weight-S": Bound("network/weight-S", False, 0, math.inf),
+    "network/loopback-lat": Bound("network/loopback-lat", False, 0, math.inf),
+    "network/loopback-bw": Bound("network/loopback-bw", False, 0, math.inf),
+    "smpi/async-small-thresh": Bound("smpi/async-small-thresh", True, 0, _INT_MAX),
+    "smpi/send-is-detached-thresh": Bound("smpi/send-is-detached-thresh", True, 0, _INT_MAX),
+    "smpi/iprobe": Bound("smpi/iprobe", False, 0, 3600.0),
+    "smpi/test": Bound("smpi/test", False, 0, 3600.0),
+    "smpi/init": Bound("smpi/init", False, 0, 3600.0),
+    "maxmin/precision": Bound("maxmin/precision", False, 0, 1.0),
+    "bmf/precision": Bound("bmf/precision", False, 0, 1.0),
+    "bmf/max-iterations": Bound("bmf/max-iterations", True, 1, _INT_MAX),
+    "maxmin/concurrency-limit": Bound("maxmin/concurrency-limit", True, -1, _INT_MAX),
 }
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import networkx as nx
 
 from collsim.errors import CollsimError
-from collsim.files import check_output_path, write_output
+from collsim.files import check_output_path
 from collsim.platforms import (
     GENERATORS,
     RAIL_POLICIES,

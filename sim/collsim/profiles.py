@@ -15,7 +15,8 @@ from pathlib import Path
 from collsim.analysis.models._base import NetworkParams, parse_factors
 from collsim.errors import CollsimError
 from collsim.files import read_toml
-from collsim.limits import check
+from collsim.files import BadInput
+from collsim.limits import BOUNDS, check
 from collsim.platforms.catalog import CATALOG, catalog_profile
 
 
@@ -155,22 +156,6 @@ class Profile:
         return [f"--cfg={key}:{value}" for key, value in merged.items()]
 
 
-# The SMPI options whose values are numbers: what each takes.  SimGrid aborts on
-# some malformed values and takes others (nan, a negative latency) silently.
-_CFG_NUMBERS = {
-    "network/TCP-gamma": (0.0, math.inf, False),
-    "network/latency-factor": (0.0, math.inf, False),
-    "network/bandwidth-factor": (0.0, math.inf, False), "network/weight-S": (0.0, math.inf, False),
-    "network/loopback-lat": (0.0, math.inf, False), "network/loopback-bw": (0.0, math.inf, False),
-    "smpi/async-small-thresh": (0, 2**31 - 1, True),
-    "smpi/send-is-detached-thresh": (0, 2**31 - 1, True),
-    "smpi/iprobe": (0.0, 3600.0, False), "smpi/test": (0.0, 3600.0, False),
-    "smpi/init": (0.0, 3600.0, False), "maxmin/precision": (0.0, 1.0, False),
-    "bmf/precision": (0.0, 1.0, False), "bmf/max-iterations": (1, 2**31 - 1, True),
-    "maxmin/concurrency-limit": (-1, 2**31 - 1, True),
-}
-
-
 def _cfg_value_problem(key: str, value: str) -> str | None:
     """Why an SMPI option's value is malformed or out of range, or None."""
     if key in ("smpi/lat-factor", "smpi/bw-factor"):
@@ -193,14 +178,12 @@ def _cfg_value_problem(key: str, value: str) -> str | None:
         if value.lower() not in ("0", "1", "yes", "no", "on", "off", "true", "false"):
             return "want 0 or 1 (yes/no, on/off, true/false)"
         return None
-    if key in _CFG_NUMBERS:
-        low, high, whole = _CFG_NUMBERS[key]
+    if key in BOUNDS:  # a number: its bounds are in the one table (collsim.limits)
+        bound = BOUNDS[key]
         try:
-            number = int(value) if whole else float(value)
-        except ValueError:
-            return f"want {'a whole number' if whole else 'a number'}"
-        if not (math.isfinite(number) and low <= number <= high):
-            return f"want a finite number from {low:g} to {high:g}"
+            check(key, int(value) if bound.whole else float(value))
+        except (ValueError, BadInput):
+            return f"want {bound.describe()}"
     return None
 
 

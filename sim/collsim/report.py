@@ -21,7 +21,6 @@ gives the same bytes.
 from __future__ import annotations
 
 import math
-import os
 import sys
 import re
 from pathlib import Path
