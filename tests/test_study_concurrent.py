@@ -60,3 +60,19 @@ def test_two_studies_on_one_database_share_the_work(tmp_path, capsys):
     assert main(["study", str(scenario), "--db", str(alone), "--jobs", "1"]) == 0
     capsys.readouterr()
     assert rows == _rows(alone)
+
+
+def test_a_database_another_study_is_creating_is_opened(tmp_path):
+    """The moment a concurrent study has made the file but not its tables yet: an
+    SQLite file in WAL mode with no table is a database to create, not a damaged one
+    (CI saw "no such table: measurement" from the second of two studies)."""
+    import sqlite3
+
+    db = tmp_path / "creating.db"
+    first = sqlite3.connect(db)
+    first.execute("PRAGMA journal_mode=WAL")
+    second = open_store(db)
+    assert {name for (name,) in second.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'")} >= {"measurement", "claim"}
+    second.close()
+    first.close()

@@ -125,10 +125,14 @@ def _check_integrity(connection: sqlite3.Connection, path: Path) -> None:
     every stored value of the type its column declares (a text in ``time_s`` would
     fail far from here)."""
     problems = [row[0] for row in connection.execute("PRAGMA quick_check(3)")]
+    tables = {name for (name,) in connection.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'")}
     if problems != ["ok"]:
         found = " ".join(" ".join(problems).split())  # SQLite's report spans lines
         raise CollsimError(f"{path}: damaged results database (SQLite's integrity check: "
                            f"{found[:100]}); collsim leaves it as it is")
+    if "measurement" not in tables:
+        return  # an empty database (a concurrent study has not made its tables yet)
     conditions = []
     for name, kind in MEASUREMENT_COLUMNS:
         classes = _STORAGE_CLASSES[kind.split()[0]] + (() if "NOT NULL" in kind
@@ -235,8 +239,11 @@ def open_store(path: str | os.PathLike, *, create: bool = True) -> sqlite3.Conne
         if create:
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=FULL")
-            for statement in _SCHEMA:
-                connection.execute(statement)
+            # in one transaction: a concurrent study sees no table or all of them
+            with connection:
+                connection.execute("BEGIN IMMEDIATE")
+                for statement in _SCHEMA:
+                    connection.execute(statement)
     except BaseException as error:
         close_store(connection)
         if isinstance(error, sqlite3.Error):
