@@ -1,0 +1,54 @@
+"""What the pattern builders share: the empty case, rank vectors, ring phases, the fold."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..pattern import Pattern, Step
+
+__all__ = ["UNROLL_RANKS", "nothing_to_send", "ranks", "ring_phase", "fold_real"]
+
+# Ring phases of uneven blocks are timed step by step (exact block sizes, each
+# rank on its own clock) up to this many ranks; above, as one step of the
+# largest block repeated p - 1 times (the closed forms' bound).
+UNROLL_RANKS = 64
+
+
+def nothing_to_send(build):
+    """One rank or no data: the C code returns at once (no step)."""
+    def wrapped(p: int, count: int, **kwargs) -> Pattern:
+        if p < 1 or count < 0:
+            raise ValueError(f"need p >= 1 and count >= 0, got p={p}, count={count}")
+        return Pattern(p, ()) if p == 1 or count == 0 else build(p, count, **kwargs)
+
+    wrapped.__name__, wrapped.__doc__ = build.__name__, build.__doc__
+    return wrapped
+
+
+def ranks(p: int) -> np.ndarray:
+    """0, 1, ..., p - 1 as int64."""
+    return np.arange(p, dtype=np.int64)
+
+
+def ring_phase(p: int, sizes_at, *, reduce: bool, elem_bytes: int, largest: int) -> list[Step]:
+    """p - 1 ring shifts: in shift k rank i sends ``sizes_at(k)[i]`` elements to i + 1."""
+    rank = ranks(p)
+    right = (rank + 1) % p
+    first = sizes_at(0)
+    uneven = bool(np.any(first != largest))
+    if uneven and p <= UNROLL_RANKS:
+        steps = []
+        for k in range(p - 1):
+            n = sizes_at(k) * elem_bytes
+            steps.append(Step(rank, right, n, right if reduce else (),
+                              n if reduce else ()))
+        return steps
+    n = np.full(p, largest * elem_bytes)
+    return [Step(rank, right, n, right if reduce else (), n if reduce else (), repeat=p - 1)]
+
+
+def fold_real(newrank: np.ndarray, r: int, odd: int) -> np.ndarray:
+    """The real rank of a new rank after the power-of-two fold (``real_rank`` in the C files)."""
+    return np.where(newrank < r, 2 * newrank + odd, newrank + r)
+
+
