@@ -28,6 +28,7 @@ from collsim.analysis.network import (CrossbarFabric, DragonflyFabric, FatTreeFa
 from collsim.errors import CollsimError
 from collsim.harness import find_algorithm
 from collsim.limits import check
+from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 from collsim.platform_cli import PlatformRequest, build_requested
 from collsim.platforms import GENERATORS, map_ranks
 from collsim.platforms.catalog import CATALOG
@@ -36,7 +37,7 @@ from collsim.profiles import Profile
 from collsim.units import format_bytes, format_seconds
 from collsim.units import format_table as text_table
 
-__all__ = ["GRAPH_HOSTS", "predict_rows", "format_table", "request_from_table"]
+__all__ = ["GRAPH_HOSTS", "predict_rows", "format_table", "request_from_table", "rank_nodes"]
 
 # Platforms up to this many hosts are built as graphs (their parameters
 # checked by the generator, the ranks mapped by ``map_ranks``, and the flat
@@ -194,6 +195,17 @@ def platform_model(request: PlatformRequest, np_ranks: int, mapping: str, graph=
     return fabric, _arithmetic_rank_hosts(fabric.n_hosts, cores, np_ranks, mapping), None, None
 
 
+def rank_nodes(graph, names, rank_hosts: np.ndarray) -> np.ndarray:
+    """The node of each rank, numbered from 0: its host's ``node`` on a graph (the
+    sockets of one node share it), else its host (the arithmetic families place
+    every core of a node on one host)."""
+    if graph is None:
+        return np.asarray(rank_hosts, dtype=np.int64)
+    nodes = [graph.nodes[name].get("node", name) for name in names]
+    number = {node: index for index, node in enumerate(dict.fromkeys(nodes))}
+    return np.array([number[node] for node in nodes], dtype=np.int64)
+
+
 def _check(collective: str, algorithm: str, np_ranks: int, sizes, dtype: str, root: int):
     find_algorithm(collective, algorithm)  # a one-line error when not in the registry
     try:
@@ -214,15 +226,18 @@ def _check(collective: str, algorithm: str, np_ranks: int, sizes, dtype: str, ro
 
 def predict_rows(request: PlatformRequest, profile: Profile, *, algorithms, np_ranks: int,
                  sizes, mapping: str = "block", dtype: str = "double", op: str = "sum",
-                 root: int = 0, flat: bool = True, graph=None) -> list[dict]:
+                 root: int = 0, flat: bool = True, graph=None,
+                 params: AlgorithmParams = DEFAULT_PARAMS) -> list[dict]:
     """One row per (algorithm, size): the network model's time, the flat model's beside.
 
     ``algorithms``: (collective, algorithm) pairs.  ``flat``: also compute the
     flat model (needs the graph; left out above :data:`GRAPH_HOSTS` hosts).
-    ``graph``: the platform's graph when the caller has it.
+    ``graph``: the platform's graph when the caller has it.  ``params``: the
+    algorithms' parameters, as ``collsim run`` takes them.
     """
     builders = [(c, a, _check(c, a, np_ranks, sizes, dtype, root)) for c, a in algorithms]
     fabric, rank_hosts, graph, names = platform_model(request, np_ranks, mapping, graph)
+    nodes = rank_nodes(graph, names, rank_hosts)
     net = profile.model_network(0.0, 0.0, fabric.gamma_s_per_byte)
     flat_net = None
     if flat and graph is not None:
@@ -237,7 +252,7 @@ def predict_rows(request: PlatformRequest, profile: Profile, *, algorithms, np_r
             began = time.perf_counter()
             pattern = build(np_ranks, n_bytes // elem_bytes, elem_bytes=elem_bytes,
                             root=root if collective != "allreduce" else 0,
-                            commutative=commutative)
+                            commutative=commutative, params=params, rank_nodes=nodes)
             model_s = pattern_time(pattern, rank_hosts, fabric, net, weight_S=weight_S(profile))
             row = {"collective": collective, "algorithm": algorithm, "platform": request.label,
                    "mapping": mapping, "profile": profile.name, "np": np_ranks,

@@ -1,9 +1,18 @@
 """The message patterns of the registry's algorithms, read off their C code.
 
-One builder per registry entry, ``f(p, count, *, elem_bytes, root,
-commutative) -> Pattern``, following ``algorithms/<coll>/<coll>_<alg>.c``
+One builder per registry entry, following ``algorithms/<coll>/<coll>_<alg>.c``
 message for message: who sends how many elements to whom in which step, and
-who combines how many afterwards (block sizes as the C code rounds them).
+who combines how many afterwards (block sizes as the C code rounds them)::
+
+    f(p, count, *, elem_bytes, root=0, commutative=True,
+      params=None, rank_nodes=None) -> Pattern
+
+``params`` is the run's :class:`collsim.params.AlgorithmParams` (None: every
+parameter at its default), for the algorithms that read one (segments,
+groups, inner and outer algorithms); ``rank_nodes`` the node of each rank
+(an int array of length p, the node as ``collsim_node_split`` groups ranks:
+the hosts' ``node``; None: every rank on a node of its own), for the
+node-aware ones.  A builder that reads neither takes them as ``**context``.
 On a crossbar each pattern's time is the closed-form model of
 ``collsim.analysis.models`` (``tests/test_network_model.py``).
 

@@ -18,7 +18,7 @@ __all__ = ["PATTERNS"]
 
 @nothing_to_send
 def allreduce_ring(p: int, count: int, *, elem_bytes: int, root: int = 0,
-                   commutative: bool = True) -> Pattern:
+                   commutative: bool = True, **context) -> Pattern:
     """``allreduce_ring.c``: p - 1 shifts of reduce-scatter (combine), p - 1 of allgather."""
     rank = ranks(p)
     block = count // p + (rank < count % p)
@@ -32,7 +32,7 @@ def allreduce_ring(p: int, count: int, *, elem_bytes: int, root: int = 0,
 
 @nothing_to_send
 def allreduce_recursive_doubling(p: int, count: int, *, elem_bytes: int, root: int = 0,
-                                 commutative: bool = True) -> Pattern:
+                                 commutative: bool = True, **context) -> Pattern:
     """``allreduce_recursive_doubling.c``: fold, lg p' exchanges of the vector, unfold."""
     n = count * elem_bytes
     pof2 = 1 << floor_log2(p)
@@ -56,7 +56,7 @@ def allreduce_recursive_doubling(p: int, count: int, *, elem_bytes: int, root: i
 
 @nothing_to_send
 def allreduce_rabenseifner(p: int, count: int, *, elem_bytes: int, root: int = 0,
-                           commutative: bool = True) -> Pattern:
+                           commutative: bool = True, **context) -> Pattern:
     """``allreduce_rabenseifner.c``: fold by halves, recursive halving, doubling, unfold."""
     pof2 = 1 << floor_log2(p)
     r = p - pof2
@@ -93,7 +93,7 @@ def allreduce_rabenseifner(p: int, count: int, *, elem_bytes: int, root: int = 0
 
 @nothing_to_send
 def bcast_binomial(p: int, count: int, *, elem_bytes: int, root: int = 0,
-                   commutative: bool = True) -> Pattern:
+                   commutative: bool = True, **context) -> Pattern:
     """``bcast_binomial.c``: ceil(lg p) rounds, farthest child first."""
     n = count * elem_bytes
     v = ranks(p)
@@ -108,7 +108,7 @@ def bcast_binomial(p: int, count: int, *, elem_bytes: int, root: int = 0,
 
 @nothing_to_send
 def reduce_binomial(p: int, count: int, *, elem_bytes: int, root: int = 0,
-                    commutative: bool = True) -> Pattern:
+                    commutative: bool = True, **context) -> Pattern:
     """``reduce_binomial.c``: ceil(lg p) rounds toward the tree's root, combining each."""
     n = count * elem_bytes
     tree_root = root if commutative else 0
@@ -128,7 +128,7 @@ def reduce_binomial(p: int, count: int, *, elem_bytes: int, root: int = 0,
 
 @nothing_to_send
 def bcast_scatter_allgather(p: int, count: int, *, elem_bytes: int, root: int = 0,
-                            commutative: bool = True) -> Pattern:
+                            commutative: bool = True, **context) -> Pattern:
     """``bcast_scatter_allgather.c``: binomial scatter of p chunks, then a ring allgather."""
     c = -(-count // p)
     v = ranks(p)
