@@ -49,15 +49,29 @@ COLUMNS = ["family", "collective", "algorithm", "np", "mapping", "bytes", "time_
            "flat_model_s", "predict_s"]
 
 
-def cells(full: bool):
+def cells(full: bool, algorithms=None, families=None):
+    """The grid's cells; ``algorithms`` ((collective, algorithm) pairs) and
+    ``families`` (labels of PLATFORMS) narrow it when given."""
     for family, (platform, counts, mappings) in PLATFORMS.items():
+        if families and family not in families:
+            continue
         counts = counts + (FULL_EXTRA.get(family, []) if full else [])
         mappings = mappings + (["cyclic"] if full and "cyclic" not in mappings
                                and platform is not None else [])
         for p in counts:
             for mapping in mappings:
-                for collective, algorithm in ALGORITHMS:
+                for collective, algorithm in algorithms or ALGORITHMS:
                     yield family, platform, p, mapping, collective, algorithm
+
+
+def _pairs(text: str) -> list[tuple[str, str]]:
+    pairs = []
+    for item in text.split(","):
+        pair = tuple(item.split("/", 1))
+        if pair not in PATTERNS:
+            raise argparse.ArgumentTypeError(f"no network pattern for {item}")
+        pairs.append(pair)
+    return pairs
 
 
 def measure(family, platform, p, mapping, collective, algorithm) -> list[dict]:
@@ -129,7 +143,15 @@ def main() -> None:
     parser.add_argument("--repredict", action="store_true",
                         help="recompute the model columns of the TSV's rows (no simulation): "
                              "after a change of the model")
+    parser.add_argument("--algorithms", type=_pairs, default=None,
+                        help="only these, as collective/algorithm[,collective/algorithm...] "
+                             "(default: every algorithm with a network pattern)")
+    parser.add_argument("--families", type=lambda text: text.split(","), default=None,
+                        help=f"only these platform families ({', '.join(PLATFORMS)})")
     args = parser.parse_args()
+    for family in args.families or []:
+        if family not in PLATFORMS:
+            parser.error(f"--families: unknown family {family!r}")
     path = Path(args.tsv)
     rows = list(csv.DictReader(path.open(), delimiter="\t")) if path.exists() else []
     done = {(r["family"], r["collective"], r["algorithm"], int(r["np"]), r["mapping"])
@@ -146,7 +168,7 @@ def main() -> None:
             writer = csv.DictWriter(handle, COLUMNS, delimiter="\t")
             if new_file:
                 writer.writeheader()
-            for cell in cells(args.full):
+            for cell in cells(args.full, args.algorithms, args.families):
                 family, _, p, mapping, collective, algorithm = cell
                 if (family, collective, algorithm, p, mapping) in done:
                     continue
