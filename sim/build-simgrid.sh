@@ -35,6 +35,7 @@ if [ ! -f "$tarball" ]; then
     }
 fi
 rm -rf "$work/simgrid-$version" "$work/build-$version"
+cd "$work"  # SimGrid's configure leaves a test program in the current folder
 tar -xzf "$tarball" -C "$work"
 echo "collsim: building SimGrid $version into $prefix (about 15 minutes on two cores)"
 cmake -S "$work/simgrid-$version" -B "$work/build-$version" \
