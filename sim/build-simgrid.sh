@@ -21,6 +21,7 @@ case $version in
     *[!0-9.]*|"") echo "collsim: SIMGRID=$version: a SimGrid version is digits and dots (4.1, 3.35)" >&2
                   exit 2 ;;
 esac
+case $prefix in /*) ;; *) prefix=$(pwd)/$prefix ;; esac
 [ -x "$prefix/bin/smpicc" ] && exit 0
 
 work=$(dirname "$prefix")/src
