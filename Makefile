@@ -28,7 +28,7 @@ SIMGRID_PREFIX := $(CURDIR)/.simgrid/$(SIMGRID)
 export PATH := $(SIMGRID_PREFIX)/bin:$(PATH)
 endif
 
-.PHONY: demo test test-full build build-mpi system-deps test-deps venv simgrid clean
+.PHONY: demo test test-full test-simgrid build build-mpi system-deps test-deps venv simgrid clean
 
 # Every algorithm on a 64-node crossbar against its model, then the quickstart
 # study (resumable: a second run reuses the stored results) and its report.
@@ -48,6 +48,15 @@ test: build build-mpi venv test-deps
 test-full: build build-mpi venv test-deps
 	COLLSIM_FULL_MATRIX=1 $(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) tests
 	$(VENV)/bin/collsim check scenarios/ci.toml --junit $(BUILD)/ci-junit.xml
+
+# The tests and the CI gate on every supported SimGrid: the distribution's,
+# then each of SIMGRID_VERSIONS built from its sources (about 15 minutes each
+# the first time), then back to the distribution's build.
+SIMGRID_VERSIONS ?= 3.35 4.0 4.1
+test-simgrid:
+	$(MAKE) SIMGRID= test
+	set -e; for version in $(SIMGRID_VERSIONS); do $(MAKE) SIMGRID=$$version test; done
+	$(MAKE) SIMGRID= build
 
 system-deps:
 	@sim/install-system-deps.sh
