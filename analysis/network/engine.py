@@ -212,7 +212,9 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
 
     A rank's part in a step (a *task*) starts when its previous task ended
     (plus that task's reduction); a message is posted when both its ranks'
-    tasks have started; every flow in flight, whatever its step, shares the
+    tasks have started (the receiver's posting task: ``Step.post_ahead`` of
+    its tasks earlier); a task ends when it has started and the messages it
+    waits for are done; every flow in flight, whatever its step, shares the
     links with every other (the early finishers' next messages compete with
     the late ones' current messages, as in SimGrid).
     """
@@ -231,6 +233,16 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     task_rank = task_keys // n_steps
     n_tasks = len(task_keys)
     msg_tasks = np.stack([end_task[:m], end_task[m:]])
+    # the tasks that post each message: the receiver's may be an earlier one (an MPI_Irecv
+    # waited for later); a rank's tasks are consecutive, so earlier is a smaller index
+    post_ahead = np.concatenate([step.post_ahead if len(step.post_ahead)
+                                 else np.zeros(len(step.src), dtype=np.int64) for step in steps])
+    post_tasks = msg_tasks
+    if post_ahead.any():
+        posted_in = msg_tasks[1] - post_ahead
+        if np.any(posted_in < 0) or np.any(task_rank[np.maximum(posted_in, 0)] != dst):
+            raise ValueError("a receive is posted ahead of the receiver's first step")
+        post_tasks = np.stack([msg_tasks[0], posted_in])
     pending = np.bincount(end_task, minlength=n_tasks)
     reduce_s = np.zeros(n_tasks)
     for k, step in enumerate(steps):
@@ -240,8 +252,9 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
             if np.any(where >= n_tasks) or np.any(task_keys[np.minimum(where, n_tasks - 1)] != keys):
                 raise ValueError(f"step {k}: a rank reduces without a message in the step")
             np.add.at(reduce_s, where, step.reduce_bytes * fabric.gamma_s_per_byte)
-    order = np.argsort(end_task, kind="stable")
-    task_first = np.searchsorted(end_task[order], np.arange(n_tasks + 1))
+    post_task = post_tasks.reshape(-1)
+    order = np.argsort(post_task, kind="stable")
+    task_first = np.searchsorted(post_task[order], np.arange(n_tasks + 1))
     end_msg = np.concatenate([np.arange(m), np.arange(m)])[order]
 
     first = np.ones(n_tasks, dtype=bool)
@@ -256,10 +269,10 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     receive_cost = np.where(eager, net.recv_overhead_s, 0.0)
     # a rank that sends and receives in one step (MPI_Sendrecv) pays its MPI_Isend's
     # overhead (smpi/ois) before it posts either
-    sendrecv = ((np.bincount(msg_tasks[0], minlength=n_tasks) > 0)
-                & (np.bincount(msg_tasks[1], minlength=n_tasks) > 0))
-    post_delay = np.stack([np.where(eager | sendrecv[msg_tasks[0]], net.send_overhead_s, 0.0),
-                           np.where(sendrecv[msg_tasks[1]], net.send_overhead_s, 0.0)])
+    sendrecv = ((np.bincount(post_tasks[0], minlength=n_tasks) > 0)
+                & (np.bincount(post_tasks[1], minlength=n_tasks) > 0))
+    post_delay = np.stack([np.where(eager | sendrecv[post_tasks[0]], net.send_overhead_s, 0.0),
+                           np.where(sendrecv[post_tasks[1]], net.send_overhead_s, 0.0)])
 
     def messages_of(tasks):
         if not tasks.size:
@@ -270,19 +283,23 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
         """Start tasks at times: post their messages, settle their eager sends; cascade."""
         while tasks.size:
             task_start[tasks] = times
+            # a task whose receives (posted ahead) all arrived before it started ends at once
+            idle = tasks[pending[tasks] == 0]
+            task_last[idle] = np.maximum(task_last[idle], task_start[idle])
             candidates = messages_of(tasks)
-            starts = task_start[msg_tasks[:, candidates]]
+            starts = task_start[post_tasks[:, candidates]]
             ready = np.all(np.isfinite(starts), axis=0) & ~np.isfinite(posted[candidates])
             ready_msgs = candidates[ready]
             posted[ready_msgs] = np.max(starts[:, ready] + post_delay[:, ready_msgs], axis=0)
             # the sender's side of an eager message is done o_s after its task started
             sends = candidates[eager[candidates] & np.isin(msg_tasks[0, candidates], tasks)]
-            if not sends.size:
+            if not sends.size and not idle.size:
                 return
             senders = msg_tasks[0, sends]
             np.maximum.at(task_last, senders, task_start[senders] + send_cost[sends])
             np.subtract.at(pending, senders, 1)
-            tasks, times = following_tasks(np.unique(senders[pending[senders] == 0]))
+            tasks, times = following_tasks(np.unique(np.concatenate(
+                [idle, senders[pending[senders] == 0]])))
 
     def following_tasks(completed):
         following = completed + 1
@@ -327,7 +344,11 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
                                   finished_at[rendezvous]])
         np.maximum.at(task_last, tasks, ends_at)
         np.subtract.at(pending, tasks, 1)
-        start(*following_tasks(np.unique(tasks[pending[tasks] == 0])))
+        # a receive posted ahead may complete a task before it starts (it then ends when it
+        # starts), or before the start its previous task set for it, later than now
+        completed = np.unique(tasks[(pending[tasks] == 0) & np.isfinite(task_start[tasks])])
+        task_last[completed] = np.maximum(task_last[completed], task_start[completed])
+        start(*following_tasks(completed))
     after = clock.copy()
     np.maximum.at(after, task_rank, task_last + reduce_s)
     return after
