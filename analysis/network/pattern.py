@@ -83,10 +83,18 @@ def exchange(a, b, n_bytes_ab, n_bytes_ba=None) -> tuple[np.ndarray, np.ndarray,
 
 @dataclass(frozen=True)
 class Pattern:
-    """The steps of one collective on p ranks, in order."""
+    """The steps of one collective on p ranks, in order.
+
+    ``windowed``: the steps are many and short (a pipeline's: thousands of
+    steps of a few messages, whose flows meet those of the steps near them);
+    when too many to run together (``engine.TOGETHER_MESSAGES``), they run
+    together in windows of consecutive steps (``engine.WINDOW_MESSAGES``)
+    rather than each step alone.
+    """
 
     p: int
     steps: tuple[Step, ...]
+    windowed: bool = False
 
     @property
     def messages(self) -> int:
