@@ -145,7 +145,8 @@ def programs_pattern(programs: list[list[Task]]) -> Pattern:
         reducers = by_reduce[reduce_cuts[k]:reduce_cuts[k + 1]]
         steps.append(Step(src[chosen], dst[chosen], n_bytes[chosen], task_rank[reducers],
                           compute[reducers], post_ahead=ahead[chosen] if ahead.any() else ()))
-    return Pattern(p, tuple(steps))
+    # thousands of short steps for a pipeline: simulated together, in windows when many
+    return Pattern(p, tuple(steps), windowed=True)
 
 
 def _params(params):
