@@ -3,8 +3,9 @@
 each pattern equal to its closed-form model on the crossbar, agreement with
 SimGrid off it."""
 
-import numpy as np
 import pytest
+
+import collsim
 
 from collsim.analysis.models import model_for
 from collsim.analysis.network import CrossbarFabric, Pattern, Step, pattern_time
@@ -127,3 +128,31 @@ def test_programs_pattern_refuses_unmatched_and_deadlocked_programs():
     with pytest.raises(ValueError, match="deadlock"):
         trees.programs_pattern([[Task((recv(1, 8),)), Task((send(1, 8),))],
                                 [Task((recv(0, 8),)), Task((send(0, 8),))]])
+
+
+TAPERED_FAT_TREE = {"generator": "fat_tree", "levels": 2, "down_ports": [16, 16],
+                    "up_ports": [1, 4]}
+
+
+def _simulated_and_predicted(collective, algorithm, p, mapping, sizes):
+    simulated = collsim.run(collective, algorithm, p, sizes, platform=TAPERED_FAT_TREE,
+                            mapping=mapping, timing_only=True)["time_s"].tolist()
+    predicted = collsim.predict(collective, algorithm, p, sizes, platform=TAPERED_FAT_TREE,
+                                mapping=mapping)["model_s"].tolist()
+    return simulated, predicted
+
+
+def test_overlapped_reduce_on_a_tapered_fat_tree_matches_simgrid():
+    # both children's 16 MiB in flight at once (receives posted ahead), random ranks
+    # sharing the 4:1 up-links: measured equal to 1e-12 (5.8 % under before the engine
+    # ended a task at its start when a receive posted ahead arrived early)
+    simulated, predicted = _simulated_and_predicted("reduce", "overlapped_binary", 64, "random",
+                                                    [16 << 20])
+    assert predicted == pytest.approx(simulated, rel=1e-6)
+
+
+def test_pipelined_bcast_on_a_tapered_fat_tree_matches_simgrid():
+    # the pipeline's blocks from the platform's alpha/beta, as collsim run gives collbench;
+    # measured equal to 1e-12 (not a guarantee off the crossbar, hence the tolerance)
+    simulated, predicted = _simulated_and_predicted("bcast", "pipeline", 64, "random", [65536])
+    assert predicted == pytest.approx(simulated, rel=1e-3)
