@@ -8,7 +8,9 @@ turns the programs into steps: the k-th send from a to b is the k-th
 receive at b from a (MPI's non-overtaking order), and a message's two tasks
 (a rank's operations waited for together) get one step number, the lowest
 after both ranks' previous tasks.  The engine keeps each rank's tasks in
-order whatever the numbering; the numbers group messages for it.
+order whatever the numbering; the numbers group messages for it.  The
+patterns are windowed (``Pattern.windowed``): a pipeline's thousands of
+short steps run together in windows rather than each step alone.
 
 The pipelined engines' programs are the models' own
 (:mod:`collsim.analysis.models._pipelined`: the same trees, block plans and
