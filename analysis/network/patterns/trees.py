@@ -30,7 +30,6 @@ from collsim.analysis.models.bcast import (binomial_children, knomial_children,
                                            level_order_binary_children)
 from collsim.analysis.models.reduce import in_order_binomial_children
 from collsim.analysis.schedule import Op, Step as Task, recv, send
-from collsim.analysis.trees import tree
 from collsim.params import DEFAULT_PARAMS
 
 from ..pattern import Pattern, Step
