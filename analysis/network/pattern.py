@@ -1,9 +1,12 @@
 """A communication pattern: what an algorithm sends, step by step.
 
-A :class:`Step` is a set of messages posted together (each rank sends at
-most one and receives at most one, as the algorithms' ``MPI_Sendrecv``,
-``MPI_Send`` and ``MPI_Recv`` calls do), followed by a local reduction on
-some ranks.  ``repeat`` > 1 says that the same step happens that many times
+A :class:`Step` is a set of messages posted together (a rank's messages in
+a step are its ``MPI_Sendrecv``, ``MPI_Send`` or ``MPI_Recv``, or the
+``MPI_Isend``/``MPI_Irecv`` calls one ``MPI_Waitall`` waits for: its part of
+the step ends when all of them are done), followed by a local reduction on
+some ranks.  A receive may be posted in one of the receiver's earlier steps
+and waited for in this one (``post_ahead``: Open MPI's generic tree reduce
+keeps two receives in flight).  ``repeat`` > 1 says that the same step happens that many times
 in a row (the ring's p - 1 shifts): the engine then times it once and
 multiplies, instead of routing it p - 1 times.
 """
@@ -35,6 +38,12 @@ class Step:
         Ranks that combine after the messages, and how many bytes each.
     repeat : int
         Times this step happens in a row.
+    post_ahead : numpy.ndarray of int
+        Per message, how many of the receiver's steps (those in which it has
+        a message) before this one posted the receive (``MPI_Irecv`` then,
+        the wait here); 0: posted in this step.  Empty: all 0.  Only the
+        event simulation of steps run together reads it (a step timed alone,
+        above ``engine.TOGETHER_MESSAGES``, posts every receive in its step).
     """
 
     src: np.ndarray
@@ -43,12 +52,17 @@ class Step:
     reduce_ranks: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     reduce_bytes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     repeat: int = 1
+    post_ahead: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def __post_init__(self) -> None:
-        for name in ("src", "dst", "n_bytes", "reduce_ranks", "reduce_bytes"):
+        for name in ("src", "dst", "n_bytes", "reduce_ranks", "reduce_bytes", "post_ahead"):
             object.__setattr__(self, name, _ints(getattr(self, name)))
         if not (len(self.src) == len(self.dst) == len(self.n_bytes)):
             raise ValueError("src, dst and n_bytes must have one entry per message")
+        if len(self.post_ahead) not in (0, len(self.src)) or np.any(self.post_ahead < 0):
+            raise ValueError("post_ahead must be empty or one integer >= 0 per message")
+        if len(self.post_ahead) and self.repeat > 1:
+            raise ValueError("a repeated step posts its receives in each repeat")
         if len(self.reduce_ranks) != len(self.reduce_bytes):
             raise ValueError("reduce_ranks and reduce_bytes must have one entry per rank")
         if np.any(self.src == self.dst):
@@ -69,10 +83,18 @@ def exchange(a, b, n_bytes_ab, n_bytes_ba=None) -> tuple[np.ndarray, np.ndarray,
 
 @dataclass(frozen=True)
 class Pattern:
-    """The steps of one collective on p ranks, in order."""
+    """The steps of one collective on p ranks, in order.
+
+    ``windowed``: the steps are many and short (a pipeline's: thousands of
+    steps of a few messages, whose flows meet those of the steps near them);
+    when too many to run together (``engine.TOGETHER_MESSAGES``), they run
+    together in windows of consecutive steps (``engine.WINDOW_MESSAGES``)
+    rather than each step alone.
+    """
 
     p: int
     steps: tuple[Step, ...]
+    windowed: bool = False
 
     @property
     def messages(self) -> int:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import inspect
 import random
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -240,10 +241,16 @@ def predict_rows(request: PlatformRequest, profile: Profile, *, algorithms, np_r
     nodes = rank_nodes(graph, names, rank_hosts)
     net = profile.model_network(0.0, 0.0, fabric.gamma_s_per_byte)
     flat_net = None
-    if flat and graph is not None:
+    if graph is not None:
         from collsim.runner import model_parameters
 
-        flat_net, _ = model_parameters(graph, names, profile)
+        route_net, _ = model_parameters(graph, names, profile)
+        flat_net = route_net if flat else None
+        if not params.alpha_over_beta_bytes and route_net.beta_s_per_byte > 0:
+            # the pipelined algorithms' default block count reads the ratio `collsim run`
+            # passes collbench (runner.run): the same blocks in the pattern as in the run
+            params = replace(params, alpha_over_beta_bytes=route_net.alpha_s
+                             / route_net.beta_s_per_byte)
     elem_bytes = DTYPE_BYTES[dtype]
     commutative = op not in NONCOMMUTATIVE_OPS
     rows = []
@@ -263,7 +270,7 @@ def predict_rows(request: PlatformRequest, profile: Profile, *, algorithms, np_r
             if flat_net is not None:
                 row["flat_model_s"] = model_for(collective, algorithm)(
                     np_ranks, n_bytes, flat_net, elem_bytes=elem_bytes,
-                    root=row["root"] or 0, commutative=commutative).time_s
+                    root=row["root"] or 0, commutative=commutative, params=params).time_s
             rows.append(row)
     return rows
 

@@ -19,6 +19,7 @@ On a crossbar each pattern's time is the closed-form model of
 The builders live by family, as the closed-form models do:
 
 - :mod:`.rounds`: recursive doubling and halving, rings, binomial trees;
+- :mod:`.trees`: linear, chains, Open MPI's generic trees, the pipelined tree engine;
 - :mod:`._common`: what they share (the empty case, ring phases, the fold).
 
 :data:`PATTERNS` maps ``(collective, algorithm)`` to its builder; an
@@ -28,11 +29,13 @@ algorithm without one has no network model yet.
 from __future__ import annotations
 
 from . import rounds
+from . import trees
 from ._common import UNROLL_RANKS
 
 __all__ = ["PATTERNS", "pattern_for", "UNROLL_RANKS"]
 
 PATTERNS = {**rounds.PATTERNS}
+PATTERNS.update(trees.PATTERNS)
 
 
 def pattern_for(collective: str, algorithm: str):
