@@ -19,6 +19,11 @@ On a crossbar each pattern's time is the closed-form model of
 The builders live by family, as the closed-form models do:
 
 - :mod:`.rounds`: recursive doubling and halving, rings, binomial trees;
+- :mod:`.blocks`: binary blocks, Rabenseifner's reduce, the ring reduce, the
+  scatter + recursive-doubling broadcast;
+- :mod:`.composite`: the entries that run other entries (two-level,
+  node-aware, reproducible, the libraries' selectors), their parts built
+  through :func:`pattern_for` when they are built;
 - :mod:`._common`: what they share (the empty case, ring phases, the fold).
 
 :data:`PATTERNS` maps ``(collective, algorithm)`` to its builder; an
@@ -27,12 +32,12 @@ algorithm without one has no network model yet.
 
 from __future__ import annotations
 
-from . import rounds
+from . import blocks, composite, rounds
 from ._common import UNROLL_RANKS
 
 __all__ = ["PATTERNS", "pattern_for", "UNROLL_RANKS"]
 
-PATTERNS = {**rounds.PATTERNS}
+PATTERNS = {**rounds.PATTERNS, **blocks.PATTERNS, **composite.PATTERNS}
 
 
 def pattern_for(collective: str, algorithm: str):

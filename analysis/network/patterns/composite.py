@@ -1,0 +1,2 @@
+"""Composite patterns (placeholder while writing)."""
+PATTERNS = {}
