@@ -173,14 +173,18 @@ def reduce_rabenseifner(p: int, count: int, *, elem_bytes: int, root: int = 0,
     return Pattern(p, tuple(steps))
 
 
-@nothing_to_send
 def reduce_ring(p: int, count: int, *, elem_bytes: int, root: int = 0,
                 commutative: bool = True, **context) -> Pattern:
     """``reduce_ring.c``: p - 1 pairwise exchanges (rank r sends the block of r + k to
     r + k, combines its own), then every rank's block straight to the root, which
     receives them in rank order."""
-    if not commutative:
+    if not commutative:  # refused whatever p and count, as the registry refuses it
         raise ValueError("reduce ring needs a commutative op (commutative=True)")
+    return _reduce_ring(p, count, elem_bytes=elem_bytes, root=root)
+
+
+@nothing_to_send
+def _reduce_ring(p: int, count: int, *, elem_bytes: int, root: int) -> Pattern:
     rank = ranks(p)
     # collsim_block_count: the first count mod p blocks one element larger
     block = (count // p + (rank < count % p)) * elem_bytes
