@@ -10,7 +10,7 @@ multiplies, instead of routing it p - 1 times.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
@@ -86,7 +86,14 @@ class Pattern:
 # run other entries on sub-communicators, one after another or several at once
 # on disjoint ranks.  The engine orders a rank's steps by their index only
 # (a rank takes part in the steps that name it, in order), so any interleaving
-# that keeps each part's steps in order is the same program.
+# that keeps each part's steps in order is the same program.  The helpers
+# carry every field of a step (``dataclasses.replace``), so a field added to
+# Step for one family survives composition.
+
+# The fields that name ranks, and the per-rank reduction fields; every other
+# array field holds one entry per message (or none: all zero).
+_RANK_FIELDS = ("src", "dst", "reduce_ranks")
+_KNOWN_FIELDS = ("src", "dst", "n_bytes", "reduce_ranks", "reduce_bytes", "repeat")
 
 
 def on_ranks(pattern: Pattern, ranks, p: int) -> Pattern:
@@ -114,8 +121,8 @@ def on_ranks(pattern: Pattern, ranks, p: int) -> Pattern:
         raise ValueError(f"{len(ranks)} ranks for a pattern of {pattern.p}")
     if len(np.unique(ranks)) != len(ranks) or (len(ranks) and (ranks.min() < 0 or ranks.max() >= p)):
         raise ValueError(f"the ranks must be distinct and in 0..{p - 1}")
-    return Pattern(p, tuple(Step(ranks[s.src], ranks[s.dst], s.n_bytes, ranks[s.reduce_ranks],
-                                 s.reduce_bytes, s.repeat) for s in pattern.steps))
+    return Pattern(p, tuple(replace(s, **{name: ranks[getattr(s, name)] for name in _RANK_FIELDS})
+                            for s in pattern.steps))
 
 
 def in_sequence(*patterns: Pattern) -> Pattern:
@@ -129,8 +136,22 @@ def in_sequence(*patterns: Pattern) -> Pattern:
 
 
 def _unrolled(pattern: Pattern) -> tuple[Step, ...]:
-    return tuple(Step(s.src, s.dst, s.n_bytes, s.reduce_ranks, s.reduce_bytes)
-                 for s in pattern.steps for _ in range(s.repeat))
+    return tuple(replace(s, repeat=1) for s in pattern.steps for _ in range(s.repeat))
+
+
+def _merged(here: list[Step]) -> Step:
+    """Steps of disjoint ranks as one step (every array field concatenated)."""
+    values = {}
+    for f in fields(Step):
+        if f.name == "repeat":
+            continue
+        arrays = [getattr(s, f.name) for s in here]
+        if f.name not in _KNOWN_FIELDS and any(len(a) for a in arrays):
+            # a per-message field left empty (all zero) in some step
+            arrays = [a if len(a) else np.zeros(len(s.src), dtype=np.int64)
+                      for a, s in zip(arrays, here)]
+        values[f.name] = np.concatenate(arrays)
+    return Step(repeat=here[0].repeat, **values)
 
 
 def side_by_side(*patterns: Pattern) -> Pattern:
@@ -169,14 +190,8 @@ def side_by_side(*patterns: Pattern) -> Pattern:
         columns = [part.steps for part in parts]
     else:
         columns = [_unrolled(part) for part in parts]
-    steps = []
-    for i in range(max((len(c) for c in columns), default=0)):
-        here = [c[i] for c in columns if i < len(c)]
-        steps.append(Step(np.concatenate([s.src for s in here]),
-                          np.concatenate([s.dst for s in here]),
-                          np.concatenate([s.n_bytes for s in here]),
-                          np.concatenate([s.reduce_ranks for s in here]),
-                          np.concatenate([s.reduce_bytes for s in here]), here[0].repeat))
+    steps = [_merged([c[i] for c in columns if i < len(c)])
+             for i in range(max((len(c) for c in columns), default=0))]
     return Pattern(p, tuple(steps))
 
 
@@ -186,7 +201,7 @@ def then_combine(pattern: Pattern, ranks, n_bytes) -> Pattern:
 
     The engine charges a reduction to a rank that has a message in the same
     step, so the work goes onto each rank's last step (split off a repeated
-    one).  A rank without any message in the pattern cannot carry it.
+    one).
 
     Raises
     ------
@@ -205,8 +220,7 @@ def then_combine(pattern: Pattern, ranks, n_bytes) -> Pattern:
     for index in np.unique(last[ranks])[::-1]:
         here = last[ranks] == index
         s = steps[index]
-        tail = Step(s.src, s.dst, s.n_bytes, np.concatenate([s.reduce_ranks, ranks[here]]),
-                    np.concatenate([s.reduce_bytes, n_bytes[here]]))
-        steps[index:index + 1] = ([Step(s.src, s.dst, s.n_bytes, s.reduce_ranks, s.reduce_bytes,
-                                        s.repeat - 1), tail] if s.repeat > 1 else [tail])
+        tail = replace(s, repeat=1, reduce_ranks=np.concatenate([s.reduce_ranks, ranks[here]]),
+                       reduce_bytes=np.concatenate([s.reduce_bytes, n_bytes[here]]))
+        steps[index:index + 1] = [replace(s, repeat=s.repeat - 1), tail] if s.repeat > 1 else [tail]
     return Pattern(pattern.p, tuple(steps))

@@ -103,7 +103,7 @@ def _on_groups(p: int, groups, build) -> Pattern:
 
 def _selector(collective: str, name: str):
     def build(p: int, count: int, *, elem_bytes: int, root: int = 0, commutative: bool = True,
-              params: AlgorithmParams | None = None, rank_nodes=None) -> Pattern:
+              params: AlgorithmParams | None = None, rank_nodes=None, **context) -> Pattern:
         params = params or DEFAULT_PARAMS
         if p < 1 or count < 0:
             raise ValueError(f"need p >= 1 and count >= 0, got p={p}, count={count}")
@@ -137,7 +137,7 @@ def _selector(collective: str, name: str):
 
 def allreduce_hierarchical(p: int, count: int, *, elem_bytes: int, root: int = 0,
                            commutative: bool = True, params: AlgorithmParams | None = None,
-                           rank_nodes=None) -> Pattern:
+                           rank_nodes=None, **context) -> Pattern:
     """``allreduce_hierarchical.c``: the inner allreduce in the G groups of q = p / G
     consecutive ranks, then the outer one in the q columns; each level's
     communicators made just before it (G = 1, G = p: one algorithm on all)."""
@@ -172,7 +172,7 @@ def allreduce_hierarchical(p: int, count: int, *, elem_bytes: int, root: int = 0
 
 def reduce_hierarchical(p: int, count: int, *, elem_bytes: int, root: int = 0,
                         commutative: bool = True, params: AlgorithmParams | None = None,
-                        rank_nodes=None) -> Pattern:
+                        rank_nodes=None, **context) -> Pattern:
     """``reduce_hierarchical.c``: G groups (``collsim_block_count`` sizes) reduce to
     their leaders (the first rank; the root in its group) with the inner
     algorithm, then the leaders, in group order, to the root with the outer one."""
@@ -231,28 +231,35 @@ def _nodes(p: int, params: AlgorithmParams, rank_nodes) -> list[np.ndarray]:
     return [np.flatnonzero(node_of == node) for node in dict.fromkeys(node_of.tolist())]
 
 
-def _node_comms(p: int, params: AlgorithmParams, nodes, root_node: int | None) -> tuple[Pattern, bool]:
+def _node_comms(p: int, params: AlgorithmParams, nodes, root_node: int | None,
+                rank_sockets) -> tuple[Pattern, bool]:
     """What ``collsim_node_split`` sends in the timed call, and whether the leaders'
     communicator is still to be made (exposed nodes: ``collsim_node_leaders``).
 
     Nothing with ``cached_comms`` (made in the untimed first call).  Exposed
     nodes: each node's communicator by MPI_Comm_create_group.  Real nodes:
-    SMPI's MPI_Comm_split_type(SHARED) sends nothing (on platforms whose nodes
-    are several hosts, C splits by the hosts' ``node``, which this leaves out:
-    a rank's host is not known here); then the leaders' MPI_Comm_split, the
-    root's node's leader first (key -1), the others by rank.
+    the node's communicator (``real_node_comm``: SMPI's
+    MPI_Comm_split_type(SHARED) sends nothing; where nodes are several hosts,
+    ``rank_sockets`` given, an MPI_Comm_split by node), then the leaders'
+    MPI_Comm_split, the root's node's leader first (key -1), the others by rank.
     """
     if params.cached_comms:
         return _empty(p), False
     if params.node_size:
         return _on_groups(p, nodes, lambda members: _new_communicator(p, members)), True
+    node_split = _empty(p)
+    if rank_sockets is not None:
+        node_of = np.zeros(p, dtype=np.int64)
+        for index, members in enumerate(nodes):
+            node_of[members] = index
+        node_split = _comm_split(p, node_of, ranks(p))
     colors = np.full(p, -1, dtype=np.int64)
     keys = ranks(p)
     for index, members in enumerate(nodes):
         colors[members[0]] = 0
         if index == root_node:
             keys[members[0]] = -1
-    return _comm_split(p, colors, keys), False
+    return in_sequence(node_split, _comm_split(p, colors, keys)), False
 
 
 def _mpich(collective: str, q: int, count: int, elem_bytes: int) -> str:
@@ -286,7 +293,7 @@ def _check_node_aware(p: int, count: int, commutative: bool):
 
 def allreduce_node_aware(p: int, count: int, *, elem_bytes: int, root: int = 0,
                          commutative: bool = True, params: AlgorithmParams | None = None,
-                         rank_nodes=None) -> Pattern:
+                         rank_nodes=None, **context) -> Pattern:
     """``allreduce_node_aware.c``: MPICH's reduce in every node to its leader (the
     lowest rank), MPICH's allreduce across the leaders, MPICH's bcast in every node."""
     params = params or DEFAULT_PARAMS
@@ -295,7 +302,7 @@ def allreduce_node_aware(p: int, count: int, *, elem_bytes: int, root: int = 0,
         return _empty(p)
     nodes = _nodes(p, params, rank_nodes)
     leaders = np.array([members[0] for members in nodes], dtype=np.int64)
-    made, leaders_to_make = _node_comms(p, params, nodes, None)
+    made, leaders_to_make = _node_comms(p, params, nodes, None, context.get("rank_sockets"))
     inside = [members for members in nodes if len(members) > 1]
     return in_sequence(
         made,
@@ -309,7 +316,7 @@ def allreduce_node_aware(p: int, count: int, *, elem_bytes: int, root: int = 0,
 
 def reduce_node_aware(p: int, count: int, *, elem_bytes: int, root: int = 0,
                       commutative: bool = True, params: AlgorithmParams | None = None,
-                      rank_nodes=None) -> Pattern:
+                      rank_nodes=None, **context) -> Pattern:
     """``reduce_node_aware.c``: MPICH's reduce in every node but the root's to its
     leader, across the leaders to the root's node's leader, then in the root's
     node to the root."""
@@ -321,7 +328,8 @@ def reduce_node_aware(p: int, count: int, *, elem_bytes: int, root: int = 0,
         return _empty(p)
     nodes = _nodes(p, params, rank_nodes)
     root_node = next(i for i, members in enumerate(nodes) if root in members)
-    made, leaders_to_make = _node_comms(p, params, nodes, root_node)
+    made, leaders_to_make = _node_comms(p, params, nodes, root_node,
+                                         context.get("rank_sockets"))
     leaders = np.array([members[0] for members in nodes], dtype=np.int64)
     if not params.node_size and not params.cached_comms:
         # the split put the root's node's leader first (key -1)
@@ -355,7 +363,7 @@ def _preround_bound(p: int, count: int, outer_name: str) -> Pattern:
 @nothing_to_send
 def allreduce_prerounded(p: int, count: int, *, elem_bytes: int, root: int = 0,
                          commutative: bool = True, params: AlgorithmParams | None = None,
-                         rank_nodes=None) -> Pattern:
+                         rank_nodes=None, **context) -> Pattern:
     """``prerounded.c``: the bounds' allreduce (outer), the split, then the inner
     allreduce of PREROUND_LEVELS doubles per element."""
     inner_name, outer_name = composite_names("allreduce", "prerounded", params or DEFAULT_PARAMS)
@@ -368,7 +376,7 @@ def allreduce_prerounded(p: int, count: int, *, elem_bytes: int, root: int = 0,
 @nothing_to_send
 def reduce_prerounded(p: int, count: int, *, elem_bytes: int, root: int = 0,
                       commutative: bool = True, params: AlgorithmParams | None = None,
-                      rank_nodes=None) -> Pattern:
+                      rank_nodes=None, **context) -> Pattern:
     """``prerounded.c``: the bounds' allreduce (outer), the split, then the inner
     reduce of PREROUND_LEVELS doubles per element to the root."""
     inner_name, outer_name = composite_names("reduce", "prerounded", params or DEFAULT_PARAMS)
@@ -379,7 +387,7 @@ def reduce_prerounded(p: int, count: int, *, elem_bytes: int, root: int = 0,
 
 
 def _fixed_order_reduce(p: int, count: int, elem_bytes: int, root: int,
-                        params: AlgorithmParams, rank_nodes) -> Pattern:
+                        params: AlgorithmParams, rank_nodes, rank_sockets) -> Pattern:
     """``collsim_fixed_order_reduce``: the leader flags' dissemination allgather, a
     binomial tree of summation-tree sets in every node, one over the leaders, the
     result from rank 0 to the root.  Each merge is two messages (the header of
@@ -418,6 +426,10 @@ def _fixed_order_reduce(p: int, count: int, elem_bytes: int, root: int,
             steps.append(Step(src, dst, carried * n_bytes, dst,
                               np.array(combined, dtype=np.int64) * n_bytes))
 
+    if rank_nodes is not None and rank_sockets is not None:
+        # node_members: MPI_Comm_split_type(SHARED) groups a SimGrid host, a socket here
+        rank_nodes = np.unique(np.stack([np.asarray(rank_nodes), np.asarray(rank_sockets)], 1),
+                               axis=0, return_inverse=True)[1].reshape(-1)
     nodes = _nodes(p, params, rank_nodes)
     gather(nodes)
     gather([np.array([members[0] for members in nodes], dtype=np.int64)])
@@ -429,21 +441,23 @@ def _fixed_order_reduce(p: int, count: int, elem_bytes: int, root: int,
 @nothing_to_send
 def reduce_fixed_order(p: int, count: int, *, elem_bytes: int, root: int = 0,
                        commutative: bool = True, params: AlgorithmParams | None = None,
-                       rank_nodes=None) -> Pattern:
+                       rank_nodes=None, **context) -> Pattern:
     """``reduce_fixed_order.c``: :func:`_fixed_order_reduce`."""
     if not 0 <= root < p:
         raise ValueError(f"root must be in 0..{p - 1}, got {root}")
-    return _fixed_order_reduce(p, count, elem_bytes, root, params or DEFAULT_PARAMS, rank_nodes)
+    return _fixed_order_reduce(p, count, elem_bytes, root, params or DEFAULT_PARAMS, rank_nodes,
+                               context.get("rank_sockets"))
 
 
 @nothing_to_send
 def allreduce_fixed_order(p: int, count: int, *, elem_bytes: int, root: int = 0,
                           commutative: bool = True, params: AlgorithmParams | None = None,
-                          rank_nodes=None) -> Pattern:
+                          rank_nodes=None, **context) -> Pattern:
     """``allreduce_fixed_order.c``: the fixed-order reduce to rank 0, then
     ``collsim_bcast_binomial`` from rank 0."""
     return in_sequence(
-        _fixed_order_reduce(p, count, elem_bytes, 0, params or DEFAULT_PARAMS, rank_nodes),
+        _fixed_order_reduce(p, count, elem_bytes, 0, params or DEFAULT_PARAMS, rank_nodes,
+                            context.get("rank_sockets")),
         _part("bcast", "binomial")(p, count, elem_bytes=elem_bytes, root=0))
 
 
