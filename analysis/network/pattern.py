@@ -96,6 +96,10 @@ _RANK_FIELDS = ("src", "dst", "reduce_ranks")
 _KNOWN_FIELDS = ("src", "dst", "n_bytes", "reduce_ranks", "reduce_bytes", "repeat")
 
 
+#: Groups side by side with repeated steps are unrolled up to this many messages.
+SIDE_BY_SIDE_UNROLL_MESSAGES = 1 << 14
+
+
 def on_ranks(pattern: Pattern, ranks, p: int) -> Pattern:
     """A pattern of a sub-communicator, its rank i being rank ``ranks[i]`` of p.
 
@@ -157,10 +161,11 @@ def _merged(here: list[Step]) -> Step:
 def side_by_side(*patterns: Pattern) -> Pattern:
     """Patterns on disjoint ranks of the same p, running at once (groups in parallel).
 
-    Step i of the result holds step i of every part.  When the parts' steps
-    repeat alike (equal groups running one algorithm) the repeats are kept;
-    otherwise every repeated step is unrolled first (a part's ring of 3
-    shifts beside another's of 5 cannot share one repeated step).
+    Step i of the result holds step i of every part.  Repeated steps are
+    unrolled first (a part's ring of 3 shifts beside another's of 5 cannot
+    share one repeated step, and the engine would end a shared one on every
+    rank at once), except above :data:`SIDE_BY_SIDE_UNROLL_MESSAGES` when the
+    parts repeat alike (equal groups running one algorithm).
 
     Raises
     ------
@@ -186,7 +191,17 @@ def side_by_side(*patterns: Pattern) -> Pattern:
         if np.any(owner[used] >= 0):
             raise ValueError("patterns side by side must run on disjoint ranks")
         owner[used] = index
-    if len({tuple(s.repeat for s in part.steps) for part in parts}) <= 1:
+    alike = len({tuple(s.repeat for s in part.steps) for part in parts}) <= 1
+    repeated = any(s.repeat > 1 for part in parts for s in part.steps)
+    # The engine ends a repeated step on every rank at once (its last rank's
+    # end): groups side by side in one repeated step would wait for the
+    # slowest group before their next level (+5 % on a hierarchical ring of
+    # 8 x 8 random ranks of a 4:1 fat-tree).  Unrolled, each group goes on
+    # when its own ranks are done; above SIDE_BY_SIDE_UNROLL_MESSAGES the
+    # repeats are kept (the engine runs so many steps one by one anyway).
+    unrolled_messages = sum(part.messages for part in parts)
+    if alike and not (repeated and len(parts) > 1
+                      and unrolled_messages <= SIDE_BY_SIDE_UNROLL_MESSAGES):
         columns = [part.steps for part in parts]
     else:
         columns = [_unrolled(part) for part in parts]
