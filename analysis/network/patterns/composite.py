@@ -351,12 +351,18 @@ def reduce_node_aware(p: int, count: int, *, elem_bytes: int, root: int = 0,
 # -- the reproducible ones --------------------------------------------------------
 
 
-def _preround_bound(p: int, count: int, outer_name: str) -> Pattern:
+def _preround_parts_params(params: AlgorithmParams) -> AlgorithmParams:
+    """What ``collsim_preround_run`` passes its parts: its own parameters without the
+    levels' names (the network's alpha / beta among them: a pipelined part's blocks)."""
+    return AlgorithmParams(alpha_over_beta_bytes=params.alpha_over_beta_bytes)
+
+
+def _preround_bound(p: int, count: int, outer_name: str, params: AlgorithmParams) -> Pattern:
     """``collsim_preround_prepare``: the allreduce (MPI_MAX) of count doubles of
     bounds, then the splitting on every rank (PREROUND_LEVELS doubles per element,
     charged as a reduction: ``collsim_charge_compute``)."""
     bound = _part("allreduce", outer_name)(p, count, elem_bytes=8, commutative=True,
-                                           params=DEFAULT_PARAMS)
+                                           params=_preround_parts_params(params))
     return then_combine(bound, ranks(p), 8 * count * _composite.PREROUND_LEVELS)
 
 
@@ -366,11 +372,13 @@ def allreduce_prerounded(p: int, count: int, *, elem_bytes: int, root: int = 0,
                          rank_nodes=None, **context) -> Pattern:
     """``prerounded.c``: the bounds' allreduce (outer), the split, then the inner
     allreduce of PREROUND_LEVELS doubles per element."""
-    inner_name, outer_name = composite_names("allreduce", "prerounded", params or DEFAULT_PARAMS)
+    params = params or DEFAULT_PARAMS
+    inner_name, outer_name = composite_names("allreduce", "prerounded", params)
     levels = _part("allreduce", inner_name)(p, count * _composite.PREROUND_LEVELS, elem_bytes=8,
-                                            commutative=True, params=DEFAULT_PARAMS,
+                                            commutative=True,
+                                            params=_preround_parts_params(params),
                                             rank_nodes=rank_nodes)
-    return in_sequence(_preround_bound(p, count, outer_name), levels)
+    return in_sequence(_preround_bound(p, count, outer_name, params), levels)
 
 
 @nothing_to_send
@@ -379,11 +387,13 @@ def reduce_prerounded(p: int, count: int, *, elem_bytes: int, root: int = 0,
                       rank_nodes=None, **context) -> Pattern:
     """``prerounded.c``: the bounds' allreduce (outer), the split, then the inner
     reduce of PREROUND_LEVELS doubles per element to the root."""
-    inner_name, outer_name = composite_names("reduce", "prerounded", params or DEFAULT_PARAMS)
+    params = params or DEFAULT_PARAMS
+    inner_name, outer_name = composite_names("reduce", "prerounded", params)
     levels = _part("reduce", inner_name)(p, count * _composite.PREROUND_LEVELS, elem_bytes=8,
-                                         root=root, commutative=True, params=DEFAULT_PARAMS,
+                                         root=root, commutative=True,
+                                         params=_preround_parts_params(params),
                                          rank_nodes=rank_nodes)
-    return in_sequence(_preround_bound(p, count, outer_name), levels)
+    return in_sequence(_preround_bound(p, count, outer_name, params), levels)
 
 
 def _fixed_order_reduce(p: int, count: int, elem_bytes: int, root: int,
