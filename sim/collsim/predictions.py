@@ -19,6 +19,7 @@ from __future__ import annotations
 import inspect
 import random
 import time
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
@@ -38,7 +39,8 @@ from collsim.profiles import Profile
 from collsim.units import format_bytes, format_seconds
 from collsim.units import format_table as text_table
 
-__all__ = ["GRAPH_HOSTS", "predict_rows", "format_table", "request_from_table", "rank_nodes"]
+__all__ = ["GRAPH_HOSTS", "predict_rows", "format_table", "request_from_table", "rank_nodes",
+           "rank_sockets"]
 
 # Platforms up to this many hosts are built as graphs (their parameters
 # checked by the generator, the ranks mapped by ``map_ranks``, and the flat
@@ -207,6 +209,21 @@ def rank_nodes(graph, names, rank_hosts: np.ndarray) -> np.ndarray:
     return np.array([number[node] for node in nodes], dtype=np.int64)
 
 
+def rank_sockets(graph, names) -> np.ndarray | None:
+    """The socket of each rank where the platform's nodes are several hosts (one per
+    socket: the hosts ``platforms/simgrid.py`` gives the ``socket`` property, which
+    makes ``collsim_node_split`` split the communicator by node and leaves
+    ``MPI_Comm_split_type`` grouping a socket); None where every node is one host
+    (the arithmetic families, the graphs of one host per node)."""
+    if graph is None:
+        return None
+    hosts_per_node = Counter(data["node"] for _, data in graph.nodes(data=True)
+                             if data.get("kind") == "host")
+    if all(count == 1 for count in hosts_per_node.values()):
+        return None
+    return np.array([graph.nodes[name].get("socket", 0) for name in names], dtype=np.int64)
+
+
 def _check(collective: str, algorithm: str, np_ranks: int, sizes, dtype: str, root: int):
     find_algorithm(collective, algorithm)  # a one-line error when not in the registry
     try:
@@ -239,6 +256,7 @@ def predict_rows(request: PlatformRequest, profile: Profile, *, algorithms, np_r
     builders = [(c, a, _check(c, a, np_ranks, sizes, dtype, root)) for c, a in algorithms]
     fabric, rank_hosts, graph, names = platform_model(request, np_ranks, mapping, graph)
     nodes = rank_nodes(graph, names, rank_hosts)
+    sockets = rank_sockets(graph, names)
     net = profile.model_network(0.0, 0.0, fabric.gamma_s_per_byte)
     flat_net = None
     if graph is not None:
@@ -259,7 +277,8 @@ def predict_rows(request: PlatformRequest, profile: Profile, *, algorithms, np_r
             began = time.perf_counter()
             pattern = build(np_ranks, n_bytes // elem_bytes, elem_bytes=elem_bytes,
                             root=root if collective != "allreduce" else 0,
-                            commutative=commutative, params=params, rank_nodes=nodes)
+                            commutative=commutative, params=params, rank_nodes=nodes,
+                            rank_sockets=sockets)
             model_s = pattern_time(pattern, rank_hosts, fabric, net, weight_S=weight_S(profile))
             row = {"collective": collective, "algorithm": algorithm, "platform": request.label,
                    "mapping": mapping, "profile": profile.name, "np": np_ranks,
