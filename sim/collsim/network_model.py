@@ -40,7 +40,7 @@ from collsim.platforms.mapping import read_rank_file
 from collsim.profiles import Profile
 
 __all__ = ["GRAPH_HOSTS", "NETWORK_REL_TOL", "NetworkSetting", "collective_time", "has_pattern",
-           "network_agrees", "network_setting", "platform_model", "rank_nodes", "weight_S"]
+           "model_graph", "network_agrees", "network_setting", "platform_model", "rank_nodes", "weight_S"]
 
 # The network model's tolerance: a row of class ``network`` agrees with its model
 # when |simulated / model - 1| <= NETWORK_REL_TOL, and ``collsim check`` holds
@@ -156,6 +156,16 @@ def _check_regular(family: str, params: dict) -> None:
             for item in values:
                 check("count", item, label=f"{family} {name}")
     check("hosts", _hosts_of(family, params), label=f"a {family}'s host count")
+
+
+def model_graph(request: PlatformRequest):
+    """The platform's graph where the network model reads one; None for a crossbar,
+    fat-tree or dragonfly above :data:`GRAPH_HOSTS` hosts (routes by arithmetic)."""
+    regular = _family_params(request)
+    if regular is not None and _hosts_of(*regular) > GRAPH_HOSTS:
+        return None
+    graph, _ = build_requested(request)
+    return graph
 
 
 def platform_model(request: PlatformRequest, np_ranks: int, mapping: str, graph=None):

@@ -59,8 +59,12 @@ class RunSpec:
     timing_only: bool = False
 
 
-def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
-    """Reject a run that cannot make sense, before anything starts."""
+def validate_spec(spec: RunSpec, entry: dict, total_cores: int, *, simulated: bool = True) -> None:
+    """Reject a run that cannot make sense, before anything starts.
+
+    ``simulated``: False for a run the network model predicts instead (a
+    study's process counts above ``predict_above_np``): the simulation's
+    memory is then not asked for."""
     for name in ("np", "seed", "reps"):  # the Python API's values too
         check(name, getattr(spec, name))
     if spec.np > total_cores:
@@ -105,8 +109,9 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
         if name is not None and name not in known:
             raise CollsimError(f"{spec.collective}/{spec.algorithm} has no {role} algorithm "
                                f"{name!r} (registered: {', '.join(sorted(known))})")
-    check_simulation_memory(spec.np, max(spec.sizes_bytes), spec.contributors,
-                            timing_only=spec.timing_only)
+    if simulated:
+        check_simulation_memory(spec.np, max(spec.sizes_bytes), spec.contributors,
+                                timing_only=spec.timing_only)
     for kind, given in (
         ("segments", params.segment_bytes or params.block_count),
         ("groups", params.group_count),
