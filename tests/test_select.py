@@ -61,20 +61,21 @@ def test_select_predict_ranks_the_network_model_and_writes_the_tuning_files(tmp_
     and the same Open MPI / MPICH / collsim rules files (for machines too big to simulate;
     here a 256-node tapered fat-tree)."""
     import collsim
-    from collsim import grid, harness
+    from collsim import runner, select
     from collsim.network_model import has_pattern
 
     def no_simulation(*args, **kwargs):
         raise AssertionError("select --predict simulated")
 
-    monkeypatch.setattr(harness, "simulate", no_simulation)
-    monkeypatch.setattr(grid, "simulate", no_simulation)
+    # (collbench still starts for the libraries' choices: --native-choice, no collective)
+    monkeypatch.setattr(runner, "simulate", no_simulation)
+    monkeypatch.setattr(select, "Grid", no_simulation)
     prefix, rules = tmp_path / "map", tmp_path / "ft.rules"
     openmpi, mpich = tmp_path / "ompi.rules", tmp_path / "mpich.json"
     tree = ["--platform", "fat-tree", "--levels", "2", "--down-ports", "16,16",
             "--up-ports", "1,4"]
     status = main(["select", *tree, "--coll", "allreduce", "--np", "64,256",
-                   "--bytes", "8,1MiB", "--mapping", "random", "--predict", "-o", str(prefix),
+                   "--bytes", "8,1MiB", "--predict", "-o", str(prefix),
                    "--rules", str(rules), "--openmpi-rules", str(openmpi),
                    "--mpich-json", str(mpich)])
     captured = capsys.readouterr()
@@ -87,8 +88,7 @@ def test_select_predict_ranks_the_network_model_and_writes_the_tuning_files(tmp_
     assert ranked == {e["algorithm"] for e in registry() if e["collective"] == "allreduce"
                       and has_pattern("allreduce", e["algorithm"])}
     platform = {"generator": "fat_tree", "levels": 2, "down_ports": [16, 16], "up_ports": [1, 4]}
-    predicted = collsim.predict("allreduce", rows[3]["fastest"], 256, "1MiB", platform=platform,
-                                mapping="random")
+    predicted = collsim.predict("allreduce", rows[3]["fastest"], 256, "1MiB", platform=platform)
     assert float(rows[3]["fastest_s"]) == predicted["model_s"][0]
     assert "predicted by the network model" in rules.read_text()
     assert openmpi.read_text().startswith("1  # collectives")
