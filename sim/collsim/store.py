@@ -15,6 +15,12 @@ The study's scenario, machines (with their graphs, for the report's
 pictures, and prices) and workload are stored beside the rows, so that a
 database is a complete record: ``collsim report`` and ``collsim export`` need
 nothing else.
+
+A database of the previous collsim version (without ``flat_model_s``: before
+the network model was the model of rows off the crossbar) is read as it is,
+the missing column NULL, and gains the column when a study writes to it; its
+rows keep what they say (``model_class`` ``approx``: their ``model_s`` is the
+flat model's), and a resumed study does not recompute them.
 """
 
 from __future__ import annotations
@@ -416,10 +422,10 @@ def _present_columns(connection: sqlite3.Connection) -> list[str]:
 
 
 def _select(connection: sqlite3.Connection, where: str, args: tuple) -> list[dict]:
-    present = set(_present_columns(connection))
-    # a database of the previous version read without changing it: its missing columns NULL
-    columns = ",".join(f'"{name}"' if name in present else "NULL" for name in _NAMES)
     try:
+        present = set(_present_columns(connection))
+        # a database of the previous version read without changing it: its missing columns NULL
+        columns = ",".join(f'"{name}"' if name in present else "NULL" for name in _NAMES)
         return [_decode(connection, values) for values in connection.execute(
             f"SELECT {columns} FROM measurement {where} ORDER BY key", args)]
     except sqlite3.Error as error:
