@@ -10,8 +10,9 @@ a million ranks take seconds.  Every other platform (multicore nodes,
 dual-rail, the catalog's multicore machines) is read off its graph.
 
 Each row carries ``model_s`` (this model) and, when the graph was built,
-``flat_model_s``: the closed-form model ``collsim run`` attaches, for
-comparison.
+``flat_model_s``: the closed-form model, for comparison.  The path from a
+platform and an entry to the time is :mod:`collsim.network_model`'s, the one
+``collsim run``'s model column takes where the flat model is not exact.
 """
 
 from __future__ import annotations
