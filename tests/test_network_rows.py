@@ -73,3 +73,21 @@ def test_virtual_contributors_keep_the_flat_model(capsys):
                         platform={"generator": "fat_tree", "levels": 2, "down_ports": [4, 4],
                                   "up_ports": [1, 1]}, contributors=2)
     assert list(frame["model_class"]) == ["approx"]
+
+
+def test_a_part_without_a_pattern_keeps_the_flat_model(capsys, monkeypatch):
+    """A composite entry builds its parts' patterns through ``pattern_for``: where one
+    has none (its KeyError), the row keeps the flat model rather than losing the run."""
+
+    def composite_of_a_missing_part(p, count, **kwargs):
+        return patterns.pattern_for("allreduce", "a_part_without_a_pattern")(p, count, **kwargs)
+
+    monkeypatch.setitem(patterns.PATTERNS, ("allreduce", "recursive_doubling"),
+                        composite_of_a_missing_part)
+    (row,) = run_json(capsys, *TAPERED, "--np", "64", "--coll", "allreduce", "--alg",
+                      "recursive_doubling", "--bytes", "1MiB", "--timing-only")
+    assert row["model_class"] == "approx" and "flat_model_s" not in row
+    assert main(["predict", *TAPERED, "--np", "64", "--coll", "allreduce", "--alg",
+                 "recursive_doubling", "--bytes", "1MiB"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a_part_without_a_pattern has no network pattern" in err

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import random
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,8 +40,9 @@ from collsim.platforms.catalog import CATALOG
 from collsim.platforms.mapping import read_rank_file
 from collsim.profiles import Profile
 
-__all__ = ["GRAPH_HOSTS", "NETWORK_REL_TOL", "NetworkSetting", "collective_time", "has_pattern",
-           "model_graph", "network_agrees", "network_setting", "platform_model", "rank_nodes", "weight_S"]
+__all__ = ["GRAPH_HOSTS", "NETWORK_REL_TOL", "NetworkSetting", "NoNetworkPattern",
+           "collective_time", "has_pattern",
+           "model_graph", "network_agrees", "network_setting", "platform_model", "rank_nodes", "rank_sockets", "weight_S"]
 
 # The network model's tolerance: a row of class ``network`` agrees with its model
 # when |simulated / model - 1| <= NETWORK_REL_TOL, and ``collsim check`` holds
@@ -51,6 +53,11 @@ __all__ = ["GRAPH_HOSTS", "NETWORK_REL_TOL", "NetworkSetting", "collective_time"
 # target for the worst cell of any family is 25 %.  A cell beyond it is a
 # model failure, not the model's known drift.
 NETWORK_REL_TOL = 0.25
+
+
+class NoNetworkPattern(CollsimError):
+    """An entry, or a part a composite entry runs (its inner or outer algorithm, the
+    algorithm a selector picked), has no network pattern: no network model here."""
 
 # Platforms up to this many hosts are built as graphs (their parameters
 # checked by the generator, the ranks mapped by ``map_ranks``, and the flat
@@ -214,6 +221,21 @@ def rank_nodes(graph, names, rank_hosts: np.ndarray) -> np.ndarray:
 
 
 
+def rank_sockets(graph, names) -> np.ndarray | None:
+    """The socket of each rank where the platform's nodes are several hosts (one per
+    socket: the hosts ``platforms/simgrid.py`` gives the ``socket`` property, which
+    makes ``collsim_node_split`` split the communicator by node and leaves
+    ``MPI_Comm_split_type`` grouping a socket); None where every node is one host
+    (the arithmetic families, the graphs of one host per node)."""
+    if graph is None:
+        return None
+    hosts_per_node = Counter(data["node"] for _, data in graph.nodes(data=True)
+                             if data.get("kind") == "host")
+    if all(count == 1 for count in hosts_per_node.values()):
+        return None
+    return np.array([graph.nodes[name].get("socket", 0) for name in names], dtype=np.int64)
+
+
 def has_pattern(collective: str, algorithm: str) -> bool:
     """Whether the registry entry has a network pattern (looked up now: patterns
     added to ``collsim.analysis.network.patterns.PATTERNS`` count at once)."""
@@ -243,6 +265,9 @@ class NetworkSetting:
         Each rank's host index on the fabric.
     nodes : numpy.ndarray
         Each rank's node (the pattern builders of node-aware algorithms read it).
+    sockets : numpy.ndarray or None
+        Each rank's socket where the platform's nodes are several hosts
+        (:func:`rank_sockets`), else None.
     net : NetworkParams
         The profile's parameters (overheads, eager threshold, SMPI's factors)
         with the platform's gamma; alpha and beta come from the routes.
@@ -257,6 +282,7 @@ class NetworkSetting:
     fabric: Fabric
     rank_hosts: np.ndarray
     nodes: np.ndarray
+    sockets: np.ndarray | None
     net: NetworkParams
     weight_S: float
     graph: object = None
@@ -279,6 +305,7 @@ def network_setting(request: PlatformRequest, profile: Profile, np_ranks: int, m
     fabric, rank_hosts, graph, names = platform_model(request, np_ranks, mapping, graph)
     return NetworkSetting(fabric=fabric, rank_hosts=rank_hosts,
                           nodes=rank_nodes(graph, names, rank_hosts),
+                          sockets=rank_sockets(graph, names),
                           net=profile.model_network(0.0, 0.0, fabric.gamma_s_per_byte),
                           weight_S=weight_S(profile), graph=graph, names=names)
 
@@ -293,12 +320,17 @@ def collective_time(setting: NetworkSetting, collective: str, algorithm: str, n_
 
     Raises
     ------
-    KeyError
-        If the entry has no network pattern (:func:`has_pattern`).
+    NoNetworkPattern
+        If the entry, or a part it runs, has no network pattern
+        (``collsim.analysis.network.patterns.pattern_for``'s KeyError).
     """
-    build = _patterns.pattern_for(collective, algorithm)
-    pattern = build(len(setting.rank_hosts), n_bytes // elem_bytes, elem_bytes=elem_bytes,
-                    root=root if collective != "allreduce" else 0, commutative=commutative,
-                    params=params, rank_nodes=setting.nodes)
+    try:
+        build = _patterns.pattern_for(collective, algorithm)
+        pattern = build(len(setting.rank_hosts), n_bytes // elem_bytes, elem_bytes=elem_bytes,
+                        root=root if collective != "allreduce" else 0,
+                        commutative=commutative, params=params, rank_nodes=setting.nodes,
+                        rank_sockets=setting.sockets)
+    except KeyError as error:  # its sentence names the entries that have one
+        raise NoNetworkPattern(error.args[0] if error.args else str(error)) from None
     return (pattern_time(pattern, setting.rank_hosts, setting.fabric, setting.net,
                          weight_S=setting.weight_S), pattern.messages)

@@ -18,13 +18,14 @@ platform and an entry to the time is :mod:`collsim.network_model`'s, the one
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from collsim.analysis.models import model_for
 from collsim.analysis.network import pattern_for
 from collsim.errors import CollsimError
 from collsim.harness import find_algorithm
 from collsim.network_model import (GRAPH_HOSTS, _arithmetic_rank_hosts, collective_time,
-                                   has_pattern, network_setting, rank_nodes)
+                                   has_pattern, network_setting, rank_nodes, rank_sockets)
 from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 from collsim.platform_cli import PlatformRequest
 from collsim.platforms import GENERATORS
@@ -33,7 +34,7 @@ from collsim.units import format_bytes, format_seconds
 from collsim.units import format_table as text_table
 
 __all__ = ["GRAPH_HOSTS", "predict_rows", "format_table", "request_from_table", "rank_nodes",
-           "has_pattern", "_arithmetic_rank_hosts"]
+           "rank_sockets", "has_pattern", "_arithmetic_rank_hosts"]
 
 DTYPE_BYTES = {"int32": 4, "int64": 8, "float": 4, "double": 8}
 NONCOMMUTATIVE_OPS = {"first_nonzero"}
@@ -86,10 +87,16 @@ def predict_rows(request: PlatformRequest, profile: Profile, *, algorithms, np_r
         _check(collective, algorithm, np_ranks, sizes, dtype, root)
     setting = network_setting(request, profile, np_ranks, mapping, graph)
     flat_net = None
-    if flat and setting.graph is not None:
+    if setting.graph is not None:
         from collsim.runner import model_parameters
 
-        flat_net, _ = model_parameters(setting.graph, setting.names, profile)
+        route_net, _ = model_parameters(setting.graph, setting.names, profile)
+        flat_net = route_net if flat else None
+        if not params.alpha_over_beta_bytes and route_net.beta_s_per_byte > 0:
+            # the pipelined algorithms' default block count reads the ratio `collsim run`
+            # passes collbench (runner.run): the same blocks in the pattern as in the run
+            params = replace(params, alpha_over_beta_bytes=route_net.alpha_s
+                             / route_net.beta_s_per_byte)
     elem_bytes = DTYPE_BYTES[dtype]
     commutative = op not in NONCOMMUTATIVE_OPS
     rows = []

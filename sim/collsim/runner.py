@@ -18,8 +18,8 @@ from collsim.params import AlgorithmParams
 from collsim.platforms.network import PairParameters
 from collsim.platforms import map_ranks, network_parameters, platform_hash
 from collsim.harness import find_algorithm, registry, simulate
-from collsim.network_model import (NETWORK_REL_TOL, collective_time, has_pattern,
-                                   network_agrees, network_setting)
+from collsim.network_model import (NETWORK_REL_TOL, NoNetworkPattern, collective_time,
+                                   has_pattern, network_agrees, network_setting)
 from collsim.platform_cli import PlatformRequest
 from collsim.profiles import Profile
 from collsim.resources import check_simulation_memory
@@ -269,7 +269,9 @@ def network_times(G: nx.Graph, spec: RunSpec, profile: Profile, rows: list[dict]
     Empty where the network model does not apply: the entry has no pattern
     (``collsim.analysis.network.PATTERNS``, looked up now), the platform's
     routes are unknown (an XML file), or the run has virtual contributors
-    (their local combination is in no pattern).  Each cell is computed once,
+    (their local combination is in no pattern); a cell is left out where a
+    part the entry runs (a composite's inner or outer algorithm, a selector's
+    choice) has no pattern.  Each cell is computed once,
     whatever the repetitions.
     """
     if (not has_pattern(spec.collective, spec.algorithm) or spec.contributors > 1
@@ -278,13 +280,18 @@ def network_times(G: nx.Graph, spec: RunSpec, profile: Profile, rows: list[dict]
     setting = network_setting(PlatformRequest(label=platform), profile, spec.np, spec.mapping,
                               graph=G)
     times: dict[tuple[int, AlgorithmParams], float] = {}
+    partless: set[tuple[int, AlgorithmParams]] = set()
     for row in rows:
         cell = (row["bytes"], row_params(row))
-        if cell not in times:
+        if cell in times or cell in partless:
+            continue
+        try:
             times[cell], _ = collective_time(
                 setting, spec.collective, spec.algorithm, row["bytes"],
                 elem_bytes=DTYPE_BYTES[row["dtype"]], root=row["root"] or 0,
                 commutative=row["op"] not in NONCOMMUTATIVE_OPS, params=cell[1])
+        except NoNetworkPattern:  # a part the entry runs has none: the flat model stays
+            partless.add(cell)
     return times
 
 

@@ -186,7 +186,7 @@ def select_predicted(*, collective: str, process_counts: list[int],
         As :func:`select`; also when a candidate named in ``algorithms`` has
         no network pattern, or no candidate has one.
     """
-    from collsim.network_model import has_pattern
+    from collsim.network_model import NoNetworkPattern, has_pattern
     from collsim.predictions import predict_rows
 
     entries = candidate_entries(collective, algorithms)
@@ -204,12 +204,27 @@ def select_predicted(*, collective: str, process_counts: list[int],
         raise ValueError(f"no {collective} algorithm has a network pattern")
     times: dict[tuple[int, int], dict[str, float]] = {}
     for p in process_counts:
-        chosen = [(collective, e["algorithm"]) for e in entries if _eligible(e, p)]
-        if not chosen:
-            continue
-        for row in predict_rows(request, profile, algorithms=chosen, np_ranks=p,
-                                sizes=sizes_bytes, mapping=mapping, flat=False, graph=graph):
+        chosen = [(collective, e["algorithm"]) for e in entries
+                  if _eligible(e, p) and e["algorithm"] not in left_out]
+
+        def predicted(pairs):
+            return predict_rows(request, profile, algorithms=pairs, np_ranks=p,
+                                sizes=sizes_bytes, mapping=mapping, flat=False, graph=graph)
+
+        try:
+            rows = predicted(chosen) if chosen else []
+        except NoNetworkPattern:  # a part some composite runs has none: one at a time
+            rows = []
+            for pair in chosen:
+                try:
+                    rows += predicted([pair])
+                except NoNetworkPattern:
+                    left_out.append(pair[1])
+        for row in rows:
             times.setdefault((p, row["bytes"]), {})[row["algorithm"]] = row["model_s"]
+    if algorithms is not None and left_out:
+        raise ValueError(f"{collective}/{left_out[0]} has no network pattern (for a part it "
+                         "runs): --predict cannot rank it")
     return _ranked_cells(collective, process_counts, sizes_bytes, times), left_out
 
 

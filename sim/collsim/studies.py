@@ -115,6 +115,7 @@ def _predict(scenario: Scenario, connection, graphs: dict[str, nx.Graph],
     written.  One transaction per cell's sizes, as a simulation's rows."""
     import importlib.metadata
 
+    from collsim.network_model import NoNetworkPattern
     from collsim.platform_cli import PlatformRequest
     from collsim.predictions import predict_rows
 
@@ -125,11 +126,16 @@ def _predict(scenario: Scenario, connection, graphs: dict[str, nx.Graph],
         if set(keys.values()) <= stored_keys(connection, list(keys.values())):
             continue
         spec = cell.spec
-        rows = predict_rows(PlatformRequest(label=cell.machine), profile,
-                            algorithms=[(spec.collective, spec.algorithm)], np_ranks=spec.np,
-                            sizes=spec.sizes_bytes, mapping=spec.mapping, dtype=spec.dtype,
-                            op=spec.op, root=spec.root, graph=graphs[cell.machine],
-                            params=spec.params)
+        try:
+            rows = predict_rows(PlatformRequest(label=cell.machine), profile,
+                                algorithms=[(spec.collective, spec.algorithm)],
+                                np_ranks=spec.np, sizes=spec.sizes_bytes, mapping=spec.mapping,
+                                dtype=spec.dtype, op=spec.op, root=spec.root,
+                                graph=graphs[cell.machine], params=spec.params)
+        except NoNetworkPattern as error:  # a part a composite entry runs has none
+            print(f"collsim: not predicted: {cell.machine}: {spec.collective}/"
+                  f"{spec.algorithm} np={spec.np}: {error}", file=sys.stderr)
+            continue
         stored = [_predicted_row(row, cell, keys[row["bytes"]], scenario.name,
                                  hashes[cell.machine], version) for row in rows]
         written += len(insert_rows(connection, stored, skip_stored=True))
