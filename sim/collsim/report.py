@@ -215,7 +215,8 @@ def _predicted_groups(rows: list[dict]) -> set[tuple[int, str]]:
 def predicted_and_simulated(study: dict, rows: list[dict]) -> list[dict]:
     """Per machine: its simulated and predicted cells apart, and the network model's
     error where both exist (the simulated cells of class ``network``, whose model is
-    the one that predicts the others).
+    the one that predicts the others, and of class ``exact``, where it equals the
+    flat model).
 
     Examples
     --------
@@ -229,8 +230,10 @@ def predicted_and_simulated(study: dict, rows: list[dict]) -> list[dict]:
     for machine in (m["name"] for m in study["machines"]):
         mine = [r for r in rows if r["machine"] == machine]
         predicted = [r for r in mine if r["model_class"] == PREDICTED_CLASS]
+        # exact rows too: where the flat model is exact the network model equals it
+        # (the crossbar, tests/test_network_model.py)
         errors = sorted(abs(r["ratio"] - 1) for r in mine
-                        if r["model_class"] == "network" and r["ratio"] is not None)
+                        if r["model_class"] in ("exact", "network") and r["ratio"] is not None)
         out.append({"machine": machine, "simulated": len(mine) - len(predicted),
                     "predicted": len(predicted),
                     "predicted_nps": sorted({r["np"] for r in predicted}),
