@@ -1,0 +1,331 @@
+"""The network model's inner loops, compiled (numba): link numbering, a step's flows, max-min.
+
+At a million ranks a step is a million flows over six or seven links each;
+in numpy each pass over its crossings is a full array operation, and the
+progressive filling makes one such pass per round (one round per distinct
+bottleneck level: tens on a dragonfly) and the event loop one filling per
+distinct finish time.  Here the filling touches only the links whose flows
+were fixed in a round (a heap gives the lowest level), so its cost is the
+crossings plus what each round changes, not crossings times rounds.
+
+Every sum is taken in the order the numpy version took it (``numpy.bincount``
+over crossings in flow order): per link, over its flows in ascending flow
+index; per flow, over its route's links in route order.  The answers are
+therefore the numpy version's to the bit.
+
+This module imports numba: :mod:`collsim.analysis.network.engine` and
+:mod:`.maxmin` import it inside their functions, so that commands that do not
+compute a network model (``collsim list``) do not pay numba's start-up.
+Compiled functions are cached on disk (``cache=True``).
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numba
+import numpy as np
+
+from .engine import _DONE_RTOL as DONE_RTOL
+from .maxmin import LEVEL_RTOL
+
+__all__ = ["number_links", "route_sums", "link_lists", "fill", "step_end_times"]
+
+
+@numba.njit(cache=True)
+def number_links(routes, scratch):
+    """Number the links a routes table uses 0..k-1, in order of first use.
+
+    ``scratch`` is an int32 array of one entry per link id of the fabric,
+    all -1; it is left so.  Returns (the table in local numbers, -1 kept;
+    the global id of each local number).
+    """
+    m, hops = routes.shape
+    local = np.full((m, hops), -1, dtype=np.int32)
+    used = np.empty(m * hops, dtype=np.int64)
+    k = 0
+    for f in range(m):
+        for h in range(hops):
+            link = routes[f, h]
+            if link < 0:
+                continue
+            number = scratch[link]
+            if number < 0:
+                number = k
+                scratch[link] = k
+                used[k] = link
+                k += 1
+            local[f, h] = number
+    for i in range(k):
+        scratch[used[i]] = -1
+    return local, used[:k].copy()
+
+
+@numba.njit(cache=True)
+def route_sums(local, link_latency, link_capacity, link_pipe, weight_S):
+    """Per flow: its route's latency, its CM02 sharing penalty, its FATPIPE bound.
+
+    The latency is summed over the route's links in order (as
+    ``numpy.bincount`` over the crossings did); the penalty is that latency
+    plus, under ``weight_S`` > 0, the sum of ``weight_S / capacity`` over the
+    same links (1 where it is 0); a FATPIPE link bounds its flows at its
+    capacity.
+    """
+    m, hops = local.shape
+    latency = np.zeros(m)
+    penalty = np.empty(m)
+    bound = np.full(m, np.inf)
+    for f in range(m):
+        total = 0.0
+        weighted = 0.0
+        for h in range(hops):
+            link = local[f, h]
+            if link < 0:
+                continue
+            total += link_latency[link]
+            if weight_S != 0.0:
+                weighted += weight_S / link_capacity[link]
+            if link_pipe[link] and link_capacity[link] < bound[f]:
+                bound[f] = link_capacity[link]
+        latency[f] = total
+        value = total + weighted if weight_S != 0.0 else total
+        penalty[f] = value if value > 0 else 1.0
+    return latency, penalty, bound
+
+
+@numba.njit(cache=True)
+def link_lists(local, link_pipe, n_links):
+    """The shared (non-FATPIPE) crossings twice: by flow (route order) and by link
+    (ascending flow), as CSR arrays (flow_start, flow_link, link_start, link_flow)."""
+    m, hops = local.shape
+    flow_start = np.zeros(m + 1, dtype=np.int64)
+    link_count = np.zeros(n_links + 1, dtype=np.int64)
+    for f in range(m):
+        n = 0
+        for h in range(hops):
+            link = local[f, h]
+            if link >= 0 and not link_pipe[link]:
+                n += 1
+                link_count[link + 1] += 1
+        flow_start[f + 1] = flow_start[f] + n
+    flow_link = np.empty(flow_start[m], dtype=np.int32)
+    link_start = np.cumsum(link_count)
+    link_flow = np.empty(flow_start[m], dtype=np.int32)
+    cursor = link_start[:-1].copy()
+    for f in range(m):
+        e = flow_start[f]
+        for h in range(hops):
+            link = local[f, h]
+            if link >= 0 and not link_pipe[link]:
+                flow_link[e] = link
+                e += 1
+                link_flow[cursor[link]] = f
+                cursor[link] += 1
+    return flow_start, flow_link, link_start, link_flow
+
+
+@numba.njit(cache=True)
+def _usage(link, link_start, link_flow, open_flow, weight):
+    """The sum of 1 / penalty over the link's open flows, in ascending flow order."""
+    total = 0.0
+    for e in range(link_start[link], link_start[link + 1]):
+        f = link_flow[e]
+        if open_flow[f]:
+            total += weight[f]
+    return total
+
+
+@numba.njit(cache=True)
+def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty, bound):
+    """Max-min fair rates of the ``active`` flows (CM02: ``rate * penalty`` equal on a
+    saturated link), by progressive filling; 0 for the others.
+
+    The rounds are :func:`collsim.analysis.network.maxmin.max_min_rates`':
+    a link only one active flow crosses is that flow's bound; the lowest
+    level (a link's remaining capacity over the sum of 1 / penalty of its
+    open flows, or an open flow's bound times its penalty) and every link or
+    bound within ``LEVEL_RTOL`` of it saturate together; their flows are
+    fixed at ``min(level / penalty, bound)``.
+    """
+    m = len(penalty)
+    k = len(capacity)
+    crossings = np.zeros(k, dtype=np.int64)
+    for f in range(m):
+        if active[f]:
+            for e in range(flow_start[f], flow_start[f + 1]):
+                crossings[flow_link[e]] += 1
+    rate = np.zeros(m)
+    weight = np.empty(m)
+    own_bound = np.empty(m)
+    open_flow = np.zeros(m, dtype=np.bool_)
+    n_open = 0
+    for f in range(m):
+        if not active[f]:
+            continue
+        weight[f] = 1.0 / penalty[f]
+        b = bound[f]
+        shared = False
+        for e in range(flow_start[f], flow_start[f + 1]):
+            link = flow_link[e]
+            if crossings[link] == 1:
+                if capacity[link] < b:
+                    b = capacity[link]
+            else:
+                shared = True
+        own_bound[f] = b
+        if shared:
+            open_flow[f] = True
+            n_open += 1
+        else:
+            rate[f] = b
+    # the open flows' bounds as levels, lowest first
+    bounded = np.empty(n_open, dtype=np.int64)
+    bound_level = np.empty(m)
+    nb = 0
+    for f in range(m):
+        if open_flow[f]:
+            bound_level[f] = own_bound[f] * penalty[f]
+            if bound_level[f] < np.inf:
+                bounded[nb] = f
+                nb += 1
+    bounded = bounded[:nb][np.argsort(bound_level[bounded[:nb]], kind="mergesort")]
+    next_bound = 0
+    remaining = capacity.copy()
+    version = np.zeros(k, dtype=np.int64)
+    heap = [(np.inf, np.int64(-1), np.int64(-1))]
+    heap.pop()
+    for link in range(k):
+        if crossings[link] >= 2:
+            usage = _usage(link, link_start, link_flow, open_flow, weight)
+            if usage > 0:
+                heap.append((max(remaining[link], 0.0) / usage, np.int64(link), np.int64(0)))
+    heapq.heapify(heap)
+    chosen = np.zeros(m, dtype=np.bool_)
+    chosen_list = np.empty(m, dtype=np.int64)
+    taken = np.zeros(k, dtype=np.float64)
+    touched = np.zeros(k, dtype=np.bool_)
+    touched_list = np.empty(k, dtype=np.int64)
+    while n_open > 0:
+        while len(heap) and heap[0][2] != version[heap[0][1]]:
+            heapq.heappop(heap)
+        while next_bound < nb and not open_flow[bounded[next_bound]]:
+            next_bound += 1
+        lowest = np.inf
+        if len(heap):
+            lowest = heap[0][0]
+        if next_bound < nb and bound_level[bounded[next_bound]] < lowest:
+            lowest = bound_level[bounded[next_bound]]
+        limit = lowest * (1 + LEVEL_RTOL)
+        n_chosen = 0
+        if lowest == np.inf:   # nothing limits the rest (the numpy version's inf level)
+            for f in range(m):
+                if open_flow[f]:
+                    chosen[f] = True
+                    chosen_list[n_chosen] = f
+                    n_chosen += 1
+        while len(heap) and heap[0][0] <= limit:
+            level, link, stamp = heapq.heappop(heap)
+            if stamp != version[link]:
+                continue
+            version[link] += 1   # saturated: every open flow on it is fixed now
+            for e in range(link_start[link], link_start[link + 1]):
+                f = link_flow[e]
+                if open_flow[f] and not chosen[f]:
+                    chosen[f] = True
+                    chosen_list[n_chosen] = f
+                    n_chosen += 1
+        while next_bound < nb and bound_level[bounded[next_bound]] <= limit:
+            f = bounded[next_bound]
+            if open_flow[f] and not chosen[f]:
+                chosen[f] = True
+                chosen_list[n_chosen] = f
+                n_chosen += 1
+            next_bound += 1
+        # the leaving flows' rates come off their links, summed in ascending flow order
+        fixed_now = np.sort(chosen_list[:n_chosen])
+        n_touched = 0
+        for f in fixed_now:
+            value = lowest * weight[f]
+            rate[f] = value if value < own_bound[f] else own_bound[f]
+            open_flow[f] = False
+            chosen[f] = False
+            n_open -= 1
+        if n_open == 0:
+            break
+        for f in fixed_now:
+            for e in range(flow_start[f], flow_start[f + 1]):
+                link = flow_link[e]
+                if crossings[link] < 2:
+                    continue
+                taken[link] += rate[f]
+                if not touched[link]:
+                    touched[link] = True
+                    touched_list[n_touched] = link
+                    n_touched += 1
+        for i in range(n_touched):
+            link = touched_list[i]
+            remaining[link] -= taken[link]
+            taken[link] = 0.0
+            touched[link] = False
+            version[link] += 1
+            usage = _usage(link, link_start, link_flow, open_flow, weight)
+            if usage > 0:
+                heapq.heappush(heap, (max(remaining[link], 0.0) / usage, link, version[link]))
+    return rate
+
+
+@numba.njit(cache=True)
+def step_end_times(data_start, size, rate_factor, flow_start, flow_link, link_start, link_flow,
+                   capacity, penalty, bound):
+    """When each flow of one step ends: its data starts at ``data_start`` and moves
+    ``size`` bytes at its max-min rate times ``rate_factor``, re-shared whenever a
+    flow ends or starts (the engine's ``step_end_times``, event by event)."""
+    m = len(size)
+    left = size.copy()
+    end = np.full(m, np.nan)
+    pending = np.ones(m, dtype=np.bool_)
+    n_pending = m
+    now = np.inf
+    for f in range(m):
+        if data_start[f] < now:
+            now = data_start[f]
+    active = np.zeros(m, dtype=np.bool_)
+    finish = np.empty(m)
+    while n_pending > 0:
+        next_start = np.inf
+        any_active = False
+        for f in range(m):
+            if not pending[f]:
+                active[f] = False
+            elif data_start[f] <= now:
+                active[f] = True
+                any_active = True
+            else:
+                active[f] = False
+                if data_start[f] < next_start:
+                    next_start = data_start[f]
+        if not any_active:
+            now = next_start
+            continue
+        rate = fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty,
+                    bound)
+        first_end = np.inf
+        for f in range(m):
+            if active[f]:
+                rate[f] = rate[f] * rate_factor[f]
+                finish[f] = now + left[f] / rate[f]
+                if finish[f] < first_end:
+                    first_end = finish[f]
+        until = min(first_end, next_start)
+        threshold = until + abs(until) * DONE_RTOL
+        for f in range(m):
+            if not active[f]:
+                continue
+            if finish[f] <= threshold:
+                end[f] = finish[f]
+                pending[f] = False
+                n_pending -= 1
+            else:
+                left[f] = max(left[f] - rate[f] * (until - now), size[f] * DONE_RTOL)
+        now = until
+    return end
