@@ -329,3 +329,97 @@ def step_end_times(data_start, size, rate_factor, flow_start, flow_link, link_st
                 left[f] = max(left[f] - rate[f] * (until - now), size[f] * DONE_RTOL)
         now = until
     return end
+
+
+@numba.njit(cache=True)
+def fat_tree_routes(src, dst, down, up, base, loopback):
+    """d-mod-k routes of a fat-tree (:class:`collsim.analysis.network.regular.FatTreeFabric`):
+    the up-links in columns 0..L-1, the down-links in L..2L-1, -1 where a route
+    turns lower; a host to itself takes the loopback."""
+    m = len(src)
+    L = len(down)
+    below = np.ones(L + 1, dtype=np.int64)       # prod(down[:l])
+    above = np.ones(L + 1, dtype=np.int64)       # prod(down[l:])
+    ports_below = np.ones(L + 1, dtype=np.int64)  # prod(up[:l])
+    for level in range(1, L + 1):
+        below[level] = below[level - 1] * down[level - 1]
+        ports_below[level] = ports_below[level - 1] * up[level - 1]
+    for level in range(L - 1, -1, -1):
+        above[level] = above[level + 1] * down[level]
+    table = np.full((m, 2 * L), -1, dtype=np.int64)
+    for f in range(m):
+        s, d = src[f], dst[f]
+        if s == d:
+            table[f, 0] = loopback
+            continue
+        top = L
+        for level in range(L, 0, -1):
+            if s // below[level] == d // below[level]:
+                top = level
+        for level in range(1, top + 1):
+            m1 = level - 1
+            port = (d // ports_below[m1]) % up[m1]
+            turn = above[m1] * (d % ports_below[m1])
+            up_child = s // below[m1] + turn
+            down_child = d // below[m1] + turn
+            table[f, m1] = base[m1] + 2 * (up_child * up[m1] + port)
+            table[f, L + m1] = base[m1] + 2 * (down_child * up[m1] + port) + 1
+    return table
+
+
+@numba.njit(cache=True)
+def _dragonfly_local(g, c, r, c2, r2, C, R, base_green, base_black):
+    """The local hops from router (g, c, r) to (g, c2, r2): green within a chassis,
+    black within a router slot, else green then black (-1: no hop)."""
+    if c == c2 and r == r2:
+        return -1, -1
+    green_first = base_green + ((g * C + c) * R + r) * R + r2
+    if c == c2:
+        return green_first, -1
+    if r == r2:
+        return base_black + ((g * R + r) * C + c) * C + c2, -1
+    return green_first, base_black + ((g * R + r2) * C + c) * C + c2
+
+
+@numba.njit(cache=True)
+def dragonfly_routes(src, dst, per_router, G, C, R, K, base_green, base_black, base_global,
+                     loopback):
+    """Minimal routes of a dragonfly (:class:`collsim.analysis.network.regular.DragonflyFabric`):
+    host up, host down, two local hops, the global link, two local hops; between
+    groups over the global link of fewest hops (the first on a tie)."""
+    m = len(src)
+    table = np.full((m, 7), -1, dtype=np.int64)
+    for f in range(m):
+        s, d = src[f], dst[f]
+        if s == d:
+            table[f, 0] = loopback
+            continue
+        table[f, 0] = 2 * s
+        table[f, 1] = 2 * d + 1
+        a, b = s // per_router, d // per_router
+        ga, ca, ra = a // (C * R), (a // R) % C, a % R
+        gb, cb, rb = b // (C * R), (b // R) % C, b % R
+        if ga == gb:
+            first, second = _dragonfly_local(ga, ca, ra, cb, rb, C, R, base_green, base_black)
+            table[f, 2] = first
+            table[f, 3] = second
+            continue
+        best = np.iinfo(np.int64).max
+        for k in range(K):
+            position = gb if gb < ga else gb - 1
+            index = (position + k * (G - 1)) % (C * R)
+            out1, out2 = _dragonfly_local(ga, ca, ra, index // R, index % R, C, R,
+                                          base_green, base_black)
+            position = ga if ga < gb else ga - 1
+            index = (position + k * (G - 1)) % (C * R)
+            in1, in2 = _dragonfly_local(gb, index // R, index % R, cb, rb, C, R,
+                                        base_green, base_black)
+            hops = (out1 >= 0) + (out2 >= 0) + (in1 >= 0) + (in2 >= 0)
+            if hops < best:
+                best = hops
+                table[f, 2] = out1
+                table[f, 3] = out2
+                table[f, 4] = base_global + (ga * G + gb) * K + k
+                table[f, 5] = in1
+                table[f, 6] = in2
+    return table
