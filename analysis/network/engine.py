@@ -69,9 +69,10 @@ class _Flows:
     """The messages of a step (or of several) on their routes: latencies, links, bounds.
 
     The crossings of shared links are kept by flow and by link
-    (:func:`collsim.analysis.network.kernels.link_lists`) over the links the
-    routes use, numbered from 0 (a million-node dragonfly has 19 million link
-    ids; a step uses a few million).
+    (:func:`collsim.analysis.network.kernels.link_lists`) over the links two
+    or more of the flows cross, numbered from 0 (a million-node dragonfly has
+    19 million link ids; a step uses a few million, and shares a few hundred
+    thousand of them).
     """
 
     def __init__(self, size_bytes: np.ndarray, routes: np.ndarray, fabric: Fabric,
@@ -81,16 +82,14 @@ class _Flows:
         self.size = size_bytes
         local, used = kernels.number_links(np.ascontiguousarray(routes, dtype=np.int64),
                                            fabric.link_scratch())
-        self.capacity = np.asarray(fabric.capacity_Bps(used), dtype=float)
-        link_latency = np.asarray(fabric.latency_s(used), dtype=float)
-        pipe = np.asarray(fabric.fatpipe(used), dtype=bool)
+        capacity, link_latency, pipe = fabric.link_properties(used)
         # CM02: the flow's penalty is its route's latency (1 when it has none), before the
         # factor, plus weight_S / bandwidth per link (SimGrid's network/weight-S)
-        route_latency, self.penalty, self.bound = kernels.route_sums(
-            local, link_latency, self.capacity, pipe, float(weight_S))
+        route_latency, self.penalty, bound = kernels.route_sums(
+            local, link_latency, capacity, pipe, float(weight_S))
         self.latency = route_latency * factors(net.latency_factors, size_bytes)
         self.rate_factor = factors(net.bandwidth_factors, size_bytes)
-        self.lists = kernels.link_lists(local, pipe, len(used))
+        self.lists, self.capacity, self.bound = kernels.link_lists(local, pipe, capacity, bound)
 
     def rates(self, index: np.ndarray, active: np.ndarray) -> np.ndarray:
         """The rates (payload bytes/s) of the flows ``index`` (``active`` as a mask) sharing the links."""

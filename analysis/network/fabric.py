@@ -52,14 +52,11 @@ class Fabric:
         """Whether each link id is a FATPIPE (bounds each flow, shared by none)."""
         raise NotImplementedError
 
-    def link_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(capacity, latency, FATPIPE flag) of every link id, computed once."""
-        table = getattr(self, "_link_table", None)
-        if table is None:
-            every = np.arange(self.n_links, dtype=np.int64)
-            table = self._link_table = (self.capacity_Bps(every), self.latency_s(every),
-                                        self.fatpipe(every))
-        return table
+    def link_properties(self, links: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(capacity, latency, FATPIPE flag) of each link id, as float, float, bool arrays."""
+        return (np.asarray(self.capacity_Bps(links), dtype=float),
+                np.asarray(self.latency_s(links), dtype=float),
+                np.asarray(self.fatpipe(links), dtype=bool))
 
     def link_scratch(self) -> np.ndarray:
         """One int32 per link id, all -1, kept between steps: the engine numbers the

@@ -94,34 +94,64 @@ def route_sums(local, link_latency, link_capacity, link_pipe, weight_S):
 
 
 @numba.njit(cache=True)
-def link_lists(local, link_pipe, n_links):
-    """The shared (non-FATPIPE) crossings twice: by flow (route order) and by link
-    (ascending flow), as CSR arrays (flow_start, flow_link, link_start, link_flow)."""
+def link_lists(local, link_pipe, link_capacity, bound):
+    """The crossings of shared links twice: by flow (route order) and by link (ascending
+    flow), as CSR arrays over the links two or more crossings share, numbered anew.
+
+    A link one crossing uses (a host's own link) can never be shared: it is
+    its flow's bound from the start, as :func:`fill` would find each time.
+    Returns ``(flow_start, flow_link, link_start, link_flow)``, the shared
+    links' capacities and the flows' bounds with those links folded in.
+    """
     m, hops = local.shape
+    n_links = len(link_capacity)
+    crossings = np.zeros(n_links, dtype=np.int64)
+    for f in range(m):
+        for h in range(hops):
+            link = local[f, h]
+            if link >= 0 and not link_pipe[link]:
+                crossings[link] += 1
+    shared = np.full(n_links, -1, dtype=np.int64)
+    k = 0
+    for link in range(n_links):
+        if crossings[link] >= 2:
+            shared[link] = k
+            k += 1
+    capacity = np.empty(k)
+    link_start = np.zeros(k + 1, dtype=np.int64)
+    for link in range(n_links):
+        if shared[link] >= 0:
+            capacity[shared[link]] = link_capacity[link]
+            link_start[shared[link] + 1] = crossings[link]
+    link_start = np.cumsum(link_start)
+    folded = bound.copy()
     flow_start = np.zeros(m + 1, dtype=np.int64)
-    link_count = np.zeros(n_links + 1, dtype=np.int64)
     for f in range(m):
         n = 0
         for h in range(hops):
             link = local[f, h]
-            if link >= 0 and not link_pipe[link]:
+            if link < 0 or link_pipe[link]:
+                continue
+            if shared[link] >= 0:
                 n += 1
-                link_count[link + 1] += 1
+            elif link_capacity[link] < folded[f]:
+                folded[f] = link_capacity[link]
         flow_start[f + 1] = flow_start[f] + n
     flow_link = np.empty(flow_start[m], dtype=np.int32)
-    link_start = np.cumsum(link_count)
     link_flow = np.empty(flow_start[m], dtype=np.int32)
     cursor = link_start[:-1].copy()
     for f in range(m):
         e = flow_start[f]
         for h in range(hops):
             link = local[f, h]
-            if link >= 0 and not link_pipe[link]:
-                flow_link[e] = link
-                e += 1
-                link_flow[cursor[link]] = f
-                cursor[link] += 1
-    return flow_start, flow_link, link_start, link_flow
+            if link < 0 or link_pipe[link] or shared[link] < 0:
+                continue
+            j = shared[link]
+            flow_link[e] = j
+            e += 1
+            link_flow[cursor[j]] = f
+            cursor[j] += 1
+    return (flow_start, flow_link, link_start, link_flow), capacity, folded
 
 
 @numba.njit(cache=True)
@@ -242,7 +272,11 @@ def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty
                 n_chosen += 1
             next_bound += 1
         # the leaving flows' rates come off their links, summed in ascending flow order
-        fixed_now = np.sort(chosen_list[:n_chosen])
+        # (a scan of the mask when they are many: cheaper than sorting them)
+        if n_chosen * 16 > m:
+            fixed_now = np.flatnonzero(chosen)
+        else:
+            fixed_now = np.sort(chosen_list[:n_chosen])
         n_touched = 0
         for f in fixed_now:
             value = lowest * weight[f]

@@ -114,6 +114,11 @@ class _LinkClasses(_Nodes):
     def fatpipe(self, links):
         return links == self.loopback
 
+    def link_properties(self, links):
+        classes = self._class_of(links)   # one search for both properties
+        return (self.class_capacity_Bps[classes], self.class_latency_s[classes],
+                links == self.loopback)
+
 
 class FatTreeFabric(_LinkClasses):
     """The fat-tree of ``collsim.platforms.fat_tree`` routed d-mod-k (params as the generator's).
