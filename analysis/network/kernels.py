@@ -170,8 +170,8 @@ def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty
     """Max-min fair rates of the ``active`` flows (CM02: ``rate * penalty`` equal on a
     saturated link), by progressive filling; 0 for the others.
 
-    The rounds are :func:`collsim.analysis.network.maxmin.max_min_rates`':
-    a link only one active flow crosses is that flow's bound; the lowest
+    The rounds (:mod:`collsim.analysis.network.maxmin` says why): a link
+    only one active flow crosses is that flow's bound; the lowest
     level (a link's remaining capacity over the sum of 1 / penalty of its
     open flows, or an open flow's bound times its penalty) and every link or
     bound within ``LEVEL_RTOL`` of it saturate together; their flows are

@@ -9,6 +9,10 @@ shared: CPU seconds are the steadier figure.  Not part of ``make test``.
 
     nice -n 5 .venv/bin/python tests/benchmarks/predict_scale.py [--runs 3]
         [--algorithms ring,recursive_doubling,rabenseifner] [--machines FT,DF]
+        [--collsim OTHER/.venv/bin/collsim]
+
+``--collsim`` times another checkout's collsim (before and after a change,
+interleaved run by run so that both see the same load).
 """
 
 from __future__ import annotations
@@ -40,9 +44,10 @@ def _wall_s(text: str) -> float:
     return seconds
 
 
-def measure(machine: str, collective: str, algorithm: str, np_ranks: int, size: str) -> dict:
+def measure(collsim: str, machine: str, collective: str, algorithm: str, np_ranks: int,
+            size: str) -> dict:
     """One run: the model's answer and what ``/usr/bin/time -v`` says of it."""
-    command = ["/usr/bin/time", "-v", str(COLLSIM), "predict", *MACHINES[machine],
+    command = ["/usr/bin/time", "-v", collsim, "predict", *MACHINES[machine],
                "--np", str(np_ranks), "--coll", collective, "--alg", algorithm,
                "--bytes", size, "--json"]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -68,21 +73,29 @@ def main() -> None:
     parser.add_argument("--collective", default="allreduce")
     parser.add_argument("--algorithms", default="ring,recursive_doubling,rabenseifner")
     parser.add_argument("--machines", default="FT,DF")
+    parser.add_argument("--collsim", action="append", default=[],
+                        help="a collsim to time (repeat for several; default: this checkout's)")
     args = parser.parse_args()
+    collsims = args.collsim or [str(COLLSIM)]
     print(f"{'machine':<8} {'algorithm':<22} {'np':>8} {'model_s':>12} {'wall_s':>7} "
-          f"{'cpu_s':>7} {'maxrss_MB':>9}  (medians of {args.runs}; walls: ...)")
+          f"{'cpu_s':>7} {'maxrss_MB':>9}  (medians of {args.runs}; walls: ...)  collsim")
     for machine in args.machines.split(","):
         for algorithm in args.algorithms.split(","):
-            runs = [measure(machine, args.collective, algorithm, args.np, args.bytes)
-                    for _ in range(args.runs)]
-            if len({run["model_s"] for run in runs}) != 1:
-                raise SystemExit(f"{machine} {algorithm}: the answer changed between runs")
-            walls = " ".join(f"{run['wall_s']:.2f}" for run in runs)
-            print(f"{machine:<8} {algorithm:<22} {args.np:>8} {runs[0]['model_s']:>12.6g} "
-                  f"{statistics.median(r['wall_s'] for r in runs):>7.2f} "
-                  f"{statistics.median(r['cpu_s'] for r in runs):>7.2f} "
-                  f"{statistics.median(r['maxrss_MB'] for r in runs):>9.0f}  ({walls})",
-                  flush=True)
+            runs = {collsim: [] for collsim in collsims}
+            for _ in range(args.runs):
+                for collsim in collsims:
+                    runs[collsim].append(measure(collsim, machine, args.collective, algorithm,
+                                                 args.np, args.bytes))
+            for collsim, rows in runs.items():
+                walls = " ".join(f"{row['wall_s']:.2f}" for row in rows)
+                print(f"{machine:<8} {algorithm:<22} {args.np:>8} {rows[0]['model_s']:>12.6g} "
+                      f"{statistics.median(r['wall_s'] for r in rows):>7.2f} "
+                      f"{statistics.median(r['cpu_s'] for r in rows):>7.2f} "
+                      f"{statistics.median(r['maxrss_MB'] for r in rows):>9.0f}  ({walls})  "
+                      f"{collsim}", flush=True)
+            answers = {row["model_s"] for rows in runs.values() for row in rows}
+            if len(answers) != 1:
+                print(f"  the answers differ: {sorted(answers)}", flush=True)
 
 
 if __name__ == "__main__":
