@@ -22,6 +22,11 @@ pays ``o_s`` and goes on, the transfer starts once the receive is posted
 too, the receiver pays ``o_r`` after the data.  A rank in ``MPI_Sendrecv``
 pays its Isend's overhead (``smpi/ois``) before it posts either side.
 
+A step's flows, the filling and its event loop run compiled
+(:mod:`collsim.analysis.network.kernels`, numba, loaded on first use): at a
+million ranks a step is a million flows, and numpy's passes over their
+crossings, once per round of the filling, were most of the time.
+
 What it leaves out: SMPI's cross-traffic (the reverse route's 5 % load; off
 in the ``hockney`` profile and the catalog's) and, above
 :data:`TOGETHER_MESSAGES`, flows of different steps sharing a link (each
@@ -34,7 +39,7 @@ import numpy as np
 
 from collsim.analysis.models._base import NetworkParams
 
-from .fabric import NO_LINK, Fabric
+from .fabric import Fabric
 from .pattern import Pattern, Step
 
 __all__ = ["pattern_time", "step_end_times", "factors"]

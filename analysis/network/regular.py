@@ -8,6 +8,11 @@ one id per direction (:mod:`collsim.analysis.network.fabric`).  Hosts are
 the nodes ``node-0 ..`` (one host per node; ``cores_per_node`` ranks share
 it through the FATPIPE loopback).
 
+The fat-tree's and the dragonfly's rules run compiled, a loop per message
+(:func:`collsim.analysis.network.kernels.fat_tree_routes`,
+:func:`~collsim.analysis.network.kernels.dragonfly_routes`): a million
+messages of a step are routed in tens of milliseconds.
+
 ``CrossbarFabric``
     Host i's link: id 2i up, 2i + 1 down (one id when half duplex).
 ``FatTreeFabric``
