@@ -40,6 +40,7 @@ import numpy as np
 from collsim.analysis.models._base import NetworkParams
 
 from .fabric import Fabric
+from .maxmin import LEVEL_RTOL
 from .pattern import Pattern, Step
 
 __all__ = ["pattern_time", "step_end_times", "factors"]
@@ -100,7 +101,8 @@ class _Flows:
         """The rates (payload bytes/s) of the flows ``index`` (``active`` as a mask) sharing the links."""
         from . import kernels
 
-        rate = kernels.fill(active, *self.lists, self.capacity, self.penalty, self.bound)
+        rate = kernels.fill(active, *self.lists, self.capacity, self.penalty, self.bound,
+                            LEVEL_RTOL)
         return rate[index] * self.rate_factor[index]
 
 
@@ -134,7 +136,7 @@ def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarr
     flows = _Flows(size, routes, fabric, net, weight_S)
     return kernels.step_end_times(np.asarray(start_s + flows.latency, dtype=float), size,
                                   flows.rate_factor, *flows.lists, flows.capacity,
-                                  flows.penalty, flows.bound)
+                                  flows.penalty, flows.bound, LEVEL_RTOL, _DONE_RTOL)
 
 
 def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,

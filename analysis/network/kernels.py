@@ -16,7 +16,8 @@ therefore the numpy version's to the bit.
 This module imports numba: :mod:`collsim.analysis.network.engine` and
 :mod:`.maxmin` import it inside their functions, so that commands that do not
 compute a network model (``collsim list``) do not pay numba's start-up.
-Compiled functions are cached on disk (``cache=True``).
+Compiled functions are cached on disk (``cache=True``); numba's cache knows
+this file only, so the tolerances the callers own come in as arguments.
 """
 
 from __future__ import annotations
@@ -25,9 +26,6 @@ import heapq
 
 import numba
 import numpy as np
-
-from .engine import _DONE_RTOL as DONE_RTOL
-from .maxmin import LEVEL_RTOL
 
 __all__ = ["number_links", "route_sums", "link_lists", "fill", "step_end_times"]
 
@@ -166,7 +164,8 @@ def _usage(link, link_start, link_flow, open_flow, weight):
 
 
 @numba.njit(cache=True)
-def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty, bound):
+def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty, bound,
+         level_rtol):
     """Max-min fair rates of the ``active`` flows (CM02: ``rate * penalty`` equal on a
     saturated link), by progressive filling; 0 for the others.
 
@@ -174,7 +173,7 @@ def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty
     only one active flow crosses is that flow's bound; the lowest
     level (a link's remaining capacity over the sum of 1 / penalty of its
     open flows, or an open flow's bound times its penalty) and every link or
-    bound within ``LEVEL_RTOL`` of it saturate together; their flows are
+    bound within ``level_rtol`` of it saturate together; their flows are
     fixed at ``min(level / penalty, bound)``.
     """
     m = len(penalty)
@@ -245,7 +244,7 @@ def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty
             lowest = heap[0][0]
         if next_bound < nb and bound_level[bounded[next_bound]] < lowest:
             lowest = bound_level[bounded[next_bound]]
-        limit = lowest * (1 + LEVEL_RTOL)
+        limit = lowest * (1 + level_rtol)
         n_chosen = 0
         if lowest == np.inf:   # nothing limits the rest (the numpy version's inf level)
             for f in range(m):
@@ -310,7 +309,7 @@ def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty
 
 @numba.njit(cache=True)
 def step_end_times(data_start, size, rate_factor, flow_start, flow_link, link_start, link_flow,
-                   capacity, penalty, bound):
+                   capacity, penalty, bound, level_rtol, done_rtol):
     """When each flow of one step ends: its data starts at ``data_start`` and moves
     ``size`` bytes at its max-min rate times ``rate_factor``, re-shared whenever a
     flow ends or starts (the engine's ``step_end_times``, event by event)."""
@@ -342,7 +341,7 @@ def step_end_times(data_start, size, rate_factor, flow_start, flow_link, link_st
             now = next_start
             continue
         rate = fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty,
-                    bound)
+                    bound, level_rtol)
         first_end = np.inf
         for f in range(m):
             if active[f]:
@@ -351,7 +350,7 @@ def step_end_times(data_start, size, rate_factor, flow_start, flow_link, link_st
                 if finish[f] < first_end:
                     first_end = finish[f]
         until = min(first_end, next_start)
-        threshold = until + abs(until) * DONE_RTOL
+        threshold = until + abs(until) * done_rtol
         for f in range(m):
             if not active[f]:
                 continue
@@ -360,7 +359,7 @@ def step_end_times(data_start, size, rate_factor, flow_start, flow_link, link_st
                 pending[f] = False
                 n_pending -= 1
             else:
-                left[f] = max(left[f] - rate[f] * (until - now), size[f] * DONE_RTOL)
+                left[f] = max(left[f] - rate[f] * (until - now), size[f] * done_rtol)
         now = until
     return end
 

@@ -73,4 +73,4 @@ def max_min_rates(elem_flow: np.ndarray, elem_link: np.ndarray, capacity_Bps: np
         table, np.zeros(len(capacity_Bps), dtype=bool), np.asarray(capacity_Bps, dtype=float),
         np.asarray(bound_Bps, dtype=float))
     return kernels.fill(np.ones(n_flows, dtype=bool), *lists, capacity,
-                        np.asarray(penalty, dtype=float), bound)
+                        np.asarray(penalty, dtype=float), bound, LEVEL_RTOL)
