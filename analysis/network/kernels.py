@@ -16,7 +16,8 @@ therefore the numpy version's to the bit.
 This module imports numba: :mod:`collsim.analysis.network.engine` and
 :mod:`.maxmin` import it inside their functions, so that commands that do not
 compute a network model (``collsim list``) do not pay numba's start-up.
-Compiled functions are cached on disk (``cache=True``); numba's cache knows
+Compiled functions are cached on disk (``cache=True``: about 10 s of
+compilation on the first run after an install, then none); numba's cache knows
 this file only, so the tolerances the callers own come in as arguments.
 """
 
@@ -27,10 +28,16 @@ import heapq
 import numba
 import numpy as np
 
+# numba's cache records the module's import name and imports it by that name when
+# it loads a compiled function: a cache written while this file was imported under
+# another name (pytest --doctest-modules analysis/ imports ``analysis.network.kernels``)
+# would break every later run.  Only the package's own name reads and writes it.
+_CACHE = __name__ == "collsim.analysis.network.kernels"
+
 __all__ = ["number_links", "route_sums", "link_lists", "fill", "step_end_times"]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=_CACHE)
 def number_links(routes, scratch):
     """Number the links a routes table uses 0..k-1, in order of first use.
 
@@ -59,7 +66,7 @@ def number_links(routes, scratch):
     return local, used[:k].copy()
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=_CACHE)
 def route_sums(local, link_latency, link_capacity, link_pipe, weight_S):
     """Per flow: its route's latency, its CM02 sharing penalty, its FATPIPE bound.
 
@@ -91,7 +98,7 @@ def route_sums(local, link_latency, link_capacity, link_pipe, weight_S):
     return latency, penalty, bound
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=_CACHE)
 def link_lists(local, link_pipe, link_capacity, bound):
     """The crossings of shared links twice: by flow (route order) and by link (ascending
     flow), as CSR arrays over the links two or more crossings share, numbered anew.
@@ -152,7 +159,7 @@ def link_lists(local, link_pipe, link_capacity, bound):
     return (flow_start, flow_link, link_start, link_flow), capacity, folded
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=_CACHE)
 def _usage(link, link_start, link_flow, open_flow, weight):
     """The sum of 1 / penalty over the link's open flows, in ascending flow order."""
     total = 0.0
@@ -163,7 +170,7 @@ def _usage(link, link_start, link_flow, open_flow, weight):
     return total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=_CACHE)
 def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty, bound,
          level_rtol):
     """Max-min fair rates of the ``active`` flows (CM02: ``rate * penalty`` equal on a
@@ -307,7 +314,7 @@ def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty
     return rate
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=_CACHE)
 def step_end_times(data_start, size, rate_factor, flow_start, flow_link, link_start, link_flow,
                    capacity, penalty, bound, level_rtol, done_rtol):
     """When each flow of one step ends: its data starts at ``data_start`` and moves
@@ -364,7 +371,7 @@ def step_end_times(data_start, size, rate_factor, flow_start, flow_link, link_st
     return end
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=_CACHE)
 def fat_tree_routes(src, dst, down, up, base, loopback):
     """d-mod-k routes of a fat-tree (:class:`collsim.analysis.network.regular.FatTreeFabric`):
     the up-links in columns 0..L-1, the down-links in L..2L-1, -1 where a route
@@ -400,7 +407,7 @@ def fat_tree_routes(src, dst, down, up, base, loopback):
     return table
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=_CACHE)
 def _dragonfly_local(g, c, r, c2, r2, C, R, base_green, base_black):
     """The local hops from router (g, c, r) to (g, c2, r2): green within a chassis,
     black within a router slot, else green then black (-1: no hop)."""
@@ -414,7 +421,7 @@ def _dragonfly_local(g, c, r, c2, r2, C, R, base_green, base_black):
     return green_first, base_black + ((g * R + r2) * C + c) * C + c2
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=_CACHE)
 def dragonfly_routes(src, dst, per_router, G, C, R, K, base_green, base_black, base_global,
                      loopback):
     """Minimal routes of a dragonfly (:class:`collsim.analysis.network.regular.DragonflyFabric`):
