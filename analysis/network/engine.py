@@ -60,6 +60,14 @@ TOGETHER_MESSAGES = 1 << 14
 WARMUP_REPEATS = 16
 WARMUP_MESSAGES = 1 << 12
 
+# A fabric of at most this many link ids (a million-node fat-tree: 6.3 million) is
+# solved over all of them when a step crosses at least a quarter as many: its
+# properties are read once per fabric and a step's links need no numbering
+# (numbering touches every crossing once more); a larger one (a million-node
+# dragonfly: 19 million ids) over the ids each step uses.
+_GLOBAL_LINKS = 1 << 23
+
+
 def factors(table: tuple[tuple[int, float], ...], size_bytes: np.ndarray) -> np.ndarray:
     """SMPI's piecewise factor of each size (``models._base.factor_at``, vectorised)."""
     if not table:
@@ -78,7 +86,8 @@ class _Flows:
     (:func:`collsim.analysis.network.kernels.link_lists`) over the links two
     or more of the flows cross, numbered from 0 (a million-node dragonfly has
     19 million link ids; a step uses a few million, and shares a few hundred
-    thousand of them).
+    thousand of them).  The routes' link ids are numbered first on a fabric
+    of more than :data:`_GLOBAL_LINKS` ids.
     """
 
     def __init__(self, size_bytes: np.ndarray, routes: np.ndarray, fabric: Fabric,
@@ -86,9 +95,13 @@ class _Flows:
         from . import kernels
 
         self.size = size_bytes
-        local, used = kernels.number_links(np.ascontiguousarray(routes, dtype=np.int64),
-                                           fabric.link_scratch())
-        capacity, link_latency, pipe = fabric.link_properties(used)
+        routes = np.ascontiguousarray(routes, dtype=np.int64)
+        if fabric.n_links <= _GLOBAL_LINKS and fabric.n_links <= 4 * routes.size:
+            local = routes   # every link id as it is: no numbering pass
+            capacity, link_latency, pipe = fabric.link_table()
+        else:
+            local, used = kernels.number_links(routes, fabric.link_scratch())
+            capacity, link_latency, pipe = fabric.link_properties(used)
         # CM02: the flow's penalty is its route's latency (1 when it has none), before the
         # factor, plus weight_S / bandwidth per link (SimGrid's network/weight-S)
         route_latency, self.penalty, bound = kernels.route_sums(

@@ -58,6 +58,14 @@ class Fabric:
                 np.asarray(self.latency_s(links), dtype=float),
                 np.asarray(self.fatpipe(links), dtype=bool))
 
+    def link_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`link_properties` of every link id, computed once."""
+        table = getattr(self, "_link_table", None)
+        if table is None:
+            table = self._link_table = self.link_properties(np.arange(self.n_links,
+                                                                      dtype=np.int64))
+        return table
+
     def link_scratch(self) -> np.ndarray:
         """One int32 per link id, all -1, kept between steps: the engine numbers the
         links a step uses through it (and leaves it all -1), instead of allocating

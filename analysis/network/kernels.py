@@ -110,13 +110,13 @@ def link_lists(local, link_pipe, link_capacity, bound):
     """
     m, hops = local.shape
     n_links = len(link_capacity)
-    crossings = np.zeros(n_links, dtype=np.int64)
+    crossings = np.zeros(n_links, dtype=np.int32)
     for f in range(m):
         for h in range(hops):
             link = local[f, h]
             if link >= 0 and not link_pipe[link]:
                 crossings[link] += 1
-    shared = np.full(n_links, -1, dtype=np.int64)
+    shared = np.full(n_links, -1, dtype=np.int32)
     k = 0
     for link in range(n_links):
         if crossings[link] >= 2:
@@ -463,3 +463,23 @@ def dragonfly_routes(src, dst, per_router, G, C, R, K, base_green, base_black, b
                 table[f, 5] = in1
                 table[f, 6] = in2
     return table
+
+
+@numba.njit(cache=_CACHE)
+def class_properties(links, class_bounds, class_capacity, class_latency, loopback):
+    """(capacity, latency, FATPIPE flag) of link ids numbered class by class: class c
+    holds the ids below ``class_bounds[c]`` (a few classes: a scan beats a search)."""
+    n = len(links)
+    capacity = np.empty(n)
+    latency = np.empty(n)
+    pipe = np.empty(n, dtype=np.bool_)
+    n_classes = len(class_bounds)
+    for i in range(n):
+        link = links[i]
+        c = 0
+        while c < n_classes and class_bounds[c] <= link:
+            c += 1
+        capacity[i] = class_capacity[c]
+        latency[i] = class_latency[c]
+        pipe[i] = link == loopback
+    return capacity, latency, pipe

@@ -120,9 +120,12 @@ class _LinkClasses(_Nodes):
         return links == self.loopback
 
     def link_properties(self, links):
-        classes = self._class_of(links)   # one search for both properties
-        return (self.class_capacity_Bps[classes], self.class_latency_s[classes],
-                links == self.loopback)
+        from .kernels import class_properties
+
+        return class_properties(np.ascontiguousarray(links, dtype=np.int64),
+                                np.asarray(self.class_bounds, dtype=np.int64),
+                                np.asarray(self.class_capacity_Bps, dtype=float),
+                                np.asarray(self.class_latency_s, dtype=float), self.loopback)
 
 
 class FatTreeFabric(_LinkClasses):
