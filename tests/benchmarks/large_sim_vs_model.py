@@ -15,9 +15,10 @@ np/4096,64,64 --up-ports 1,np/4096,64`` (one rank per node, block mapping,
 ``hockney`` profile).  The run is checked, not ``--timing-only``: at these
 sizes SMPI's shared buffers would need more memory maps than Linux allows
 one process (``vm.max_map_count``, 65,530 by default), and the check of an
-8 B allreduce costs little.  Each rank's stack is SimGrid's memory map, so
-65,536 ranks are the most this machine's limit leaves room for without
-``contexts/guard-size:0`` (collsim sets it when needed); 131,072 ran too.
+8 B allreduce costs little.  Measured on two shared cores (docs/MODELS.md,
+"Scale"): 65,536 ranks 2.0 GB and 2.5 CPU minutes, 131,072 ranks 4.0 GB and
+5.4 CPU minutes; the simulation's time and memory grow about linearly, so
+262,144 would need about 8 GB, more than one run may take here.
 """
 
 from __future__ import annotations
