@@ -15,8 +15,20 @@ MPICC ?= $(shell command -v mpicc.openmpi || command -v mpicc)
 # not stop a user.
 WERROR ?= $(if $(CI),ON,OFF)
 PYTEST_WORKERS ?= 2
+# SIMGRID=<version> (`make SIMGRID=4.1 demo`, `make SIMGRID=4.1 test`): that
+# SimGrid, built once from the sources the Python package index distributes
+# into .simgrid/<version>/ (ignored by git; sim/build-simgrid.sh), builds and
+# runs collsim.  Its bin folder comes first on PATH for make's commands, and
+# the build records it beside collbench, so the virtual environment's collsim
+# uses it too (harness.simgrid_tool) until a plain `make build` returns to the
+# distribution's SimGrid (libsimgrid-dev), the default.
+SIMGRID ?=
+ifneq ($(SIMGRID),)
+SIMGRID_PREFIX := $(CURDIR)/.simgrid/$(SIMGRID)
+export PATH := $(SIMGRID_PREFIX)/bin:$(PATH)
+endif
 
-.PHONY: demo test test-full build build-mpi system-deps test-deps venv clean
+.PHONY: demo test test-full test-simgrid build build-mpi system-deps test-deps venv simgrid clean
 
 # Every algorithm on a 64-node crossbar against its model, then the quickstart
 # study (resumable: a second run reuses the stored results) and its report.
@@ -36,6 +48,15 @@ test: build build-mpi venv test-deps
 test-full: build build-mpi venv test-deps
 	COLLSIM_FULL_MATRIX=1 $(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) tests
 	$(VENV)/bin/collsim check scenarios/ci.toml --junit $(BUILD)/ci-junit.xml
+
+# The tests and the CI gate on every supported SimGrid: the distribution's,
+# then each of SIMGRID_VERSIONS built from its sources (about 15 minutes each
+# the first time), then back to the distribution's build.
+SIMGRID_VERSIONS ?= 3.35 4.0 4.1
+test-simgrid:
+	$(MAKE) SIMGRID= test
+	set -e; for version in $(SIMGRID_VERSIONS); do $(MAKE) SIMGRID=$$version test; done
+	$(MAKE) SIMGRID= build
 
 system-deps:
 	@sim/install-system-deps.sh
@@ -67,10 +88,21 @@ $(VENV_STAMP): pyproject.toml | system-deps
 	touch $@
 
 # (CMakeLists.txt sets SMPI_PRETEND_CC for its configure-time checks itself.)
-build: system-deps
-	cmake -S . -B $(BUILD) -DCMAKE_C_COMPILER=smpicc \
-	    -DCOLLSIM_WERROR=$(WERROR) >/dev/null
+# A build tree made with another SimGrid's smpicc is made again from scratch.
+build: system-deps $(if $(SIMGRID),simgrid)
+	@smpicc=$$(command -v smpicc); \
+	if [ -f $(BUILD)/CMakeCache.txt ] && \
+	        ! grep -qx "CMAKE_C_COMPILER:[A-Z]*=$$smpicc" $(BUILD)/CMakeCache.txt; then \
+	    echo "collsim: $(BUILD)/ was built with another SimGrid; building it again"; \
+	    rm -rf $(BUILD); \
+	fi; \
+	cmake -S . -B $(BUILD) -DCMAKE_C_COMPILER=$$smpicc -DCOLLSIM_WERROR=$(WERROR) >/dev/null
 	cmake --build $(BUILD) -j 2
+
+# SimGrid $(SIMGRID) from its published sources (about 15 minutes the first time).
+simgrid: $(VENV_STAMP)
+	@test -n "$(SIMGRID)" || { echo "collsim: make simgrid needs SIMGRID=<version>" >&2; exit 2; }
+	@sim/build-simgrid.sh "$(SIMGRID)" "$(SIMGRID_PREFIX)" "$(VENV)/bin/pip"
 
 # The same sources against a real MPI: build-mpi/collbench, run with mpirun.
 build-mpi: system-deps

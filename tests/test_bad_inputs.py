@@ -543,8 +543,13 @@ BAD: list[Bad] = [
           match="root"),
     check(suite('checks = ["model", "baseline"]', 'checks = ["model"]\nroot = "x"'),
           match="root"),
-    check(suite('checks = ["model", "baseline"]', 'checks = ["model"]\nmapping = "cyclic"'),
-          match="mapping"),
+    # a case takes a mapping (as a study does), not one that is none or does not fit
+    check(suite('checks = ["model", "baseline"]', 'checks = ["model"]\nmapping = "spiral"'),
+          match="unknown mapping"),
+    check(suite('checks = ["model", "baseline"]', 'checks = ["model"]\nmapping = "cyclic:9"'),
+          match="cyclic"),
+    check(suite('checks = ["model", "baseline"]', 'checks = ["model", "baseline"]\n'
+                'network_rel_tol = 1.5'), match="network_rel_tol"),
     check(suite('checks = ["model", "baseline"]', 'checks = ["model"]\nparams = { nope = 1 }'),
           match="params"),
     check(suite('algorithms = ["ring"]', 'algorithms = ["pipeline"]').replace(

@@ -161,6 +161,11 @@ def test_a_changed_baseline_time_is_a_drift(tmp_path, capsys, entries):
         ("[[case]\n", "not valid TOML"),
         ("[[case]]\nplatform = {generator = 'crossbar', nodes = 4}\ncollective = 'allreduce'\n"
          "np = 2\nbytes = [8]\nchecks = ['vibes']\n", "checks: must be a non-empty list"),
+        ("[[case]]\nplatform = {generator = 'crossbar', nodes = 4}\ncollective = 'allreduce'\n"
+         "np = 2\nbytes = [8]\nnetwork_rel_tol = 2\n", "case[0].network_rel_tol must be a number"),
+        ("[suite]\nnetwork_rel_tol = -1\n[[case]]\n", "suite.network_rel_tol must be a number"),
+        ("[[case]]\nplatform = {generator = 'crossbar', nodes = 4}\ncollective = 'allreduce'\n"
+         "np = 2\nbytes = [8]\nmapping = 'spiral'\n", "case[0].mapping: unknown mapping"),
     ],
 )
 def test_malformed_suites_are_one_line_errors(tmp_path, capsys, text, message):
@@ -196,3 +201,56 @@ def test_the_projects_gate_covers_the_registry(entries):
                           if "baseline" in c.checks}
     assert {"fat_tree", "dragonfly", "dual_rail"} <= baseline_platforms
     assert any("multicore" in c.platform for c in suite.cases if "baseline" in c.checks)
+
+
+NETWORK_SUITE = """\
+[suite]
+name = "network"
+
+[[case]]
+name = "tapered"
+platform = {{ generator = "fat_tree", levels = 2, down_ports = [4, 4], up_ports = [1, 1] }}
+collective = "allreduce"
+algorithms = ["recursive_doubling"]
+np = [16]
+mapping = "random"
+bytes = ["8", "64KiB"]
+checks = ["model"]
+network_rel_tol = {tolerance}
+"""
+
+
+def test_a_network_model_drift_beyond_the_tolerance_fails(tmp_path, capsys, monkeypatch):
+    import collsim.runner
+
+    suite = tmp_path / "network.toml"
+    suite.write_text(NETWORK_SUITE.format(tolerance=0.01))
+    status, out, _ = check(capsys, suite)
+    assert status == 0 and out.rstrip().endswith("2 passed, 0 failed")
+    original = collsim.runner.collective_time
+
+    def two_percent_over(*args, **kwargs):
+        time_s, messages = original(*args, **kwargs)
+        return time_s * 1.02, messages
+
+    monkeypatch.setattr(collsim.runner, "collective_time", two_percent_over)
+    status, out, _ = check(capsys, suite)
+    assert status == 1 and "drifted: allreduce/recursive_doubling\n" in out
+    assert out.count("[model-drift]") == 2 and "tolerance 0.01" in out and "-1.96" in out
+    suite.write_text(NETWORK_SUITE.format(tolerance=0.03))  # the same drift, within 3 %
+    status, out, _ = check(capsys, suite)
+    assert status == 0
+
+
+def test_the_projects_gate_holds_non_crossbar_rows_to_the_network_model():
+    from collsim.checks import load_suite
+    from collsim.harness import REPO_ROOT
+    from collsim.network_model import has_pattern
+
+    suite = load_suite(REPO_ROOT / "scenarios" / "ci.toml")
+    held = [c for c in suite.cases if "model" in c.checks
+            and c.platform.get("generator") != "crossbar"]
+    assert {c.platform.get("generator", "catalog") for c in held} >= {"fat_tree", "dragonfly",
+                                                                       "catalog"}
+    assert all(has_pattern(c.spec.collective, c.spec.algorithm) for c in held)
+    assert all(c.network_rel_tol < 0.25 for c in held)

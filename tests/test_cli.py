@@ -134,7 +134,16 @@ def test_an_algorithm_without_a_model_is_refused_before_it_runs(monkeypatch, cap
 
 
 def test_smpirun_missing(monkeypatch, capsys, tmp_path):
+    """Neither the SimGrid that built collbench (its recorded bin folder is gone) nor
+    PATH has smpirun."""
+    import collsim.harness as harness
+
     monkeypatch.setenv("PATH", str(tmp_path))
+    recorded = tmp_path / "simgrid-bin"
+    recorded.write_text(f"{tmp_path / 'removed-simgrid' / 'bin'}\n")
+    find_c_part = harness.find_c_part
+    monkeypatch.setattr(harness, "find_c_part", lambda name, **kwargs: (
+        recorded if name == "simgrid-bin" else find_c_part(name, **kwargs)))
 
     registry.cache_clear()
     try:

@@ -92,8 +92,11 @@ def test_cmake_installs_what_the_package_looks_for(tmp_path):
     subprocess.run(["cmake", "--install", str(build), "--prefix", str(tmp_path)], check=True,
                    capture_output=True)
     installed = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
-    assert installed == ["collsim/_bin/collbench", *(f"collsim/_lib/{name}" for name in
-                                                      sorted(_LIBRARIES))]
+    assert installed == ["collsim/_bin/collbench", "collsim/_bin/simgrid-bin",
+                         *(f"collsim/_lib/{name}" for name in sorted(_LIBRARIES))]
+    # the SimGrid that built collbench: the folder of the smpicc the build used
+    recorded = Path((tmp_path / "collsim/_bin/simgrid-bin").read_text().strip())
+    assert (recorded / "smpicc").is_file() and (recorded / "smpirun").is_file()
 
 
 def _run(argv, cwd, env, timeout_s=300):

@@ -60,7 +60,8 @@ def test_run_on_a_generator_catalog_and_xml_file(tmp_path, capsys):
     status, out, _ = cli(RUN + ["--np", "8", "--platform", "seed004_graphene", "--json"], capsys)
     rows = [json.loads(line) for line in out.splitlines()]
     assert status == 0 and rows[0]["platform"] == "seed004_graphene"
-    assert rows[0]["model_class"] == "approx"  # 4 cores per node: two classes
+    # 4 cores per node: two classes, the flat model is not exact; the network model answers
+    assert rows[0]["model_class"] == "network" and rows[0]["flat_model_s"] > 0
     # the same machine from its XML file: same simulated times, alpha/beta measured
     xml = tmp_path / "g.xml"
     assert cli(["platform", "generate", "seed004_graphene", "-o", str(xml)], capsys)[0] == 0
@@ -69,6 +70,7 @@ def test_run_on_a_generator_catalog_and_xml_file(tmp_path, capsys):
     assert status == 0 and from_file[0]["platform"] == f"file:{xml}"
     assert [r["time_s"] for r in from_file] == [r["time_s"] for r in rows]
     assert from_file[0]["platform_hash"] == rows[0]["platform_hash"]
+    assert from_file[0]["model_class"] == "approx"  # an XML file's routes are unknown: no network model
 
 
 def test_run_with_multicore_nodes_and_mappings(capsys):

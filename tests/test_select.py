@@ -53,3 +53,54 @@ def test_a_hierarchical_transform_that_would_call_its_inner_algorithm_is_left_ou
     assert "hierarchical" not in by_np[5]["times_s"]
     assert "hierarchical" in by_np[4]["times_s"]
     assert by_np[5]["fastest"] == "recursive_doubling" and by_np[5]["margin"] > 0
+
+
+def test_select_predict_ranks_the_network_model_and_writes_the_tuning_files(tmp_path, capsys,
+                                                                            monkeypatch):
+    """--predict: no simulation, the network model's times ranked as simulated ones are,
+    and the same Open MPI / MPICH / collsim rules files (for machines too big to simulate;
+    here a 256-node tapered fat-tree)."""
+    import collsim
+    from collsim import runner, select
+    from collsim.network_model import has_pattern
+
+    def no_simulation(*args, **kwargs):
+        raise AssertionError("select --predict simulated")
+
+    # (collbench still starts for the libraries' choices: --native-choice, no collective)
+    monkeypatch.setattr(runner, "simulate", no_simulation)
+    monkeypatch.setattr(select, "Grid", no_simulation)
+    prefix, rules = tmp_path / "map", tmp_path / "ft.rules"
+    openmpi, mpich = tmp_path / "ompi.rules", tmp_path / "mpich.json"
+    tree = ["--platform", "fat-tree", "--levels", "2", "--down-ports", "16,16",
+            "--up-ports", "1,4"]
+    status = main(["select", *tree, "--coll", "allreduce", "--np", "64,256",
+                   "--bytes", "8,1MiB", "--predict", "-o", str(prefix),
+                   "--rules", str(rules), "--openmpi-rules", str(openmpi),
+                   "--mpich-json", str(mpich)])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    rows = list(csv.DictReader(prefix.with_suffix(".csv").open()))
+    assert [(r["np"], r["bytes"]) for r in rows] == [("64", "8"), ("64", "1048576"),
+                                                    ("256", "8"), ("256", "1048576")]
+    ranked = {key[:-2] for key, value in rows[0].items()
+              if key.endswith("_s") and key not in ("fastest_s", "runner_up_s") and value}
+    assert ranked == {e["algorithm"] for e in registry() if e["collective"] == "allreduce"
+                      and has_pattern("allreduce", e["algorithm"])}
+    platform = {"generator": "fat_tree", "levels": 2, "down_ports": [16, 16], "up_ports": [1, 4]}
+    predicted = collsim.predict("allreduce", rows[3]["fastest"], 256, "1MiB", platform=platform)
+    assert float(rows[3]["fastest_s"]) == predicted["model_s"][0]
+    assert "predicted by the network model" in rules.read_text()
+    assert openmpi.read_text().startswith("1  # collectives")
+    assert '"comm_size<256"' in mpich.read_text()  # the map's two process counts
+    assert "openmpi: " in captured.out and "mpich: " in captured.out
+
+
+def test_select_predict_refuses_a_candidate_without_a_pattern(capsys, monkeypatch):
+    from collsim.analysis.network import patterns
+
+    monkeypatch.delitem(patterns.PATTERNS, ("allreduce", "ring"))
+    assert main(["select", "--platform", "crossbar", "--nodes", "8", "--coll", "allreduce",
+                 "--np", "8", "--bytes", "8", "--predict", "--algorithms", "ring"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "allreduce/ring has no network pattern" in err

@@ -258,3 +258,41 @@ def test_the_store_keeps_fields_without_a_column_and_refuses_foreign_databases(t
     sqlite3.connect(empty).execute("CREATE TABLE t (x)").connection.commit()
     with pytest.raises(Exception, match="is not a collsim results database"):
         open_store(empty, create=False)
+
+
+def test_a_database_of_the_previous_version_is_read_as_it_is_and_gains_flat_model_s(tmp_path):
+    """Before the network model in rows the store had no ``flat_model_s``: such a database
+    is read without being changed (the column reads as NULL), and a study writing to it
+    adds the column (its old rows keep their class, ``approx``: the flat model)."""
+    from collsim.store import MEASUREMENT_COLUMNS, _cell, close_store, export_csv, insert_rows
+
+    old = [(name, kind) for name, kind in MEASUREMENT_COLUMNS if name != "flat_model_s"]
+    db = tmp_path / "old.db"
+    connection = sqlite3.connect(db)
+    connection.execute("CREATE TABLE measurement ("
+                       + ", ".join(f'"{n}" {k}' for n, k in old) + ")")
+    row = {name: 1 for name, _ in old}
+    row.update(key="old", params={}, extra={}, model_class="approx", model_s=2.0)
+    connection.execute(f"INSERT INTO measurement VALUES ({','.join('?' * len(old))})",
+                       [_cell(name, row[name]) for name, _ in old])
+    connection.commit()
+    connection.close()
+    before = db.read_bytes()
+    connection = open_store(db, create=False)
+    (stored,) = read_rows(connection)
+    close_store(connection)
+    assert stored["flat_model_s"] is None and stored["model_class"] == "approx"
+    assert db.read_bytes() == before  # read, not migrated
+    connection = open_store(db)
+    new = {name: 1 for name, _ in MEASUREMENT_COLUMNS}
+    new.update(key="new", params={}, extra=None, model_class="network", flat_model_s=0.5)
+    insert_rows(connection, [new])
+    by_key = {r["key"]: r for r in read_rows(connection)}
+    close_store(connection)
+    assert (by_key["old"]["flat_model_s"], by_key["new"]["flat_model_s"]) == (None, 0.5)
+    export_csv(list(by_key.values()), tmp_path / "rows.csv")
+    header, *lines = (tmp_path / "rows.csv").read_text().splitlines()
+    column = header.split(",").index("flat_model_s")
+    assert sorted(line.split(",")[column] for line in lines) == ["", "0.5"]
+    connection = open_store(db)  # opened again: nothing more to add
+    close_store(connection)

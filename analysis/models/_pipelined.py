@@ -25,7 +25,8 @@ from ..trees import TreeNode, dual_first_size, in_order_root, tree
 from ._base import NetworkParams
 
 __all__ = ["chain_children", "plan_bytes", "reduce_tree_s", "bcast_tree_s", "allreduce_in_order_tree_s",
-           "dual_root_s", "steady_steps"]
+           "dual_root_s", "steady_steps", "reduce_tree_programs", "bcast_tree_programs",
+           "allreduce_in_order_tree_programs", "dual_root_programs"]
 
 
 def chain_children(p: int, chain_fanout: int):
@@ -100,12 +101,11 @@ def _tree_and_blocks(kind: str, p: int, count: int, *, elem_bytes: int, root: in
     return nodes, blocks
 
 
-def reduce_tree_s(kind: str, p: int, count: int, net: NetworkParams, *, elem_bytes: int,
-                  root: int, params: AlgorithmParams, segmented: bool) -> float:
-    """collsim_reduce_along_tree: reduce to root along a chain, binary or
-    in-order binary tree (whose root p // 2 then sends the result to root)."""
-    if p == 1 or count == 0:
-        return 0.0
+def reduce_tree_programs(kind: str, p: int, count: int, *, elem_bytes: int, root: int,
+                         params: AlgorithmParams, segmented: bool) -> list[list[Step]]:
+    """collsim_reduce_along_tree, one program per rank: reduce to root along a
+    chain, binary or in-order binary tree (whose root p // 2 then sends the
+    result to root).  The network model's patterns are these programs too."""
     nodes, blocks = _tree_and_blocks(kind, p, count, elem_bytes=elem_bytes, root=root, params=params,
                                      segmented=segmented)
     programs = [engine_reduce(node, blocks) for node in nodes]
@@ -113,29 +113,53 @@ def reduce_tree_s(kind: str, p: int, count: int, net: NetworkParams, *, elem_byt
     if tree_root != root:
         programs[tree_root].append(Step((send(root, count * elem_bytes),)))
         programs[root].append(Step((recv(tree_root, count * elem_bytes),)))
-    return schedule_time(programs, net)
+    return programs
+
+
+def reduce_tree_s(kind: str, p: int, count: int, net: NetworkParams, *, elem_bytes: int,
+                  root: int, params: AlgorithmParams, segmented: bool) -> float:
+    """The time of :func:`reduce_tree_programs`."""
+    if p == 1 or count == 0:
+        return 0.0
+    return schedule_time(reduce_tree_programs(kind, p, count, elem_bytes=elem_bytes, root=root,
+                                              params=params, segmented=segmented), net)
+
+
+def bcast_tree_programs(kind: str, p: int, count: int, *, elem_bytes: int, root: int,
+                        params: AlgorithmParams, segmented: bool) -> list[list[Step]]:
+    """collsim_bcast_along_tree, one program per rank: bcast from root along a
+    chain or binary tree."""
+    nodes, blocks = _tree_and_blocks(kind, p, count, elem_bytes=elem_bytes, root=root, params=params,
+                                     segmented=segmented)
+    return [engine_bcast(node, blocks) for node in nodes]
 
 
 def bcast_tree_s(kind: str, p: int, count: int, net: NetworkParams, *, elem_bytes: int,
                  root: int, params: AlgorithmParams, segmented: bool) -> float:
-    """collsim_bcast_along_tree: bcast from root along a chain or binary tree."""
+    """The time of :func:`bcast_tree_programs`."""
     if p == 1 or count == 0:
         return 0.0
-    nodes, blocks = _tree_and_blocks(kind, p, count, elem_bytes=elem_bytes, root=root, params=params,
-                                     segmented=segmented)
-    return schedule_time([engine_bcast(node, blocks) for node in nodes], net)
+    return schedule_time(bcast_tree_programs(kind, p, count, elem_bytes=elem_bytes, root=root,
+                                             params=params, segmented=segmented), net)
+
+
+def allreduce_in_order_tree_programs(p: int, count: int, *, elem_bytes: int,
+                                     params: AlgorithmParams, segmented: bool) -> list[list[Step]]:
+    """collsim_allreduce_along_in_order_tree, one program per rank: reduce up,
+    then bcast down."""
+    nodes = tree("in_order_binary", size=p)
+    blocks = plan_bytes(count, elem_bytes, params, segmented=segmented,
+                        fill_steps=4.0 * nodes[0].height, steady=4.0)
+    return [engine_reduce(node, blocks) + engine_bcast(node, blocks) for node in nodes]
 
 
 def allreduce_in_order_tree_s(p: int, count: int, net: NetworkParams, *, elem_bytes: int,
                               params: AlgorithmParams, segmented: bool) -> float:
-    """collsim_allreduce_along_in_order_tree: reduce up, then bcast down."""
+    """The time of :func:`allreduce_in_order_tree_programs`."""
     if p == 1 or count == 0:
         return 0.0
-    nodes = tree("in_order_binary", size=p)
-    blocks = plan_bytes(count, elem_bytes, params, segmented=segmented,
-                        fill_steps=4.0 * nodes[0].height, steady=4.0)
-    programs = [engine_reduce(node, blocks) + engine_bcast(node, blocks) for node in nodes]
-    return schedule_time(programs, net)
+    return schedule_time(allreduce_in_order_tree_programs(p, count, elem_bytes=elem_bytes,
+                                                          params=params, segmented=segmented), net)
 
 
 def dual_root_program(rank: int, p: int, node: TreeNode, blocks: list[int]) -> list[Step]:
@@ -165,13 +189,18 @@ def dual_root_program(rank: int, p: int, node: TreeNode, blocks: list[int]) -> l
     return steps
 
 
-def dual_root_s(p: int, count: int, net: NetworkParams, *, elem_bytes: int,
-                params: AlgorithmParams) -> float:
-    """The doubly pipelined dual-root allreduce of seed 003."""
-    if p == 1 or count == 0:
-        return 0.0
+def dual_root_programs(p: int, count: int, *, elem_bytes: int,
+                       params: AlgorithmParams) -> list[list[Step]]:
+    """The doubly pipelined dual-root allreduce of seed 003, one program per rank."""
     nodes = tree("dual_postorder", size=p)
     blocks = plan_bytes(count, elem_bytes, params, segmented=True,
                         fill_steps=6.0 * nodes[0].height + 1.0, steady=3.0)
-    return schedule_time([dual_root_program(rank, p, node, blocks)
-                          for rank, node in enumerate(nodes)], net)
+    return [dual_root_program(rank, p, node, blocks) for rank, node in enumerate(nodes)]
+
+
+def dual_root_s(p: int, count: int, net: NetworkParams, *, elem_bytes: int,
+                params: AlgorithmParams) -> float:
+    """The time of :func:`dual_root_programs`."""
+    if p == 1 or count == 0:
+        return 0.0
+    return schedule_time(dual_root_programs(p, count, elem_bytes=elem_bytes, params=params), net)

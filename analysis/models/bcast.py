@@ -224,6 +224,34 @@ def _concurrent_tree_s(p: int, n_bytes: int, net: NetworkParams, children) -> fl
     return max(done.values())
 
 
+def binomial_children(v: int, p: int) -> list[int]:
+    """Open MPI's binomial tree (ompi_coll_base_topo_build_bmtree): relative rank
+    v's children v + 2^j for every 2^j > v, below p, nearest first."""
+    high = 1
+    while high <= v:
+        high <<= 1
+    out = []
+    while high < p and v + high < p:
+        out.append(v + high)
+        high <<= 1
+    return out
+
+
+def knomial_children(v: int, p: int, radix: int = 4) -> list[int]:
+    """Open MPI's k-nomial tree (ompi_coll_base_topo_build_kmtree): relative
+    rank v's children v + r radix^l (r = 1..radix-1) for every radix^l below
+    v's lowest non-zero base-radix digit, below p, farthest level first."""
+    mask = 1
+    while mask < p and not v % (radix * mask):
+        mask *= radix
+    out = []
+    mask //= radix
+    while mask > 0:
+        out.extend(v + mask * r for r in range(1, radix) if v + mask * r < p)
+        mask //= radix
+    return out
+
+
 def concurrent_binomial(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
                         commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
     """Open MPI's binomial broadcast: each rank sends to all its children at once.
@@ -239,18 +267,7 @@ def concurrent_binomial(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes:
     count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
-
-    def children(v: int) -> list[int]:
-        high = 1
-        while high <= v:
-            high <<= 1
-        out = []
-        while high < p and v + high < p:
-            out.append(v + high)
-            high <<= 1
-        return out
-
-    return exact(_concurrent_tree_s(p, n_bytes, net, children))
+    return exact(_concurrent_tree_s(p, n_bytes, net, lambda v: binomial_children(v, p)))
 
 
 def concurrent_knomial(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
@@ -268,20 +285,7 @@ def concurrent_knomial(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: 
     count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
-    radix = 4
-
-    def children(v: int) -> list[int]:
-        mask = 1
-        while mask < p and not v % (radix * mask):
-            mask *= radix
-        out = []
-        mask //= radix
-        while mask > 0:
-            out.extend(v + mask * r for r in range(1, radix) if v + mask * r < p)
-            mask //= radix
-        return out
-
-    return exact(_concurrent_tree_s(p, n_bytes, net, children))
+    return exact(_concurrent_tree_s(p, n_bytes, net, lambda v: knomial_children(v, p)))
 
 
 def level_order_binary_children(v: int, p: int) -> list[int]:

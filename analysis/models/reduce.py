@@ -597,16 +597,20 @@ def overlapped_binomial(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes:
     count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:
         return exact(0.0)
-    def children(v: int) -> list[int]:
-        kids = []
-        mask = 1
-        while mask < p and not v & mask:
-            if v + mask < p:
-                kids.append(v + mask)
-            mask <<= 1
-        return kids
+    return exact(_generic_tree_reduce_s(p, n_bytes, net, lambda v: in_order_binomial_children(v, p)))
 
-    return exact(_generic_tree_reduce_s(p, n_bytes, net, children))
+
+def in_order_binomial_children(v: int, p: int) -> list[int]:
+    """Open MPI's in-order binomial tree (reduce_overlapped_binomial.c):
+    relative rank v's children v + 2^j for every 2^j below v's lowest set bit
+    (every one for v = 0), below p, nearest first."""
+    kids = []
+    mask = 1
+    while mask < p and not v & mask:
+        if v + mask < p:
+            kids.append(v + mask)
+        mask <<= 1
+    return kids
 
 
 def _generic_tree_reduce_s(p: int, n_bytes: int, net: NetworkParams, children) -> float:

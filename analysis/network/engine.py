@@ -55,6 +55,12 @@ _DONE_RTOL = 1e-12
 # a heterogeneous case makes one per flow, each over all the messages).
 TOGETHER_MESSAGES = 1 << 14
 
+# A windowed pattern (Pattern.windowed: a pipeline) above TOGETHER_MESSAGES runs its
+# steps together in windows of consecutive steps of about this many messages: its
+# flows meet those of the steps near them, and an event costs time in proportion to
+# the messages simulated together.
+WINDOW_MESSAGES = 1 << 12
+
 # A repeated step (a ring's shifts) of few messages runs its first repeats
 # together, then at their pace (``_repeat``).
 WARMUP_REPEATS = 16
@@ -185,7 +191,9 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
 
     A rank's part in a step (a *task*) starts when its previous task ended
     (plus that task's reduction); a message is posted when both its ranks'
-    tasks have started; every flow in flight, whatever its step, shares the
+    tasks have started (the receiver's posting task: ``Step.post_ahead`` of
+    its tasks earlier); a task ends when it has started and the messages it
+    waits for are done; every flow in flight, whatever its step, shares the
     links with every other (the early finishers' next messages compete with
     the late ones' current messages, as in SimGrid).
     """
@@ -204,6 +212,17 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     task_rank = task_keys // n_steps
     n_tasks = len(task_keys)
     msg_tasks = np.stack([end_task[:m], end_task[m:]])
+    # the tasks that post each message: the receiver's may be an earlier one (an MPI_Irecv
+    # waited for later); a rank's tasks are consecutive, so earlier is a smaller index
+    post_ahead = np.concatenate([step.post_ahead if len(step.post_ahead)
+                                 else np.zeros(len(step.src), dtype=np.int64) for step in steps])
+    post_tasks = msg_tasks
+    if post_ahead.any():
+        # a receive posted before these steps (an earlier window) is posted at the first
+        posted_in = np.maximum(msg_tasks[1] - post_ahead, 0)
+        earlier = task_rank[posted_in] != dst
+        posted_in[earlier] = np.searchsorted(task_rank, dst[earlier])
+        post_tasks = np.stack([msg_tasks[0], posted_in])
     pending = np.bincount(end_task, minlength=n_tasks)
     reduce_s = np.zeros(n_tasks)
     for k, step in enumerate(steps):
@@ -213,8 +232,9 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
             if np.any(where >= n_tasks) or np.any(task_keys[np.minimum(where, n_tasks - 1)] != keys):
                 raise ValueError(f"step {k}: a rank reduces without a message in the step")
             np.add.at(reduce_s, where, step.reduce_bytes * fabric.gamma_s_per_byte)
-    order = np.argsort(end_task, kind="stable")
-    task_first = np.searchsorted(end_task[order], np.arange(n_tasks + 1))
+    post_task = post_tasks.reshape(-1)
+    order = np.argsort(post_task, kind="stable")
+    task_first = np.searchsorted(post_task[order], np.arange(n_tasks + 1))
     end_msg = np.concatenate([np.arange(m), np.arange(m)])[order]
 
     first = np.ones(n_tasks, dtype=bool)
@@ -229,10 +249,10 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     receive_cost = np.where(eager, net.recv_overhead_s, 0.0)
     # a rank that sends and receives in one step (MPI_Sendrecv) pays its MPI_Isend's
     # overhead (smpi/ois) before it posts either
-    sendrecv = ((np.bincount(msg_tasks[0], minlength=n_tasks) > 0)
-                & (np.bincount(msg_tasks[1], minlength=n_tasks) > 0))
-    post_delay = np.stack([np.where(eager | sendrecv[msg_tasks[0]], net.send_overhead_s, 0.0),
-                           np.where(sendrecv[msg_tasks[1]], net.send_overhead_s, 0.0)])
+    sendrecv = ((np.bincount(post_tasks[0], minlength=n_tasks) > 0)
+                & (np.bincount(post_tasks[1], minlength=n_tasks) > 0))
+    post_delay = np.stack([np.where(eager | sendrecv[post_tasks[0]], net.send_overhead_s, 0.0),
+                           np.where(sendrecv[post_tasks[1]], net.send_overhead_s, 0.0)])
 
     def messages_of(tasks):
         if not tasks.size:
@@ -243,19 +263,23 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
         """Start tasks at times: post their messages, settle their eager sends; cascade."""
         while tasks.size:
             task_start[tasks] = times
+            # a task whose receives (posted ahead) all arrived before it started ends at once
+            idle = tasks[pending[tasks] == 0]
+            task_last[idle] = np.maximum(task_last[idle], task_start[idle])
             candidates = messages_of(tasks)
-            starts = task_start[msg_tasks[:, candidates]]
+            starts = task_start[post_tasks[:, candidates]]
             ready = np.all(np.isfinite(starts), axis=0) & ~np.isfinite(posted[candidates])
             ready_msgs = candidates[ready]
             posted[ready_msgs] = np.max(starts[:, ready] + post_delay[:, ready_msgs], axis=0)
             # the sender's side of an eager message is done o_s after its task started
             sends = candidates[eager[candidates] & np.isin(msg_tasks[0, candidates], tasks)]
-            if not sends.size:
+            if not sends.size and not idle.size:
                 return
             senders = msg_tasks[0, sends]
             np.maximum.at(task_last, senders, task_start[senders] + send_cost[sends])
             np.subtract.at(pending, senders, 1)
-            tasks, times = following_tasks(np.unique(senders[pending[senders] == 0]))
+            tasks, times = following_tasks(np.unique(np.concatenate(
+                [idle, senders[pending[senders] == 0]])))
 
     def following_tasks(completed):
         following = completed + 1
@@ -300,7 +324,11 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
                                   finished_at[rendezvous]])
         np.maximum.at(task_last, tasks, ends_at)
         np.subtract.at(pending, tasks, 1)
-        start(*following_tasks(np.unique(tasks[pending[tasks] == 0])))
+        # a receive posted ahead may complete a task before it starts (it then ends when it
+        # starts), or before the start its previous task set for it, later than now
+        completed = np.unique(tasks[(pending[tasks] == 0) & np.isfinite(task_start[tasks])])
+        task_last[completed] = np.maximum(task_last[completed], task_start[completed])
+        start(*following_tasks(completed))
     after = clock.copy()
     np.maximum.at(after, task_rank, task_last + reduce_s)
     return after
@@ -329,6 +357,19 @@ def _repeat(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric, ne
     return np.full(len(clock), (clock + step.repeat * steady).max())
 
 
+def _windows(steps: list[Step], messages: int):
+    """Consecutive runs of steps of at most ``messages`` messages (at least one step each)."""
+    window, held = [], 0
+    for step in steps:
+        if window and held + len(step.src) > messages:
+            yield window
+            window, held = [], 0
+        window.append(step)
+        held += len(step.src)
+    if window:
+        yield window
+
+
 def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
                  net: NetworkParams, *, weight_S: float = 0.0,
                  together_messages: int = TOGETHER_MESSAGES) -> float:
@@ -352,7 +393,9 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
         Consecutive steps of at most this many messages in all are simulated
         together (:func:`_run_together`); larger ones step by step, each
         alone (:func:`_run_step`), which leaves out how flows of different
-        steps compete.
+        steps compete; those of a windowed pattern (``Pattern.windowed``) in
+        windows of consecutive steps of :data:`WINDOW_MESSAGES` messages,
+        which leaves it out only between windows.
     """
     hosts = np.asarray(rank_hosts, dtype=np.int64)
     if len(hosts) != pattern.p:
@@ -363,6 +406,9 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
     def flush(clock):
         if together and sum(len(step.src) for step in together) <= together_messages:
             clock = _run_together(together, clock, hosts, fabric, net, weight_S)
+        elif pattern.windowed:
+            for window in _windows(together, WINDOW_MESSAGES):
+                clock = _run_together(window, clock, hosts, fabric, net, weight_S)
         else:
             for step in together:
                 clock = _run_step(step, clock, hosts, fabric, net, weight_S)

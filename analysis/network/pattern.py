@@ -1,20 +1,24 @@
 """A communication pattern: what an algorithm sends, step by step.
 
-A :class:`Step` is a set of messages posted together (each rank sends at
-most one and receives at most one, as the algorithms' ``MPI_Sendrecv``,
-``MPI_Send`` and ``MPI_Recv`` calls do), followed by a local reduction on
-some ranks.  ``repeat`` > 1 says that the same step happens that many times
+A :class:`Step` is a set of messages posted together (a rank's messages in
+a step are its ``MPI_Sendrecv``, ``MPI_Send`` or ``MPI_Recv``, or the
+``MPI_Isend``/``MPI_Irecv`` calls one ``MPI_Waitall`` waits for: its part of
+the step ends when all of them are done), followed by a local reduction on
+some ranks.  A receive may be posted in one of the receiver's earlier steps
+and waited for in this one (``post_ahead``: Open MPI's generic tree reduce
+keeps two receives in flight).  ``repeat`` > 1 says that the same step happens that many times
 in a row (the ring's p - 1 shifts): the engine then times it once and
 multiplies, instead of routing it p - 1 times.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
-__all__ = ["Step", "Pattern"]
+__all__ = ["Step", "Pattern", "exchange", "on_ranks", "in_sequence", "side_by_side",
+           "then_combine"]
 
 
 def _ints(values) -> np.ndarray:
@@ -35,6 +39,12 @@ class Step:
         Ranks that combine after the messages, and how many bytes each.
     repeat : int
         Times this step happens in a row.
+    post_ahead : numpy.ndarray of int
+        Per message, how many of the receiver's steps (those in which it has
+        a message) before this one posted the receive (``MPI_Irecv`` then,
+        the wait here); 0: posted in this step.  Empty: all 0.  Only the
+        event simulation of steps run together reads it (a step timed alone,
+        above ``engine.TOGETHER_MESSAGES``, posts every receive in its step).
     """
 
     src: np.ndarray
@@ -43,12 +53,17 @@ class Step:
     reduce_ranks: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     reduce_bytes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     repeat: int = 1
+    post_ahead: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def __post_init__(self) -> None:
-        for name in ("src", "dst", "n_bytes", "reduce_ranks", "reduce_bytes"):
+        for name in ("src", "dst", "n_bytes", "reduce_ranks", "reduce_bytes", "post_ahead"):
             object.__setattr__(self, name, _ints(getattr(self, name)))
         if not (len(self.src) == len(self.dst) == len(self.n_bytes)):
             raise ValueError("src, dst and n_bytes must have one entry per message")
+        if len(self.post_ahead) not in (0, len(self.src)) or np.any(self.post_ahead < 0):
+            raise ValueError("post_ahead must be empty or one integer >= 0 per message")
+        if len(self.post_ahead) and self.repeat > 1:
+            raise ValueError("a repeated step posts its receives in each repeat")
         if len(self.reduce_ranks) != len(self.reduce_bytes):
             raise ValueError("reduce_ranks and reduce_bytes must have one entry per rank")
         if np.any(self.src == self.dst):
@@ -69,12 +84,180 @@ def exchange(a, b, n_bytes_ab, n_bytes_ba=None) -> tuple[np.ndarray, np.ndarray,
 
 @dataclass(frozen=True)
 class Pattern:
-    """The steps of one collective on p ranks, in order."""
+    """The steps of one collective on p ranks, in order.
+
+    ``windowed``: the steps are many and short (a pipeline's: thousands of
+    steps of a few messages, whose flows meet those of the steps near them);
+    when too many to run together (``engine.TOGETHER_MESSAGES``), they run
+    together in windows of consecutive steps (``engine.WINDOW_MESSAGES``)
+    rather than each step alone.
+    """
 
     p: int
     steps: tuple[Step, ...]
+    windowed: bool = False
 
     @property
     def messages(self) -> int:
         """The number of messages, repeats counted."""
         return sum(len(step.src) * step.repeat for step in self.steps)
+
+
+# -- composing patterns -------------------------------------------------------
+# The composite algorithms (two-level, node-aware, pre-rounded, the selectors)
+# run other entries on sub-communicators, one after another or several at once
+# on disjoint ranks.  The engine orders a rank's steps by their index only
+# (a rank takes part in the steps that name it, in order), so any interleaving
+# that keeps each part's steps in order is the same program.  The helpers
+# carry every field of a step (``dataclasses.replace``), so a field added to
+# Step for one family survives composition.
+
+# The fields that name ranks, and the per-rank reduction fields; every other
+# array field holds one entry per message (or none: all zero).
+_RANK_FIELDS = ("src", "dst", "reduce_ranks")
+_KNOWN_FIELDS = ("src", "dst", "n_bytes", "reduce_ranks", "reduce_bytes", "repeat")
+
+
+#: Groups side by side with repeated steps are unrolled up to this many messages.
+SIDE_BY_SIDE_UNROLL_MESSAGES = 1 << 14
+
+
+def on_ranks(pattern: Pattern, ranks, p: int) -> Pattern:
+    """A pattern of a sub-communicator, its rank i being rank ``ranks[i]`` of p.
+
+    Parameters
+    ----------
+    pattern : Pattern
+        The pattern on the sub-communicator's ``pattern.p`` ranks.
+    ranks : sequence of int
+        The communicator rank of each sub-communicator rank (``MPI_Group_incl``
+        order), distinct, in ``0 .. p - 1``.
+    p : int
+        The communicator's size.
+
+    Examples
+    --------
+    >>> sub = Pattern(2, (Step([0], [1], [8]),))
+    >>> step = on_ranks(sub, [5, 3], 6).steps[0]
+    >>> int(step.src[0]), int(step.dst[0])
+    (5, 3)
+    """
+    ranks = _ints(ranks)
+    if len(ranks) != pattern.p:
+        raise ValueError(f"{len(ranks)} ranks for a pattern of {pattern.p}")
+    if len(np.unique(ranks)) != len(ranks) or (len(ranks) and (ranks.min() < 0 or ranks.max() >= p)):
+        raise ValueError(f"the ranks must be distinct and in 0..{p - 1}")
+    return Pattern(p, tuple(replace(s, **{name: ranks[getattr(s, name)] for name in _RANK_FIELDS})
+                            for s in pattern.steps))
+
+
+def in_sequence(*patterns: Pattern) -> Pattern:
+    """Patterns on the same p ranks, each rank running its part of one after the other's."""
+    if not patterns:
+        raise ValueError("need at least one pattern")
+    p = patterns[0].p
+    if any(part.p != p for part in patterns):
+        raise ValueError(f"patterns of {sorted({part.p for part in patterns})} ranks in one sequence")
+    return Pattern(p, tuple(step for part in patterns for step in part.steps))
+
+
+def _unrolled(pattern: Pattern) -> tuple[Step, ...]:
+    return tuple(replace(s, repeat=1) for s in pattern.steps for _ in range(s.repeat))
+
+
+def _merged(here: list[Step]) -> Step:
+    """Steps of disjoint ranks as one step (every array field concatenated)."""
+    values = {}
+    for f in fields(Step):
+        if f.name == "repeat":
+            continue
+        arrays = [getattr(s, f.name) for s in here]
+        if f.name not in _KNOWN_FIELDS and any(len(a) for a in arrays):
+            # a per-message field left empty (all zero) in some step
+            arrays = [a if len(a) else np.zeros(len(s.src), dtype=np.int64)
+                      for a, s in zip(arrays, here)]
+        values[f.name] = np.concatenate(arrays)
+    return Step(repeat=here[0].repeat, **values)
+
+
+def side_by_side(*patterns: Pattern) -> Pattern:
+    """Patterns on disjoint ranks of the same p, running at once (groups in parallel).
+
+    Step i of the result holds step i of every part.  Repeated steps are
+    unrolled first (a part's ring of 3 shifts beside another's of 5 cannot
+    share one repeated step, and the engine would end a shared one on every
+    rank at once), except above :data:`SIDE_BY_SIDE_UNROLL_MESSAGES` when the
+    parts repeat alike (equal groups running one algorithm).
+
+    Raises
+    ------
+    ValueError
+        If two parts share a rank (they would run at once on one process).
+
+    Examples
+    --------
+    >>> a = Pattern(4, (Step([0], [1], [8]),))
+    >>> b = Pattern(4, (Step([2], [3], [16]), Step([3], [2], [16])))
+    >>> [len(step.src) for step in side_by_side(a, b).steps]
+    [2, 1]
+    """
+    if not patterns:
+        raise ValueError("need at least one pattern")
+    p = patterns[0].p
+    if any(part.p != p for part in patterns):
+        raise ValueError(f"patterns of {sorted({part.p for part in patterns})} ranks side by side")
+    parts = [part for part in patterns if part.steps]
+    owner = np.full(p, -1, dtype=np.int64)
+    for index, part in enumerate(parts):
+        used = np.unique(np.concatenate([np.concatenate([s.src, s.dst]) for s in part.steps]))
+        if np.any(owner[used] >= 0):
+            raise ValueError("patterns side by side must run on disjoint ranks")
+        owner[used] = index
+    alike = len({tuple(s.repeat for s in part.steps) for part in parts}) <= 1
+    repeated = any(s.repeat > 1 for part in parts for s in part.steps)
+    # The engine ends a repeated step on every rank at once (its last rank's
+    # end): groups side by side in one repeated step would wait for the
+    # slowest group before their next level (+5 % on a hierarchical ring of
+    # 8 x 8 random ranks of a 4:1 fat-tree).  Unrolled, each group goes on
+    # when its own ranks are done; above SIDE_BY_SIDE_UNROLL_MESSAGES the
+    # repeats are kept (the engine runs so many steps one by one anyway).
+    unrolled_messages = sum(part.messages for part in parts)
+    if alike and not (repeated and len(parts) > 1
+                      and unrolled_messages <= SIDE_BY_SIDE_UNROLL_MESSAGES):
+        columns = [part.steps for part in parts]
+    else:
+        columns = [_unrolled(part) for part in parts]
+    steps = [_merged([c[i] for c in columns if i < len(c)])
+             for i in range(max((len(c) for c in columns), default=0))]
+    return Pattern(p, tuple(steps))
+
+
+def then_combine(pattern: Pattern, ranks, n_bytes) -> Pattern:
+    """The pattern with a local computation of ``n_bytes`` (charged as a reduction,
+    ``bytes * gamma``) on each of ``ranks`` after its last message.
+
+    The engine charges a reduction to a rank that has a message in the same
+    step, so the work goes onto each rank's last step (split off a repeated
+    one).
+
+    Raises
+    ------
+    ValueError
+        If one of ``ranks`` has no message in the pattern.
+    """
+    ranks = _ints(ranks)
+    n_bytes = np.broadcast_to(_ints(n_bytes) if np.ndim(n_bytes) else n_bytes, ranks.shape)
+    steps = list(pattern.steps)
+    last = np.full(pattern.p, -1, dtype=np.int64)
+    for index, s in enumerate(steps):
+        last[s.src] = index
+        last[s.dst] = index
+    if np.any(last[ranks] < 0):
+        raise ValueError("a rank computes after a pattern it takes no part in")
+    for index in np.unique(last[ranks])[::-1]:
+        here = last[ranks] == index
+        s = steps[index]
+        tail = replace(s, repeat=1, reduce_ranks=np.concatenate([s.reduce_ranks, ranks[here]]),
+                       reduce_bytes=np.concatenate([s.reduce_bytes, n_bytes[here]]))
+        steps[index:index + 1] = [replace(s, repeat=s.repeat - 1), tail] if s.repeat > 1 else [tail]
+    return Pattern(pattern.p, tuple(steps))

@@ -258,7 +258,9 @@ def load(db_path: str | os.PathLike, study: str | None = None) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per measurement, the store's columns (``time_s``, ``model_s``,
-        ``bytes``, ``np``...; ``params`` and ``extra`` as dicts), with
+        ``model_class``, ``flat_model_s`` beside a network model, ``bytes``,
+        ``np``...; ``params`` and ``extra`` as dicts; a study's predicted
+        process counts with ``model_class`` ``predicted``), with
         ``attrs["units"]``, ``attrs["database"]`` and ``attrs["studies"]``
         (each study's scenario, profile, machines with their price and cost,
         and workloads).

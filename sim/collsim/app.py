@@ -41,7 +41,7 @@ from collsim.files import check_input_path, check_output_path, write_output
 from collsim.realmpi import mpirun_command
 from collsim.rules import MPI_LIBRARY, Rule, format_rules, parse_rules, read_rules, rule_from_use
 from collsim.harness import (engine_environment, find_algorithm, find_c_part, run_program,
-                             smpirun_command)
+                             simgrid_tool, smpirun_command)
 from collsim.runner import model_parameters, validate_spec, RunSpec
 from collsim.units import format_bytes, format_seconds, format_table
 
@@ -95,7 +95,7 @@ def _find_compiler(real_mpi: bool, driver: Driver = DRIVERS["cc"]) -> str:
             raise CollsimError(f"{driver.mpi[-1]} not found: install Open MPI (apt-get install "
                                f"openmpi-bin libopenmpi-dev) or set {driver.mpi_env}")
         return name
-    name = next((found for found in map(shutil.which, driver.smpi) if found), None)
+    name = next((found for found in map(simgrid_tool, driver.smpi) if found), None)
     if name is None:
         hint = " and gfortran" if driver.language == "Fortran" else ""
         raise CollsimError(f"{driver.smpi[0]} not found on PATH: install SimGrid{hint} "

@@ -4,7 +4,11 @@ A suite (TOML) lists cases: algorithms x platform x process counts x sizes x
 profile, and what must hold for each measurement:
 
 - ``model``: the simulated time agrees with the algorithm's model within its
-  declared class (exact: 1e-6; bound: inside the interval);
+  declared class (exact: 1e-6; bound: inside the interval; network, off the
+  crossbar: within ``network_rel_tol``, by default
+  :data:`collsim.network_model.NETWORK_REL_TOL`, the measured error's bound);
+  a case whose rows have only the flat model's approximation (no network
+  pattern for the entry) fails with ``no-exact-model``;
 - ``baseline``: the simulated time agrees with the stored baseline within
   ``baseline_rel_tol``.
 
@@ -35,20 +39,22 @@ from collsim.errors import CollsimError
 from collsim.grid import Grid, Job
 from collsim.files import check_output_path, read_text, read_toml
 from collsim.limits import check
-from collsim.platforms import platform_from_spec
+from collsim.network_model import NETWORK_REL_TOL, network_agrees
+from collsim.platforms import MAPPINGS, platform_from_spec
 from collsim.files import write_output
 from collsim.profiles import load_profile
 from collsim.harness import find_algorithm, registry
-from collsim.runner import NONCOMMUTATIVE_OPS, RunSpec, validate_spec
+from collsim.runner import NONCOMMUTATIVE_OPS, RunSpec, validate_run
 from collsim.units import format_bytes, format_seconds, parse_bytes
 
 __all__ = ["Suite", "Case", "Outcome", "load_suite", "run_suite", "main_check"]
 
 # printable, no tab (the baseline's separator), no slash (the case id's), no line break
 _CASE_NAME = re.compile(r"[^\t\n\r\x00-\x1f\x7f/]+")
-_SUITE_KEYS = {"name", "baseline", "profile", "baseline_rel_tol"}
+_SUITE_KEYS = {"name", "baseline", "profile", "baseline_rel_tol", "network_rel_tol"}
 _CASE_KEYS = {"name", "platform", "collective", "algorithms", "np", "bytes", "dtype", "op",
-              "root", "profile", "checks", "baseline_rel_tol", "params", "timing_only"}
+              "root", "profile", "checks", "baseline_rel_tol", "network_rel_tol", "params",
+              "timing_only", "mapping"}
 # every algorithm parameter but the selectors' output (one home: AlgorithmParams)
 _PARAM_KEYS = set(AlgorithmParams.__dataclass_fields__) - {"selected"}
 _CHECKS = ("model", "baseline")
@@ -66,6 +72,8 @@ class Case:
     profile: str
     checks: tuple[str, ...]
     baseline_rel_tol: float
+    # a network-model row agrees when |simulated / model - 1| <= this
+    network_rel_tol: float = NETWORK_REL_TOL
 
     def measurement_id(self, n_bytes: int) -> str:
         """The id of one measurement: stable, readable, unique in a suite."""
@@ -175,6 +183,8 @@ def load_suite(path: str | os.PathLike, *, timing_only: bool = False) -> Suite:
     default_profile = suite.get("profile", "hockney")
     default_tol = check("rel_tol", suite.get("baseline_rel_tol", 1e-9),
                         label=f"{path}: suite.baseline_rel_tol")
+    default_network_tol = check("rel_tol", suite.get("network_rel_tol", NETWORK_REL_TOL),
+                                label=f"{path}: suite.network_rel_tol")
 
     raw_cases = data.get("case", [])
     if not isinstance(raw_cases, list) or not raw_cases:
@@ -216,6 +226,12 @@ def load_suite(path: str | os.PathLike, *, timing_only: bool = False) -> Suite:
             raise _fail(path, f"{where}.checks", f"must be a non-empty list of {_CHECKS}")
         tol = check("rel_tol", raw.get("baseline_rel_tol", default_tol),
                     label=f"{path}: {where}.baseline_rel_tol")
+        network_tol = check("rel_tol", raw.get("network_rel_tol", default_network_tol),
+                            label=f"{path}: {where}.network_rel_tol")
+        mapping = raw.get("mapping", "block")
+        if not isinstance(mapping, str) or mapping.partition(":")[0] not in MAPPINGS:
+            raise _fail(path, f"{where}.mapping",
+                        f"unknown mapping {mapping!r} (known: {', '.join(MAPPINGS)})")
         profile = raw.get("profile", default_profile)
         try:
             load_profile(profile)
@@ -233,7 +249,6 @@ def load_suite(path: str | os.PathLike, *, timing_only: bool = False) -> Suite:
                 raise _fail(path, f"{where}.{key}", f"must be a {kind.__name__}")
         check("root", raw.get("root", 0), label=f"{path}: {where}.root")
         G = platform_from_spec(platform)
-        cores = sum(c for _, c in G.nodes(data="cores") if c)
         case_timing_only = raw.get("timing_only", False)
         if not isinstance(case_timing_only, bool):
             raise _fail(path, f"{where}.timing_only", "must be true or false")
@@ -259,14 +274,15 @@ def load_suite(path: str | os.PathLike, *, timing_only: bool = False) -> Suite:
                     op=raw.get("op", "sum"),
                     root=min(raw.get("root", 0), np - 1),
                     params=params,
+                    mapping=mapping,
                     timing_only=timing_only or case_timing_only,
                 )
                 try:  # everything a run checks, before the first simulation
-                    validate_spec(spec, find_algorithm(collective, algorithm), total_cores=cores)
+                    validate_run(spec, G)
                 except CollsimError as error:
                     raise _fail(path, where, str(error)) from None
                 cases.append(Case(id_prefix, platform_name, platform, spec, profile,
-                                  tuple(checks), float(tol)))
+                                  tuple(checks), float(tol), float(network_tol)))
     ids = [case.measurement_id(n) for case in cases for n in case.spec.sizes_bytes]
     duplicates = {i for i in ids if ids.count(i) > 1}
     if duplicates:
@@ -332,13 +348,20 @@ def _judge(case: Case, checks: tuple[str, ...], row: dict, baseline: dict) -> Ou
     if row.get("check") == "wrong":
         outcome.failures.append(("wrong-result", "the collective's result is wrong"))
     if "model" in checks:
+        drift = row["time_s"] / row["model_s"] - 1 if row["model_s"] else math.inf
         if row["model_class"] == "approx":
             outcome.failures.append((
                 "no-exact-model",
                 f"model check asked, but the model is only approximate here "
-                f"(profile {case.profile}, platform {case.platform_name})"))
+                f"(profile {case.profile}, platform {case.platform_name}; no network pattern "
+                f"for {row['collective']}/{row['algorithm']})"))
+        elif row["model_class"] == "network":
+            if not network_agrees(row["time_s"], row["model_s"], case.network_rel_tol):
+                outcome.failures.append((
+                    "model-drift",
+                    f"simulated {row['time_s']!r} s, network model {row['model_s']!r} s "
+                    f"({drift:+.4%}, tolerance {case.network_rel_tol:g})"))
         elif not row["model_agrees"]:
-            drift = row["time_s"] / row["model_s"] - 1 if row["model_s"] else math.inf
             outcome.failures.append((
                 "model-drift",
                 f"simulated {row['time_s']!r} s, model {row['model_s']!r} s "

@@ -38,13 +38,13 @@ from collsim.resources import memory_map_limit, memory_maps
 
 __all__ = ["REPO_ROOT", "collbench_sha256", "composite_defaults", "composite_names",
            "engine_environment", "find_algorithm", "find_c_part", "find_collbench",
-           "find_smpirun", "registry", "run_program", "simulate", "smpirun_command"]
+           "find_smpirun", "registry", "run_program", "simgrid_tool", "simulate", "smpirun_command"]
 
 # The checkout collsim runs from (an editable install), if it does: sim/collsim/..
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # Where `pip install .` puts the C parts (the install rules of CMakeLists.txt)
 PACKAGE_DIR = Path(__file__).resolve().parent
-_INSTALLED_FOLDER = {"collbench": "_bin", "libcollsim_interpose.a": "_lib",
+_INSTALLED_FOLDER = {"collbench": "_bin", "simgrid-bin": "_bin", "libcollsim_interpose.a": "_lib",
                      "libcollsim_algorithms.a": "_lib"}
 # A long simulation reports its progress this often (wall-clock seconds).
 PROGRESS_PERIOD_S = 10.0
@@ -159,9 +159,30 @@ def collbench_sha256() -> str:
     return hashlib.sha256(find_collbench().read_bytes()).hexdigest()
 
 
+def simgrid_tool(name: str) -> str | None:
+    """The path of one of SimGrid's programs (``smpirun``, ``smpicc``, ``smpicxx``,
+    ``smpif90``): the one of the SimGrid that built collbench, else PATH's.
+
+    The build records its SimGrid's ``bin`` folder beside collbench
+    (``simgrid-bin``, written by CMakeLists.txt), so a checkout built with
+    ``make SIMGRID=4.1`` runs 4.1's smpirun and compiles with 4.1's smpicc
+    whatever PATH says; collbench runs only under the SimGrid it was built with.
+    None when neither has it.
+    """
+    try:
+        recorded = find_c_part("simgrid-bin")
+    except CollsimError:
+        recorded = None
+    if recorded is not None:
+        candidate = Path(recorded.read_text().strip()) / name
+        if os.access(candidate, os.X_OK):
+            return str(candidate)
+    return shutil.which(name)
+
+
 def find_smpirun() -> str:
-    """Return the path of smpirun, or explain how to get it."""
-    path = shutil.which("smpirun")
+    """Return the path of smpirun (:func:`simgrid_tool`), or explain how to get it."""
+    path = simgrid_tool("smpirun")
     if path is None:
         raise CollsimError(
             "smpirun not found on PATH: install SimGrid (apt-get install libsimgrid-dev), "

@@ -32,14 +32,17 @@ from markupsafe import Markup
 from collsim.errors import CollsimError
 from collsim.files import STDOUT, check_output_path, write_output
 from collsim.platforms.draw import figure_bytes, switch_level, switch_level_layout
+from collsim.scenario import PREDICTED_CLASS
 from collsim.store import close_store, open_store, read_rows, read_study
 from collsim.units import format_bytes, format_seconds
 
 __all__ = ["workload_times", "fastest", "current_rows", "line_styles", "beyond_class",
-           "summary", "build_report", "main_report"]
+           "predicted_and_simulated", "summary", "build_report", "main_report"]
 
 _CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
         "img-src data:")
+# the model classes that promise something of the simulated time (approx does not)
+CLAIMING_CLASSES = ("exact", "bound", "network")
 FIGURE_HEIGHT_CAP_IN = 5.0  # no figure taller than this (480 px at 96 dpi)
 _BAR_COLORS = ("#4c72b0", "#dd8452")  # workload time, time x cost
 _MARKERS = "osD^vP*Xph<>"
@@ -157,17 +160,21 @@ def beyond_class(row: dict) -> bool:
     """True when a measurement lies outside what its model's class promises.
 
     An ``exact`` or ``bound`` model promises the simulated time within its
-    interval (``model_agrees``, 0 or 1 as the database stores it); an
-    ``approx`` model promises nothing, so its rows are never beyond their class.
+    interval, a ``network`` model within its measured error
+    (``collsim.network_model.NETWORK_REL_TOL``): ``model_agrees``, 0 or 1 as
+    the database stores it; an ``approx`` model promises nothing, so its rows
+    are never beyond their class.
 
     Examples
     --------
     >>> beyond_class({"model_class": "exact", "model_agrees": 0})
     True
+    >>> beyond_class({"model_class": "network", "model_agrees": 0})
+    True
     >>> beyond_class({"model_class": "approx", "model_agrees": None})
     False
     """
-    return (row["model_class"] in ("exact", "bound") and row["model_agrees"] is not None
+    return (row["model_class"] in CLAIMING_CLASSES and row["model_agrees"] is not None
             and not row["model_agrees"])
 
 
@@ -188,6 +195,7 @@ def _rankings(study: dict, rows: list[dict]) -> list[dict]:
         product_rank = {name: i + 1 for i, (name, _) in enumerate(by_product)}
         rankings.append({
             "np": np, "mapping": mapping, "priced": priced,
+            "predicted": (np, mapping) in _predicted_groups(rows),
             "done": done, "by_product": by_product if priced else [],
             "incomplete": [name for name, t in ranked if t is None],
             "rows": [{"rank": i + 1 if t is not None else None, "machine": name, "time_s": t,
@@ -196,6 +204,43 @@ def _rankings(study: dict, rows: list[dict]) -> list[dict]:
                       "product_rank": product_rank.get(name) if priced else None}
                      for i, (name, t) in enumerate(ranked)]})
     return rankings
+
+
+def _predicted_groups(rows: list[dict]) -> set[tuple[int, str]]:
+    """The (np, mapping) whose rows the network model predicted (a study's process
+    counts above ``predict_above_np``)."""
+    return {(r["np"], r["mapping"]) for r in rows if r.get("model_class") == PREDICTED_CLASS}
+
+
+def predicted_and_simulated(study: dict, rows: list[dict]) -> list[dict]:
+    """Per machine: its simulated and predicted cells apart, and the network model's
+    error where both exist (the simulated cells of class ``network``, whose model is
+    the one that predicts the others, and of class ``exact``, where it equals the
+    flat model).
+
+    Examples
+    --------
+    >>> rows = [dict(machine="m", model_class=c, np=n, ratio=r) for c, n, r in
+    ...         (("network", 8, 1.02), ("network", 8, 0.99), ("predicted", 64, None))]
+    >>> (entry,) = predicted_and_simulated({"machines": [{"name": "m"}]}, rows)
+    >>> entry["simulated"], entry["predicted"], entry["predicted_nps"], entry["worst"]
+    (2, 1, [64], 0.020000000000000018)
+    """
+    out = []
+    for machine in (m["name"] for m in study["machines"]):
+        mine = [r for r in rows if r["machine"] == machine]
+        predicted = [r for r in mine if r["model_class"] == PREDICTED_CLASS]
+        # exact rows too: where the flat model is exact the network model equals it
+        # (the crossbar, tests/test_network_model.py)
+        errors = sorted(abs(r["ratio"] - 1) for r in mine
+                        if r["model_class"] in ("exact", "network") and r["ratio"] is not None)
+        out.append({"machine": machine, "simulated": len(mine) - len(predicted),
+                    "predicted": len(predicted),
+                    "predicted_nps": sorted({r["np"] for r in predicted}),
+                    "compared": len(errors),
+                    "median": errors[len(errors) // 2] if errors else None,
+                    "worst": errors[-1] if errors else None})
+    return out
 
 
 def _margin(first: float, second: float) -> str:
@@ -231,7 +276,8 @@ def summary(study: dict, rows: list[dict]) -> list[str]:
     questions = _questions(study, rows)
     sentences = []
     for ranking in _rankings(study, rows):
-        where = f"At {ranking['np']} ranks ({ranking['mapping']} mapping)"
+        how = ", predicted by the network model" if ranking["predicted"] else ""
+        where = f"At {ranking['np']} ranks ({ranking['mapping']} mapping{how})"
         done = ranking["done"]
         if not done:
             sentences.append(f"{where}, no machine has every measurement yet.")
@@ -392,6 +438,11 @@ def _algorithm_figure(machine: str, collective: str, np: int, mapping: str,
     # the legend beside the right panel names the left panel's lines: both draw them alike
     _legend(ratios, len(styles), times.get_legend_handles_labels())
     classes = sorted({r["model_class"] or "-" for r in rows})
+    if classes == [PREDICTED_CLASS]:
+        return _figure("algorithms", figure,
+                       f"{collective} on {machine} at np={np} ({mapping}): PREDICTED by the "
+                       "network model, not simulated: each algorithm's time against the "
+                       "message size, log-log (no simulated / model here).")
     return _figure("algorithms", figure,
                    f"{collective} on {machine} at np={np} ({mapping}): simulated time of each "
                    "algorithm (markers) and its model (dotted) against the message size, "
@@ -555,9 +606,11 @@ def _study_context(study: dict, rows: list[dict]) -> dict:
         "libraries": sorted({r["library"] for r in rows}),
         "versions": sorted({r["collsim_version"] for r in rows}),
         "wrong": sum(1 for r in rows if r["check"] == "wrong"),
-        "claimed": sum(1 for r in rows if r["model_class"] in ("exact", "bound")),
+        "claimed": sum(1 for r in rows if r["model_class"] in CLAIMING_CLASSES),
         "beyond": sum(1 for r in rows if beyond_class(r)),
         "summary": summary(study, rows) if rows else [],
+        "predicted": (predicted_and_simulated(study, rows)
+                      if any(r["model_class"] == PREDICTED_CLASS for r in rows) else []),
         "rankings": [], "questions": [], "comparisons": [], "machines": []}
     if not rows:
         return context

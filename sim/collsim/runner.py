@@ -11,19 +11,22 @@ from dataclasses import dataclass, replace
 import networkx as nx
 
 from collsim.analysis.models import NetworkParams, model_for
-from collsim.analysis.models._base import factor_at, overhead_s
+from collsim.analysis.models._base import Prediction, factor_at, overhead_s
 from collsim.errors import CollsimError
 from collsim.limits import check
 from collsim.params import AlgorithmParams
 from collsim.platforms.network import PairParameters
 from collsim.platforms import map_ranks, network_parameters, platform_hash
 from collsim.harness import find_algorithm, registry, simulate
+from collsim.network_model import (NETWORK_REL_TOL, NoNetworkPattern, collective_time,
+                                   has_pattern, network_agrees, network_setting)
+from collsim.platform_cli import PlatformRequest
 from collsim.profiles import Profile
 from collsim.resources import check_simulation_memory
 from collsim.units import format_bytes
 
-__all__ = ["DTYPE_BYTES", "OPS", "RunSpec", "annotate", "collbench_args", "run", "validate_run",
-           "validate_spec"]
+__all__ = ["DTYPE_BYTES", "OPS", "RunSpec", "annotate", "collbench_args", "network_times",
+           "row_params", "run", "validate_run", "validate_spec"]
 
 DTYPE_BYTES = {"int32": 4, "int64": 8, "float": 4, "double": 8}
 OPS = ("sum", "prod", "max", "min", "first_nonzero")
@@ -56,8 +59,12 @@ class RunSpec:
     timing_only: bool = False
 
 
-def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
-    """Reject a run that cannot make sense, before anything starts."""
+def validate_spec(spec: RunSpec, entry: dict, total_cores: int, *, simulated: bool = True) -> None:
+    """Reject a run that cannot make sense, before anything starts.
+
+    ``simulated``: False for a run the network model predicts instead (a
+    study's process counts above ``predict_above_np``): the simulation's
+    memory is then not asked for."""
     for name in ("np", "seed", "reps"):  # the Python API's values too
         check(name, getattr(spec, name))
     if spec.np > total_cores:
@@ -102,8 +109,9 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int) -> None:
         if name is not None and name not in known:
             raise CollsimError(f"{spec.collective}/{spec.algorithm} has no {role} algorithm "
                                f"{name!r} (registered: {', '.join(sorted(known))})")
-    check_simulation_memory(spec.np, max(spec.sizes_bytes), spec.contributors,
-                            timing_only=spec.timing_only)
+    if simulated:
+        check_simulation_memory(spec.np, max(spec.sizes_bytes), spec.contributors,
+                                timing_only=spec.timing_only)
     for kind, given in (
         ("segments", params.segment_bytes or params.block_count),
         ("groups", params.group_count),
@@ -246,9 +254,58 @@ def model_parameters(G: nx.Graph, rank_hosts: list[str], profile: Profile) -> tu
     return net, uniform
 
 
+def row_params(row: dict) -> AlgorithmParams:
+    """The algorithm parameters of a collbench row, as the models take them: a
+    composite algorithm's levels and group count as collbench resolved them, a
+    selector's choice."""
+    return replace(AlgorithmParams.from_row({**row["params"], **row.get("resolved", {})}),
+                   selected=row.get("selected"))
+
+
+def network_times(G: nx.Graph, spec: RunSpec, profile: Profile, rows: list[dict], *,
+                  platform: str) -> dict[tuple[int, AlgorithmParams], float]:
+    """The network model's time of each (size, parameters) among the rows.
+
+    Empty where the network model does not apply: the entry has no pattern
+    (``collsim.analysis.network.PATTERNS``, looked up now), the platform's
+    routes are unknown (an XML file), or the run has virtual contributors
+    (their local combination is in no pattern); a cell is left out where a
+    part the entry runs (a composite's inner or outer algorithm, a selector's
+    choice) has no pattern.  Each cell is computed once,
+    whatever the repetitions.
+    """
+    if (not has_pattern(spec.collective, spec.algorithm) or spec.contributors > 1
+            or G.graph.get("routing") == "opaque"):
+        return {}
+    setting = network_setting(PlatformRequest(label=platform), profile, spec.np, spec.mapping,
+                              graph=G)
+    times: dict[tuple[int, AlgorithmParams], float] = {}
+    partless: set[tuple[int, AlgorithmParams]] = set()
+    for row in rows:
+        cell = (row["bytes"], row_params(row))
+        if cell in times or cell in partless:
+            continue
+        try:
+            times[cell], _ = collective_time(
+                setting, spec.collective, spec.algorithm, row["bytes"],
+                elem_bytes=DTYPE_BYTES[row["dtype"]], root=row["root"] or 0,
+                commutative=row["op"] not in NONCOMMUTATIVE_OPS, params=cell[1])
+        except NoNetworkPattern:  # a part the entry runs has none: the flat model stays
+            partless.add(cell)
+    return times
+
+
 def annotate(row: dict, G: nx.Graph, net: NetworkParams, model_class: str, *,
-             platform: str, platform_id: str, mapping: str, profile: Profile) -> dict:
-    """Return the row with the platform, profile and model fields added."""
+             platform: str, platform_id: str, mapping: str, profile: Profile,
+             network_s: float | None = None) -> dict:
+    """Return the row with the platform, profile and model fields added.
+
+    ``network_s``: the network model's time of the row's cell
+    (:func:`network_times`), given where the flat model is not exact; the
+    row's model is then the network model (class ``network``, its interval
+    the time within :data:`collsim.network_model.NETWORK_REL_TOL`) and the
+    flat model's time is kept in ``flat_model_s``.
+    """
     model = model_for(row["collective"], row["algorithm"])
     prediction = model(
         row["np"],
@@ -257,15 +314,22 @@ def annotate(row: dict, G: nx.Graph, net: NetworkParams, model_class: str, *,
         elem_bytes=DTYPE_BYTES[row["dtype"]],
         root=row["root"] or 0,
         commutative=row["op"] not in NONCOMMUTATIVE_OPS,
-        # a composite algorithm's levels and group count as collbench resolved them
-        params=replace(AlgorithmParams.from_row({**row["params"], **row.get("resolved", {})}),
-                       selected=row.get("selected")),
+        params=row_params(row),
     )
+    flat_model_s = None
     if model_class != "approx":
         model_class = "exact" if prediction.exact else "bound"
+    elif network_s is not None:
+        flat_model_s = prediction.time_s
+        model_class = "network"
+        prediction = Prediction(network_s, network_s * (1 - NETWORK_REL_TOL),
+                                network_s * (1 + NETWORK_REL_TOL))
     time_s = row["time_s"]
     ratio = time_s / prediction.time_s if prediction.time_s > 0 else (1.0 if time_s == 0 else None)
-    agrees = prediction.contains(time_s) if model_class != "approx" else None
+    if model_class == "network":
+        agrees = network_agrees(time_s, prediction.time_s)
+    else:
+        agrees = prediction.contains(time_s) if model_class != "approx" else None
     out = {
         "collective": row["collective"],
         "algorithm": row["algorithm"],
@@ -291,6 +355,8 @@ def annotate(row: dict, G: nx.Graph, net: NetworkParams, model_class: str, *,
         "model_class": model_class,
         "model_agrees": agrees,
         "ratio": ratio,
+        # only beside the network model: the other rows print as they always have
+        **({"flat_model_s": flat_model_s} if flat_model_s is not None else {}),
     }
     for key in ("check", "bitwise_rank_order", "ranks_agree", "max_error_ratio", "max_ulp_error",
                 "max_error_u_sum_abs", "max_error_prerounded_ratio", "result_hash"):
@@ -339,9 +405,13 @@ def run(spec: RunSpec, G: nx.Graph, profile: Profile, *, platform: str,
     if len(rows) != expected:
         raise CollsimError(f"{what} printed {len(rows)} of its {expected} measurements")
     platform_id = platform_hash(G)
+    # where the flat model is exact nothing else is computed
+    network = network_times(G, spec, profile, rows, platform=platform) \
+        if model_class == "approx" else {}
     annotated = [
         annotate(row, G, net, model_class, platform=platform, platform_id=platform_id,
-                 mapping=spec.mapping, profile=profile)
+                 mapping=spec.mapping, profile=profile,
+                 network_s=network.get((row["bytes"], row_params(row))))
         for row in rows
     ]
     return annotated, status

@@ -10,6 +10,8 @@ one process count, one mapping, all the workload's sizes of one collective)::
     seed = 1
     np = [8, 16]                 # process counts
     mappings = ["block"]
+    predict_above_np = 1024      # optional: larger process counts are predicted by the
+                                 # network model (collsim predict), not simulated
 
     [[machine]]
     name = "xbar-fast"
@@ -47,6 +49,7 @@ from collsim.checks import _fail, _positive_ints
 from collsim.errors import CollsimError
 from collsim.files import read_toml
 from collsim.limits import check
+from collsim.network_model import has_pattern
 from collsim.platforms import GENERATORS, MAPPINGS
 from collsim.profiles import load_profile
 from collsim.harness import find_algorithm, registry
@@ -56,8 +59,15 @@ from collsim.units import parse_bytes
 __all__ = ["Machine", "Workload", "Simulation", "Scenario", "load_scenario", "build_machine",
            "machine_cost"]
 
+#: ``model_class`` of a row the network model predicted instead of a simulation
+#: (a study's process counts above ``predict_above_np``); its ``time_s`` is the
+#: model's time, its ``library`` :data:`PREDICTED_LIBRARY`.
+PREDICTED_CLASS = "predicted"
+PREDICTED_LIBRARY = "network model"
+
 _TOP_KEYS = {"study", "machine", "workload"}
-_STUDY_KEYS = {"name", "profile", "seed", "np", "mappings", "timeout_s", "timing_only"}
+_STUDY_KEYS = {"name", "profile", "seed", "np", "mappings", "timeout_s", "timing_only",
+               "predict_above_np"}
 _MACHINE_KEYS = {"name", "platform", "catalog", "price"}
 _PRICE_KEYS = {"per_node", "per_switch", "per_link", "fixed"}
 _WORKLOAD_KEYS = {"collective", "weight", "sizes", "size_weights", "algorithms", "root",
@@ -89,13 +99,16 @@ class Workload:
 
 @dataclass(frozen=True, eq=False)  # identity: the study maps each one to its keys
 class Simulation:
-    """One independent simulation of a study: one smpirun."""
+    """One independent simulation of a study: one smpirun; or, with ``predicted``, the
+    same cells predicted by the network model (process counts above the scenario's
+    ``predict_above_np``)."""
 
     machine: str
     source: dict
     profile: str
     spec: RunSpec
     timeout_s: float
+    predicted: bool = False
 
 
 @dataclass(frozen=True)
@@ -112,6 +125,11 @@ class Scenario:
     workloads: tuple[Workload, ...]
     simulations: tuple[Simulation, ...]
     text: str
+    # process counts above this are predicted (``predictions``), not simulated
+    predict_above_np: int | None = None
+    predictions: tuple[Simulation, ...] = ()
+    # (machine, collective/algorithm) not predicted: the entry has no network pattern
+    not_predicted: tuple[str, ...] = ()
 
 
 def build_machine(source: dict) -> nx.Graph:
@@ -359,6 +377,9 @@ def load_scenario(path: str | os.PathLike, *, timing_only: bool = False) -> Scen
         raise _fail(path, "study.timing_only",
                     f"must be true or false, got {scenario_timing_only!r}")
     timing_only = timing_only or scenario_timing_only
+    predict_above_np = study.get("predict_above_np")
+    if predict_above_np is not None:
+        predict_above_np = check("np", predict_above_np, label=f"{path}: study.predict_above_np")
 
     raw_machines = data.get("machine")
     if raw_machines is None:
@@ -380,7 +401,7 @@ def load_scenario(path: str | os.PathLike, *, timing_only: bool = False) -> Scen
         if collectives.count(collective) > 1:
             raise _fail(path, "workload", f"collective {collective!r} appears twice")
 
-    simulations = []
+    simulations, predictions, not_predicted = [], [], []
     for machine in machines:
         G = build_machine(machine.source)
         cores = sum(c for _, c in G.nodes(data="cores") if c)
@@ -404,19 +425,26 @@ def load_scenario(path: str | os.PathLike, *, timing_only: bool = False) -> Scen
                         spec = RunSpec(collective=workload.collective, algorithm=algorithm,
                                        np=np, sizes_bytes=workload.sizes_bytes, seed=seed,
                                        mapping=mapping, timing_only=timing_only, **fields)
+                        predicted = predict_above_np is not None and np > predict_above_np
                         try:
-                            validate_spec(spec, entry, total_cores=cores)
+                            validate_spec(spec, entry, total_cores=cores, simulated=not predicted)
                         except CollsimError as error:
                             if workload.choice == "list":
                                 raise _fail(path, f"workload[{index}]", str(error)) from None
                             continue  # "best"/"all": only the algorithms that apply
-                        simulations.append(Simulation(machine=machine.name,
-                                                      source=machine.source, profile=profile,
-                                                      spec=spec, timeout_s=timeout_s))
-    if not simulations:
+                        if predicted and not has_pattern(workload.collective, algorithm):
+                            not_predicted.append(f"{machine.name}: {workload.collective}/"
+                                                 f"{algorithm}")
+                            continue
+                        (predictions if predicted else simulations).append(Simulation(
+                            machine=machine.name, source=machine.source, profile=profile,
+                            spec=spec, timeout_s=timeout_s, predicted=predicted))
+    if not simulations and not predictions:
         raise _fail(path, "workload", "the grid is empty: no algorithm applies to any "
                     "process count")
     return Scenario(path=path, name=name, profile=profile, seed=seed, nps=nps,
                     mappings=mappings, machines=machines,
                     workloads=tuple(w for w, _ in loaded), simulations=tuple(simulations),
-                    text=text)
+                    text=text, predict_above_np=predict_above_np,
+                    predictions=tuple(predictions),
+                    not_predicted=tuple(dict.fromkeys(not_predicted)))

@@ -4,6 +4,14 @@ Every algorithm of one collective runs on the same platform over a grid of proce
 and sizes; per cell the table names the fastest and its margin over the runner-up
 (``runner-up time / fastest time - 1``).  Output: a table on stdout, and with ``-o PREFIX``
 ``PREFIX.csv`` and a heatmap ``PREFIX.png`` (written atomically).
+
+With ``--predict`` (:func:`select_predicted`) the times are the network model's
+(``collsim.network_model``; docs/MODELS.md) instead of simulations, for machines
+too big to simulate: a crossbar, fat-tree or dragonfly above
+``network_model.GRAPH_HOSTS`` hosts is never built as a graph.  The candidates
+are then the algorithms that have a network pattern.  The map, its files and
+the Open MPI and MPICH tuning files are made from the cells by the same code
+either way.
 """
 
 from __future__ import annotations
@@ -11,6 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import sys
 from typing import Callable
 
 import networkx as nx
@@ -29,7 +38,7 @@ from collsim.harness import registry
 from collsim.runner import RunSpec
 from collsim.units import format_bytes, format_seconds, format_table
 
-__all__ = ["select", "candidate_entries", "format_cells", "cells_csv", "heatmap_png",
+__all__ = ["select", "select_predicted", "candidate_entries", "format_cells", "cells_csv", "heatmap_png",
            "format_library_cells", "write_native_maps", "write_rules", "add_select_parser"]
 
 
@@ -146,6 +155,82 @@ def select(*, collective: str, process_counts: list[int], sizes_bytes: tuple[int
                                f"on {spec.np} ranks")
         for row in result.rows:
             times.setdefault((spec.np, row["bytes"]), {})[spec.algorithm] = row["time_s"]
+    return _ranked_cells(collective, process_counts, sizes_bytes, times)
+
+
+def select_predicted(*, collective: str, process_counts: list[int],
+                     sizes_bytes: tuple[int, ...], request, profile: Profile,
+                     mapping: str = "block", algorithms: list[str] | None = None,
+                     graph: nx.Graph | None = None) -> tuple[list[dict], list[str]]:
+    """:func:`select` with the network model's times instead of simulations.
+
+    Parameters
+    ----------
+    request : collsim.platform_cli.PlatformRequest
+        The platform, resolved but not built: a crossbar, fat-tree or
+        dragonfly above ``network_model.GRAPH_HOSTS`` hosts is never built.
+    graph : networkx.Graph, optional
+        The platform's graph, when the caller has built it.
+
+    Other parameters are :func:`select`'s.
+
+    Returns
+    -------
+    cells, left_out
+        The cells (as :func:`select`'s; ``times_s`` are predicted), and the
+        candidates left out for want of a network pattern.
+
+    Raises
+    ------
+    ValueError
+        As :func:`select`; also when a candidate named in ``algorithms`` has
+        no network pattern, or no candidate has one.
+    """
+    from collsim.network_model import NoNetworkPattern, has_pattern
+    from collsim.predictions import predict_rows
+
+    entries = candidate_entries(collective, algorithms)
+    if not process_counts or not sizes_bytes:
+        raise ValueError("process_counts and sizes_bytes must not be empty")
+    for n in sizes_bytes:
+        if n < 0 or n % 8:
+            raise ValueError(f"sizes_bytes must be multiples of 8 (double elements), got {n}")
+    left_out = [e["algorithm"] for e in entries if not has_pattern(collective, e["algorithm"])]
+    if algorithms is not None and left_out:
+        raise ValueError(f"{collective}/{left_out[0]} has no network pattern: --predict "
+                         "cannot rank it")
+    entries = [e for e in entries if e["algorithm"] not in left_out]
+    if not entries:
+        raise ValueError(f"no {collective} algorithm has a network pattern")
+    times: dict[tuple[int, int], dict[str, float]] = {}
+    for p in process_counts:
+        chosen = [(collective, e["algorithm"]) for e in entries
+                  if _eligible(e, p) and e["algorithm"] not in left_out]
+
+        def predicted(pairs):
+            return predict_rows(request, profile, algorithms=pairs, np_ranks=p,
+                                sizes=sizes_bytes, mapping=mapping, flat=False, graph=graph)
+
+        try:
+            rows = predicted(chosen) if chosen else []
+        except NoNetworkPattern:  # a part some composite runs has none: one at a time
+            rows = []
+            for pair in chosen:
+                try:
+                    rows += predicted([pair])
+                except NoNetworkPattern:
+                    left_out.append(pair[1])
+        for row in rows:
+            times.setdefault((p, row["bytes"]), {})[row["algorithm"]] = row["model_s"]
+    if algorithms is not None and left_out:
+        raise ValueError(f"{collective}/{left_out[0]} has no network pattern (for a part it "
+                         "runs): --predict cannot rank it")
+    return _ranked_cells(collective, process_counts, sizes_bytes, times), left_out
+
+
+def _ranked_cells(collective: str, process_counts: list[int], sizes_bytes: tuple[int, ...],
+                  times: dict[tuple[int, int], dict[str, float]]) -> list[dict]:
+    """Per (np, bytes): the fastest algorithm, the runner-up and the margin."""
     cells = []
     for p in process_counts:
         for n in sizes_bytes:
@@ -305,6 +390,10 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
     parser.add_argument("--mpich-json", metavar="FILE",
                         help="also write the map as an MPICH collective selection JSON "
                         "(algorithms MPICH 4.0 has)")
+    parser.add_argument("--predict", action="store_true",
+                        help="rank the network model's times (collsim predict) instead of "
+                        "simulating: for machines too big to simulate; the candidates are "
+                        "the algorithms with a network pattern")
     add_platform_arguments(parser)
     add_grid_arguments(parser)
 
@@ -336,22 +425,25 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
         for n in sizes:
             if n < 0 or n % 8:
                 raise CollsimError(f"sizes must be multiples of 8 (double elements), got {n}")
-        if sizes:
-            check_simulation_memory(max(nps), max(sizes))
-        G, platform_label = build_platform(args, max(nps))
-        cores = sum(c for _, c in G.nodes(data="cores") if c)
-        if max(nps) > cores:
-            raise CollsimError(f"np={max(nps)} is larger than the platform's {cores} cores")
+        candidates = None if args.algorithms is None else args.algorithms.split(",")
+        how = ""
         try:
-            map_ranks(G, max(nps), args.mapping)
-        except ValueError as error:
-            raise CollsimError(str(error)) from None
-        try:
-            cells = select(collective=args.coll, process_counts=nps, sizes_bytes=sizes, G=G,
-                           profile=load_profile(args.profile), platform=platform_label,
-                           timeout_s=args.timeout_s, mapping=args.mapping,
-                           algorithms=None if args.algorithms is None else args.algorithms.split(","),
-                           jobs=args.jobs, scheduler=args.scheduler)
+            if args.predict:
+                from collsim.network_model import model_graph
+                from collsim.platform_cli import resolve_platform
+
+                request = resolve_platform(args, max(nps))
+                cells, left_out = select_predicted(
+                    collective=args.coll, process_counts=nps, sizes_bytes=sizes,
+                    request=request, profile=load_profile(args.profile), mapping=args.mapping,
+                    algorithms=candidates, graph=model_graph(request))
+                if left_out:
+                    print(f"collsim: select --predict: no network pattern yet for "
+                          f"{', '.join(left_out)}: not ranked", file=sys.stderr)
+                how = ", predicted by the network model"
+            else:
+                cells = _simulated_cells(args, nps, sizes, candidates, build_platform,
+                                         load_profile)
         except ValueError as error:
             raise CollsimError(str(error)) from None
         print(format_cells(cells), end="")
@@ -359,11 +451,31 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
                                 mpich_json=args.mpich_json), end="")
         if args.output:
             write_output(args.output + ".csv", cells_csv(cells).encode())
-            title = f"{args.coll}: fastest algorithm on {args.platform}"
+            title = f"{args.coll}: fastest algorithm on {args.platform}" + (
+                " (predicted)" if args.predict else "")
             write_output(args.output + ".png", heatmap_png(cells, title=title))
         if args.rules:
             write_rules(cells, args.rules, origin=f"platform {args.platform}, profile "
-                        f"{args.profile}")
+                        f"{args.profile}{how}")
         return 0
 
     parser.set_defaults(handler=handler)
+
+
+def _simulated_cells(args, nps: list[int], sizes: tuple[int, ...], candidates,
+                     build_platform: Callable, load_profile: Callable) -> list[dict]:
+    """The cells of ``collsim select`` without ``--predict``: every candidate simulated."""
+    if sizes:
+        check_simulation_memory(max(nps), max(sizes))
+    G, platform_label = build_platform(args, max(nps))
+    cores = sum(c for _, c in G.nodes(data="cores") if c)
+    if max(nps) > cores:
+        raise CollsimError(f"np={max(nps)} is larger than the platform's {cores} cores")
+    try:
+        map_ranks(G, max(nps), args.mapping)
+    except ValueError as error:
+        raise CollsimError(str(error)) from None
+    return select(collective=args.coll, process_counts=nps, sizes_bytes=sizes, G=G,
+                  profile=load_profile(args.profile), platform=platform_label,
+                  timeout_s=args.timeout_s, mapping=args.mapping, algorithms=candidates,
+                  jobs=args.jobs, scheduler=args.scheduler)

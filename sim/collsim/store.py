@@ -15,6 +15,12 @@ The study's scenario, machines (with their graphs, for the report's
 pictures, and prices) and workload are stored beside the rows, so that a
 database is a complete record: ``collsim report`` and ``collsim export`` need
 nothing else.
+
+A database of the previous collsim version (without ``flat_model_s``: before
+the network model was the model of rows off the crossbar) is read as it is,
+the missing column NULL, and gains the column when a study writes to it; its
+rows keep what they say (``model_class`` ``approx``: their ``model_s`` is the
+flat model's), and a resumed study does not recompute them.
 """
 
 from __future__ import annotations
@@ -62,6 +68,8 @@ MEASUREMENT_COLUMNS = (
     ("model_class", "TEXT"),
     ("model_agrees", "INTEGER"),
     ("ratio", "REAL"),
+    # the flat alpha-beta model's time where model_s is the network model's (class network)
+    ("flat_model_s", "REAL"),
     ("check", "TEXT"),
     ("bitwise_rank_order", "INTEGER"),
     ("ranks_agree", "INTEGER"),
@@ -73,6 +81,12 @@ MEASUREMENT_COLUMNS = (
 )
 _NAMES = [name for name, _ in MEASUREMENT_COLUMNS]
 _COLUMN_SET = set(_NAMES)
+# The columns a database of the previous collsim version has (before the network model
+# in rows): opened for writing, it gains the new ones (``ALTER TABLE``: added last);
+# read, they read as NULL.  Its rows are honest as they stand: their ``model_class``
+# (approx, not network) says their ``model_s`` is the flat model's.
+_ADDED = ("flat_model_s",)
+_LEGACY_NAMES = [name for name in _NAMES if name not in _ADDED]
 _BOOLEANS = {"model_agrees", "bitwise_rank_order", "ranks_agree"}
 # REAL columns that collbench prints (%.17g): an integral value below 1e17 has no decimal
 # point there, so a row fresh from a simulation holds it as an int
@@ -133,15 +147,17 @@ def _check_integrity(connection: sqlite3.Connection, path: Path) -> None:
                            f"{found[:100]}); collsim leaves it as it is")
     if "measurement" not in tables:
         return  # an empty database (a concurrent study has not made its tables yet)
+    present = set(_present_columns(connection))
+    checked = [(name, kind) for name, kind in MEASUREMENT_COLUMNS if name in present]
     conditions = []
-    for name, kind in MEASUREMENT_COLUMNS:
+    for name, kind in checked:
         classes = _STORAGE_CLASSES[kind.split()[0]] + (() if "NOT NULL" in kind
                                                         or "PRIMARY" in kind else ("null",))
         listed = ", ".join(f"'{c}'" for c in classes)
         conditions.append(f'typeof("{name}") NOT IN ({listed})')
     bad = connection.execute(
         "SELECT " + ", ".join(f"SUM({c})" for c in conditions) + " FROM measurement").fetchone()
-    for (name, kind), count in zip(MEASUREMENT_COLUMNS, bad):
+    for (name, kind), count in zip(checked, bad):
         if count:
             raise CollsimError(f"{path}: corrupt results database: {count} value(s) of "
                                f"measurement.{name} are not {kind.split()[0]}; collsim leaves "
@@ -221,7 +237,7 @@ def open_store(path: str | os.PathLike, *, create: bool = True) -> sqlite3.Conne
                                    "table); collsim leaves it as it is")
             if columns == [] and not create:
                 raise CollsimError(f"{path} is not a collsim results database (no tables)")
-            if columns and columns != _NAMES:
+            if columns and columns not in (_NAMES, _LEGACY_NAMES, _LEGACY_NAMES + list(_ADDED)):
                 raise CollsimError(f"{path}: results database of another collsim version "
                                    "(its columns differ); use a new --db")
         elif not create:
@@ -244,6 +260,11 @@ def open_store(path: str | os.PathLike, *, create: bool = True) -> sqlite3.Conne
                 connection.execute("BEGIN IMMEDIATE")
                 for statement in _SCHEMA:
                     connection.execute(statement)
+                present = _present_columns(connection)  # under the lock: one study migrates
+                for name in _ADDED:
+                    if name not in present:
+                        connection.execute(f'ALTER TABLE measurement ADD COLUMN "{name}" '
+                                           f"{dict(MEASUREMENT_COLUMNS)[name]}")
     except BaseException as error:
         close_store(connection)
         if isinstance(error, sqlite3.Error):
@@ -395,9 +416,16 @@ def _decode(connection: sqlite3.Connection, values: tuple) -> dict:
     return row
 
 
+def _present_columns(connection: sqlite3.Connection) -> list[str]:
+    """The columns of the measurement table as the database has them."""
+    return [name for _, name, *_ in connection.execute("PRAGMA table_info(measurement)")]
+
+
 def _select(connection: sqlite3.Connection, where: str, args: tuple) -> list[dict]:
-    columns = ",".join(f'"{name}"' for name in _NAMES)
     try:
+        present = set(_present_columns(connection))
+        # a database of the previous version read without changing it: its missing columns NULL
+        columns = ",".join(f'"{name}"' if name in present else "NULL" for name in _NAMES)
         return [_decode(connection, values) for values in connection.execute(
             f"SELECT {columns} FROM measurement {where} ORDER BY key", args)]
     except sqlite3.Error as error:

@@ -6,6 +6,12 @@ rows are all stored are skipped, the others run on local workers or an
 existing Dask distributed cluster, and their rows are stored one transaction
 per simulation, so a study killed at any moment resumes with no row lost or
 duplicated.
+
+Process counts above the scenario's ``predict_above_np`` are predicted by
+the network model (``collsim.predictions.predict_rows``) in the main
+process, after the simulations, and stored the same way: one row per size,
+``model_class`` ``predicted``, ``time_s`` the model's time, ``library``
+``network model``.
 """
 
 from __future__ import annotations
@@ -20,8 +26,10 @@ from collsim.errors import CollsimError
 from collsim.grid import Grid, GridStore, Job, describe, measurement_keys
 from collsim.platforms import platform_hash
 from collsim.profiles import load_profile
-from collsim.scenario import Scenario, build_machine, load_scenario, machine_cost
-from collsim.store import close_store, open_store, record_study
+from collsim.scenario import (PREDICTED_CLASS, PREDICTED_LIBRARY, Scenario, Simulation,
+                              build_machine, load_scenario, machine_cost)
+from collsim.store import close_store, insert_rows, measurement_key, open_store, record_study
+from collsim.store import stored_keys
 from collsim.units import format_bytes
 
 __all__ = ["run_study", "main_study"]
@@ -97,7 +105,72 @@ def _run(scenario: Scenario, connection, grid: Grid) -> tuple[int, int, int, lis
                      "(stored, check = wrong)" for r in result.written if r.get("check") == "wrong"]
     ran = sum(not r.stored for r in results)
     written = sum(len(r.written) for r in results)
+    written += _predict(scenario, connection, graphs, hashes, profile)
     return ran, len(results) - ran, written, failures
+
+
+def _predict(scenario: Scenario, connection, graphs: dict[str, nx.Graph],
+             hashes: dict[str, str], profile) -> int:
+    """Predict and store the cells above ``predict_above_np`` not stored yet; the rows
+    written.  One transaction per cell's sizes, as a simulation's rows."""
+    import importlib.metadata
+
+    from collsim.network_model import NoNetworkPattern
+    from collsim.platform_cli import PlatformRequest
+    from collsim.predictions import predict_rows
+
+    version = importlib.metadata.version("collsim")
+    written = 0
+    for cell in scenario.predictions:
+        keys = _predicted_keys(cell, scenario.name, hashes[cell.machine], profile, version)
+        if set(keys.values()) <= stored_keys(connection, list(keys.values())):
+            continue
+        spec = cell.spec
+        try:
+            rows = predict_rows(PlatformRequest(label=cell.machine), profile,
+                                algorithms=[(spec.collective, spec.algorithm)],
+                                np_ranks=spec.np, sizes=spec.sizes_bytes, mapping=spec.mapping,
+                                dtype=spec.dtype, op=spec.op, root=spec.root,
+                                graph=graphs[cell.machine], params=spec.params)
+        except NoNetworkPattern as error:  # a part a composite entry runs has none
+            print(f"collsim: not predicted: {cell.machine}: {spec.collective}/"
+                  f"{spec.algorithm} np={spec.np}: {error}", file=sys.stderr)
+            continue
+        stored = [_predicted_row(row, cell, keys[row["bytes"]], scenario.name,
+                                 hashes[cell.machine], version) for row in rows]
+        written += len(insert_rows(connection, stored, skip_stored=True))
+    return written
+
+
+def _predicted_keys(cell: Simulation, study: str, platform_id: str, profile,
+                    version: str) -> dict[int, str]:
+    """The key of each predicted size: what determines the prediction (the collsim
+    version, not SimGrid's), never a simulated row's key."""
+    run_fields = {k: v for k, v in dataclasses.asdict(cell.spec).items() if k != "sizes_bytes"}
+    common = {"predicted": True, "study": study, "machine": cell.machine,
+              "platform_hash": platform_id,
+              "profile": {"name": profile.name, "cfg": profile.all_cfg,
+                          "envelope_bytes": profile.envelope_bytes},
+              "run": run_fields, "collsim": version}
+    return {n: measurement_key({**common, "bytes": n}) for n in cell.spec.sizes_bytes}
+
+
+def _predicted_row(row: dict, cell: Simulation, key: str, study: str, platform_id: str,
+                   version: str) -> dict:
+    """A prediction as a stored row: the model's time as the cell's time, its class
+    ``predicted``; no simulated time, so no ratio and no agreement."""
+    spec = cell.spec
+    params = {k: v for k, v in dataclasses.asdict(spec.params).items() if k != "selected"}
+    return {
+        "key": key, "study": study, "machine": cell.machine, "collective": spec.collective,
+        "algorithm": spec.algorithm, "params": params, "platform": cell.machine,
+        "platform_hash": platform_id, "mapping": spec.mapping, "profile": row["profile"],
+        "np": spec.np, "bytes": row["bytes"], "dtype": spec.dtype, "op": spec.op,
+        "root": row["root"], "seed": spec.seed, "rep": 0, "time_s": row["model_s"],
+        "model_s": row["model_s"], "model_low_s": None, "model_high_s": None,
+        "model_class": PREDICTED_CLASS, "model_agrees": None, "ratio": None,
+        "flat_model_s": row["flat_model_s"], "collsim_version": version,
+        "library": PREDICTED_LIBRARY, "messages": row["messages"]}
 
 
 def main_study(scenario_path: str, *, db: str | None, jobs: int, scheduler: str | None,
@@ -110,8 +183,13 @@ def main_study(scenario_path: str, *, db: str | None, jobs: int, scheduler: str 
                                                 scheduler=scheduler)
     for failure in failures:
         print(f"collsim: failed: {failure}", file=sys.stderr)
+    for entry in scenario.not_predicted:
+        print(f"collsim: not predicted (no network pattern yet): {entry}", file=sys.stderr)
+    predicted = (f" (np > {scenario.predict_above_np}: {len(scenario.predictions)} cells "
+                 "predicted by the network model)" if scenario.predictions else "")
     print(f"study {scenario.name}: {ran} simulations run, {skipped} already stored, "
-          f"{written} rows written to {db_path} in {time.monotonic() - started:.1f} s")
+          f"{written} rows written to {db_path} in {time.monotonic() - started:.1f} s"
+          + predicted)
     if failures:
         print(f"{len(failures)} failures (failed simulations are retried by a rerun)")
         return 1

@@ -49,17 +49,25 @@ COLUMNS = ["family", "collective", "algorithm", "np", "mapping", "bytes", "time_
            "flat_model_s", "predict_s"]
 
 
-def cells(full: bool, algorithms=None, families=None):
-    """The grid's cells; ``algorithms`` ((collective, algorithm) pairs) and
-    ``families`` (labels of PLATFORMS) narrow it when given."""
+def cells(full: bool, algorithms=None, families=None, counts_given=None, counts_max=None,
+          only_mappings=None):
+    """The grid's cells; ``algorithms`` ((collective, algorithm) pairs),
+    ``families`` (labels of PLATFORMS), ``counts_given`` (process counts, in
+    place of the grid's), ``counts_max`` (the most ranks) and ``only_mappings``
+    narrow it when given."""
     for family, (platform, counts, mappings) in PLATFORMS.items():
         if families and family not in families:
             continue
         counts = counts + (FULL_EXTRA.get(family, []) if full else [])
         mappings = mappings + (["cyclic"] if full and "cyclic" not in mappings
                                and platform is not None else [])
+        counts = counts_given or counts
         for p in counts:
+            if counts_max and p > counts_max:
+                continue
             for mapping in mappings:
+                if only_mappings and mapping not in only_mappings:
+                    continue
                 for collective, algorithm in algorithms or ALGORITHMS:
                     yield family, platform, p, mapping, collective, algorithm
 
@@ -148,6 +156,12 @@ def main() -> None:
                              "(default: every algorithm with a network pattern)")
     parser.add_argument("--families", type=lambda text: text.split(","), default=None,
                         help=f"only these platform families ({', '.join(PLATFORMS)})")
+    parser.add_argument("--np", type=lambda text: [int(n) for n in text.split(",")],
+                        default=None, help="only these process counts (default: the grid's)")
+    parser.add_argument("--np-max", type=int, default=None,
+                        help="only the cells of at most this many ranks")
+    parser.add_argument("--mappings", type=lambda text: text.split(","), default=None,
+                        help="only these of the grid's mappings (block, cyclic, random)")
     args = parser.parse_args()
     for family in args.families or []:
         if family not in PLATFORMS:
@@ -168,7 +182,8 @@ def main() -> None:
             writer = csv.DictWriter(handle, COLUMNS, delimiter="\t")
             if new_file:
                 writer.writeheader()
-            for cell in cells(args.full, args.algorithms, args.families):
+            for cell in cells(args.full, args.algorithms, args.families, args.np, args.np_max,
+                              args.mappings):
                 family, _, p, mapping, collective, algorithm = cell
                 if (family, collective, algorithm, p, mapping) in done:
                     continue

@@ -1,12 +1,15 @@
-"""What the pattern builders share: the empty case, rank vectors, ring phases, the fold."""
+"""What the pattern builders share: the empty case, rank vectors, ring phases, the fold,
+the binomial scatter."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from collsim.analysis.models._base import ceil_log2
+
 from ..pattern import Pattern, Step
 
-__all__ = ["UNROLL_RANKS", "nothing_to_send", "ranks", "ring_phase", "fold_real"]
+__all__ = ["UNROLL_RANKS", "nothing_to_send", "ranks", "ring_phase", "fold_real", "binomial_scatter"]
 
 # Ring phases of uneven blocks are timed step by step (exact block sizes, each
 # rank on its own clock) up to this many ranks; above, as one step of the
@@ -52,3 +55,23 @@ def fold_real(newrank: np.ndarray, r: int, odd: int) -> np.ndarray:
     return np.where(newrank < r, 2 * newrank + odd, newrank + r)
 
 
+
+
+def binomial_scatter(p: int, count: int, root: int, elem_bytes: int) -> list[Step]:
+    """``collsim_binomial_scatter`` (algorithms/common/scatter.c): chunks of
+    ``ceil(count / p)`` elements down a binomial tree, farthest subtree first.
+
+    Rank v (numbered from the root) receives the chunks v .. v + mask - 1 of
+    its subtree, then sends each child's subtree; a chunk past the count is
+    empty, and an empty send is still a message (its envelope).
+    """
+    c = -(-count // p)
+    v = ranks(p)
+    steps = []
+    for level in range(ceil_log2(p) - 1, -1, -1):
+        mask = 1 << level
+        senders = v[(v % (2 * mask) == 0) & (v + mask < p)]
+        last = np.minimum(senders + 2 * mask, p)
+        size = np.minimum(last * c, count) - np.minimum((senders + mask) * c, count)
+        steps.append(Step((senders + root) % p, (senders + mask + root) % p, size * elem_bytes))
+    return steps

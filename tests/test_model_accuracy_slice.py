@@ -1,0 +1,78 @@
+"""A slice of the network model's accuracy benchmark (tests/benchmarks/model_accuracy.py):
+a handful of small cells off the crossbar, simulated, within issue 25's targets.
+
+``collsim run`` gives each row the network model's time off the crossbar (class
+``network``) and keeps the flat model's in ``flat_model_s``; per platform family the
+slice holds the network model to the targets the benchmark reports on its whole grid:
+median |model / simulated - 1| <= 3 %, 90th percentile <= 10 %, worst <= 25 %.
+"""
+
+import importlib.util
+import statistics
+
+import pytest
+
+import collsim
+from collsim.harness import REPO_ROOT
+
+_spec = importlib.util.spec_from_file_location(
+    "model_accuracy", REPO_ROOT / "tests" / "benchmarks" / "model_accuracy.py")
+model_accuracy = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(model_accuracy)
+
+SIZES = [8, 65536, 1 << 20]  # the benchmark's, with 1 MiB for its 16 MiB (seconds, not minutes)
+
+# family (a platform of the benchmark's grid), ranks, mapping, (collective, algorithm)s
+CELLS = [
+    ("fat-tree 4:1", 64, "random", [("allreduce", "recursive_doubling"),
+                                    ("allreduce", "rabenseifner")]),
+    ("dragonfly", 64, "random", [("bcast", "binomial"), ("reduce", "binomial")]),
+    ("seed004_graphene", 100, "cyclic", [("allreduce", "recursive_doubling"),
+                                         ("bcast", "scatter_allgather")]),
+    ("modern_dragonfly_slingshot", 100, "random", [("allreduce", "rabenseifner")]),
+]
+TARGETS = {"median": 0.03, "p90": 0.10, "worst": 0.25}
+
+
+@pytest.fixture(scope="module")
+def rows():
+    out = []
+    for family, p, mapping, entries in CELLS:
+        platform = model_accuracy.PLATFORMS[family][0]
+        for collective, algorithm in entries:
+            frame = collsim.run(collective, algorithm, p, SIZES, platform=platform,
+                                mapping=mapping, timing_only=True)
+            out += [{**row, "family": family} for row in frame.to_dict("records")]
+    return out
+
+
+def _errors(rows, column):
+    return [model_accuracy._error(row[column], row["time_s"]) for row in rows]
+
+
+@pytest.mark.parametrize("family", [cell[0] for cell in CELLS])
+def test_the_network_model_is_within_the_targets_per_family(rows, family):
+    chosen = [row for row in rows if row["family"] == family]
+    assert chosen and all(row["model_class"] == "network" for row in chosen)
+    errors = _errors(chosen, "model_s")
+    found = {"median": statistics.median(errors), "p90": model_accuracy._quantile(errors, 0.9),
+             "worst": max(errors)}
+    assert all(found[name] <= target for name, target in TARGETS.items()), (family, found)
+    assert all(row["model_agrees"] for row in chosen)
+
+
+def test_the_slice_tells_the_network_model_from_the_flat_one(rows):
+    # the cells are ones where links are shared: the flat model misses by far on some
+    flat = _errors(rows, "flat_model_s")
+    assert max(flat) > 0.5 and statistics.median(flat) > 0.05
+    assert max(_errors(rows, "model_s")) < max(flat) / 10
+
+
+def test_run_and_predict_give_the_same_model(rows):
+    family, p, mapping, entries = CELLS[2]
+    collective, algorithm = entries[0]
+    predicted = collsim.predict(collective, algorithm, p, SIZES, mapping=mapping,
+                                platform=model_accuracy.PLATFORMS[family][0])
+    simulated = [row["model_s"] for row in rows if row["family"] == family
+                 and row["algorithm"] == algorithm]
+    assert simulated == list(predicted["model_s"])
