@@ -71,11 +71,12 @@ def main() -> None:
     predicted, predict_cost = timed(["predict", *case])
     simulated, run_cost = timed(["run", *case, "--reps", "1", "--timeout-s", "7200"])
     error = predicted["model_s"] / simulated["time_s"] - 1
-    print(f"simulated (SimGrid {simulated['library']}, check {simulated['check']}): "
+    print(f"simulated ({simulated['library']}, check {simulated['check']}): "
           f"{simulated['time_s'] * 1e6:.6f} us")
     print(f"predicted (network model): {predicted['model_s'] * 1e6:.6f} us   "
           f"error {error:+.2e}")
-    print(f"flat model (collsim run's column): {simulated['model_s'] * 1e6:.6f} us")
+    print(f"collsim run's model column ({simulated['model_class']}): "
+          f"{simulated['model_s'] * 1e6:.6f} us")
     for name, cost in (("collsim run", run_cost), ("collsim predict", predict_cost)):
         print(f"{name:<16} wall {cost['wall_s']:8.1f} s   cpu {cost['cpu_s']:8.1f} s   "
               f"peak {cost['maxrss_MB']:7.0f} MB")
