@@ -22,6 +22,11 @@ pays ``o_s`` and goes on, the transfer starts once the receive is posted
 too, the receiver pays ``o_r`` after the data.  A rank in ``MPI_Sendrecv``
 pays its Isend's overhead (``smpi/ois``) before it posts either side.
 
+A step's flows, the filling and its event loop run compiled
+(:mod:`collsim.analysis.network.kernels`, numba, loaded on first use): at a
+million ranks a step is a million flows, and numpy's passes over their
+crossings, once per round of the filling, were most of the time.
+
 What it leaves out: SMPI's cross-traffic (the reverse route's 5 % load; off
 in the ``hockney`` profile and the catalog's) and, above
 :data:`TOGETHER_MESSAGES`, flows of different steps sharing a link (each
@@ -34,14 +39,14 @@ import numpy as np
 
 from collsim.analysis.models._base import NetworkParams
 
-from .fabric import NO_LINK, Fabric
-from .maxmin import max_min_rates
+from .fabric import Fabric
+from .maxmin import LEVEL_RTOL
 from .pattern import Pattern, Step
 
 __all__ = ["pattern_time", "step_end_times", "factors"]
 
 # A flow whose bytes left are below this fraction of its size has ended
-# (rounding of the rate times the time).
+# (rounding of the rate times the time; the compiled event loop's too).
 _DONE_RTOL = 1e-12
 
 # Up to this many messages, the steps between two repeated steps are one
@@ -61,12 +66,12 @@ WINDOW_MESSAGES = 1 << 12
 WARMUP_REPEATS = 16
 WARMUP_MESSAGES = 1 << 12
 
-# A fabric of at most _DIRECT_LINKS links, or of at most _DIRECT_LINKS_MAX and
-# four times the step's link crossings, is solved over all its link ids (no
-# renumbering: a million-node fat-tree); a larger one over the ids the step
-# uses (a million-node dragonfly's 19 million link ids).
-_DIRECT_LINKS = 1 << 16
-_DIRECT_LINKS_MAX = 1 << 23
+# A fabric of at most this many link ids (a million-node fat-tree: 6.3 million) is
+# solved over all of them when a step crosses at least a quarter as many: its
+# properties are read once per fabric and a step's links need no numbering
+# (numbering touches every crossing once more); a larger one (a million-node
+# dragonfly: 19 million ids) over the ids each step uses.
+_GLOBAL_LINKS = 1 << 23
 
 
 def factors(table: tuple[tuple[int, float], ...], size_bytes: np.ndarray) -> np.ndarray:
@@ -81,57 +86,43 @@ def factors(table: tuple[tuple[int, float], ...], size_bytes: np.ndarray) -> np.
 
 
 class _Flows:
-    """The messages of a step (or of several) on their routes: latencies, links, bounds."""
+    """The messages of a step (or of several) on their routes: latencies, links, bounds.
+
+    The crossings of shared links are kept by flow and by link
+    (:func:`collsim.analysis.network.kernels.link_lists`) over the links two
+    or more of the flows cross, numbered from 0 (a million-node dragonfly has
+    19 million link ids; a step uses a few million, and shares a few hundred
+    thousand of them).  The routes' link ids are numbered first on a fabric
+    of more than :data:`_GLOBAL_LINKS` ids.
+    """
 
     def __init__(self, size_bytes: np.ndarray, routes: np.ndarray, fabric: Fabric,
                  net: NetworkParams, weight_S: float = 0.0) -> None:
-        m = len(size_bytes)
+        from . import kernels
+
         self.size = size_bytes
-        flat = routes.reshape(-1)
-        where = np.flatnonzero(flat != NO_LINK)
-        elem_flow = where // routes.shape[1]
-        elem_link = flat[where]
-        if fabric.n_links <= _DIRECT_LINKS or (fabric.n_links <= _DIRECT_LINKS_MAX
-                                               and fabric.n_links <= 4 * len(elem_link)):
-            # the solver's arrays span every link (no renumbering per step)
-            self.capacity, link_latency, pipe = fabric.link_table()
+        routes = np.ascontiguousarray(routes, dtype=np.int64)
+        if fabric.n_links <= _GLOBAL_LINKS and fabric.n_links <= 4 * routes.size:
+            local = routes   # every link id as it is: no numbering pass
+            capacity, link_latency, pipe = fabric.link_table()
         else:
-            # renumber the links this step uses 0..k-1 (a mask, not a sort)
-            present = np.zeros(fabric.n_links, dtype=bool)
-            present[elem_link] = True
-            used = np.flatnonzero(present)
-            number = np.zeros(fabric.n_links, dtype=np.int64)
-            number[used] = np.arange(len(used))
-            elem_link = number[elem_link]
-            self.capacity, link_latency, pipe = (fabric.capacity_Bps(used), fabric.latency_s(used),
-                                                 fabric.fatpipe(used))
-        elem_latency = link_latency[elem_link]
-        route_latency = np.bincount(elem_flow, weights=elem_latency, minlength=m)
+            local, used = kernels.number_links(routes, fabric.link_scratch())
+            capacity, link_latency, pipe = fabric.link_properties(used)
         # CM02: the flow's penalty is its route's latency (1 when it has none), before the
         # factor, plus weight_S / bandwidth per link (SimGrid's network/weight-S)
-        penalty = route_latency
-        if weight_S:
-            penalty = penalty + np.bincount(elem_flow, weights=weight_S / self.capacity[elem_link],
-                                            minlength=m)
-        self.penalty = np.where(penalty > 0, penalty, 1.0)
+        route_latency, self.penalty, bound = kernels.route_sums(
+            local, link_latency, capacity, pipe, float(weight_S))
         self.latency = route_latency * factors(net.latency_factors, size_bytes)
         self.rate_factor = factors(net.bandwidth_factors, size_bytes)
-        on_pipe = pipe[elem_link]
-        self.bound = np.full(m, np.inf)
-        if on_pipe.any():
-            np.minimum.at(self.bound, elem_flow[on_pipe], self.capacity[elem_link[on_pipe]])
-        self.elem_flow, self.elem_link = elem_flow[~on_pipe], elem_link[~on_pipe]
+        self.lists, self.capacity, self.bound = kernels.link_lists(local, pipe, capacity, bound)
 
     def rates(self, index: np.ndarray, active: np.ndarray) -> np.ndarray:
         """The rates (payload bytes/s) of the flows ``index`` (``active`` as a mask) sharing the links."""
-        if len(index) == len(self.size):   # every flow: no renumbering
-            return max_min_rates(self.elem_flow, self.elem_link, self.capacity, self.penalty,
-                                 self.bound) * self.rate_factor
-        keep = active[self.elem_flow]
-        local = np.full(len(self.size), -1, dtype=np.int64)
-        local[index] = np.arange(len(index))
-        return max_min_rates(local[self.elem_flow[keep]], self.elem_link[keep], self.capacity,
-                             self.penalty[index], self.bound[index]) * self.rate_factor[index]
+        from . import kernels
+
+        rate = kernels.fill(active, *self.lists, self.capacity, self.penalty, self.bound,
+                            LEVEL_RTOL)
+        return rate[index] * self.rate_factor[index]
 
 
 def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarray,
@@ -152,37 +143,19 @@ def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarr
         they come from the route).
     weight_S : float
         SimGrid's ``network/weight-S`` (0 under CM02, 8775 under SMPI).
+
+    The flows are re-shared whenever one ends or starts
+    (:func:`collsim.analysis.network.kernels.step_end_times`).
     """
-    m = len(start_s)
-    if m == 0:
+    from . import kernels
+
+    if len(start_s) == 0:
         return np.zeros(0)
-    flows = _Flows(size_bytes, routes, fabric, net, weight_S)
-    data_start = start_s + flows.latency
-    left = size_bytes.astype(float)
-    end = np.full(m, np.nan)
-    pending = np.ones(m, dtype=bool)
-    now = data_start.min()
-    while pending.any():
-        active = pending & (data_start <= now)
-        waiting = pending & ~active
-        next_start = data_start[waiting].min() if waiting.any() else np.inf
-        if not active.any():
-            now = next_start
-            continue
-        index = np.nonzero(active)[0]
-        rate = flows.rates(index, active)
-        finish = now + left[index] / rate
-        first_end = finish.min()
-        until = min(first_end, next_start)
-        ends = finish <= until + abs(until) * _DONE_RTOL
-        done = index[ends]
-        end[done] = finish[ends]
-        pending[done] = False
-        going = index[~ends]
-        left[going] = np.maximum(left[going] - rate[~ends] * (until - now),
-                                 size_bytes[going] * _DONE_RTOL)
-        now = until
-    return end
+    size = np.asarray(size_bytes, dtype=float)
+    flows = _Flows(size, routes, fabric, net, weight_S)
+    return kernels.step_end_times(np.asarray(start_s + flows.latency, dtype=float), size,
+                                  flows.rate_factor, *flows.lists, flows.capacity,
+                                  flows.penalty, flows.bound, LEVEL_RTOL, _DONE_RTOL)
 
 
 def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,

@@ -52,14 +52,28 @@ class Fabric:
         """Whether each link id is a FATPIPE (bounds each flow, shared by none)."""
         raise NotImplementedError
 
+    def link_properties(self, links: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(capacity, latency, FATPIPE flag) of each link id, as float, float, bool arrays."""
+        return (np.asarray(self.capacity_Bps(links), dtype=float),
+                np.asarray(self.latency_s(links), dtype=float),
+                np.asarray(self.fatpipe(links), dtype=bool))
+
     def link_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(capacity, latency, FATPIPE flag) of every link id, computed once."""
+        """:meth:`link_properties` of every link id, computed once."""
         table = getattr(self, "_link_table", None)
         if table is None:
-            every = np.arange(self.n_links, dtype=np.int64)
-            table = self._link_table = (self.capacity_Bps(every), self.latency_s(every),
-                                        self.fatpipe(every))
+            table = self._link_table = self.link_properties(np.arange(self.n_links,
+                                                                      dtype=np.int64))
         return table
+
+    def link_scratch(self) -> np.ndarray:
+        """One int32 per link id, all -1, kept between steps: the engine numbers the
+        links a step uses through it (and leaves it all -1), instead of allocating
+        an array of every link id per step (19 million on a million-node dragonfly)."""
+        scratch = getattr(self, "_link_scratch", None)
+        if scratch is None:
+            scratch = self._link_scratch = np.full(self.n_links, -1, dtype=np.int32)
+        return scratch
 
     def host_index(self, names) -> np.ndarray:
         """The host index of each host name."""

@@ -11,9 +11,9 @@ at that level, their rates are taken off every link they cross, and so on.
 A FATPIPE link (SimGrid's loopback) is not shared: it only bounds each flow
 crossing it, as a flow's own bound does.
 
-Everything is vectorised: one ``numpy.bincount`` per round of the filling,
-whatever the number of flows; the rounds are the distinct bottleneck levels
-(one or two on a regular pattern).
+The filling is compiled (:func:`collsim.analysis.network.kernels.fill`): a
+heap gives the lowest level, and a round touches only the links of the flows
+it fixes.
 """
 
 from __future__ import annotations
@@ -58,55 +58,19 @@ def max_min_rates(elem_flow: np.ndarray, elem_link: np.ndarray, capacity_Bps: np
     ...               np.ones(3), np.full(3, np.inf)).tolist()
     [5.0, 5.0, 10.0]
     """
+    from . import kernels
+
+    elem_flow = np.asarray(elem_flow, dtype=np.int64)
+    elem_link = np.asarray(elem_link, dtype=np.int64)
     n_flows = len(penalty)
-    elem_flow = np.asarray(elem_flow)
-    elem_link = np.asarray(elem_link)
-    # a link only one flow crosses is that flow's bound, not a shared constraint
-    crossings = np.bincount(elem_link, minlength=len(capacity_Bps))
-    alone = crossings[elem_link] == 1
-    if alone.any():
-        bound_Bps = _tighten(bound_Bps, elem_flow[alone], capacity_Bps[elem_link[alone]])
-        elem_flow, elem_link = elem_flow[~alone], elem_link[~alone]
-    weight = 1.0 / penalty
-    rate = np.full(n_flows, np.inf)
-    fixed = np.zeros(n_flows, dtype=bool)
-    remaining = np.array(capacity_Bps, dtype=float)
-    n_links = len(remaining)
-    bound_level = bound_Bps * penalty          # the level at which a flow hits its bound
-    has_link = np.zeros(n_flows, dtype=bool)
-    has_link[elem_flow] = True
-    # flows on no shared link: their bound, or unbounded
-    rate[~has_link] = bound_Bps[~has_link]
-    fixed[~has_link] = True
-    while elem_flow.size:
-        usage = np.bincount(elem_link, weights=weight[elem_flow], minlength=n_links)
-        used = usage > 0
-        level = np.full(n_links, np.inf)
-        level[used] = np.maximum(remaining[used], 0.0) / usage[used]
-        open_flows = ~fixed
-        lowest = min(level.min(), bound_level[open_flows].min())
-        limit = lowest * (1 + LEVEL_RTOL)
-        chosen = open_flows & (bound_level <= limit)
-        chosen[elem_flow[level[elem_link] <= limit]] = True
-        rate[chosen] = np.minimum(lowest * weight[chosen], bound_Bps[chosen])
-        fixed |= chosen
-        if fixed.all():
-            break
-        leaving = chosen[elem_flow]
-        remaining -= np.bincount(elem_link[leaving], weights=rate[elem_flow[leaving]],
-                                 minlength=n_links)
-        elem_flow = elem_flow[~leaving]
-        elem_link = elem_link[~leaving]
-    return rate
-
-
-def _tighten(bound_Bps: np.ndarray, flows: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """``bound_Bps`` with each flow's bound lowered to the least of its ``values``."""
-    bound_Bps = np.array(bound_Bps, dtype=float)
-    if flows.size and np.all(flows[1:] >= flows[:-1]):   # grouped by flow: no ufunc.at
-        starts = np.flatnonzero(np.r_[True, flows[1:] != flows[:-1]])
-        least = np.minimum.reduceat(values, starts)
-        bound_Bps[flows[starts]] = np.minimum(bound_Bps[flows[starts]], least)
-    else:
-        np.minimum.at(bound_Bps, flows, values)
-    return bound_Bps
+    # each flow's links as a row of a table (-1 padded), in the order given
+    order = np.argsort(elem_flow, kind="stable")
+    per_flow = np.bincount(elem_flow, minlength=n_flows)
+    table = np.full((n_flows, max(int(per_flow.max(initial=0)), 1)), -1, dtype=np.int32)
+    column = np.arange(len(order)) - np.repeat(np.cumsum(per_flow) - per_flow, per_flow)
+    table[elem_flow[order], column] = elem_link[order]
+    lists, capacity, bound = kernels.link_lists(
+        table, np.zeros(len(capacity_Bps), dtype=bool), np.asarray(capacity_Bps, dtype=float),
+        np.asarray(bound_Bps, dtype=float))
+    return kernels.fill(np.ones(n_flows, dtype=bool), *lists, capacity,
+                        np.asarray(penalty, dtype=float), bound, LEVEL_RTOL)

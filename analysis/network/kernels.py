@@ -1,0 +1,485 @@
+"""The network model's inner loops, compiled (numba): link numbering, a step's flows, max-min.
+
+At a million ranks a step is a million flows over six or seven links each;
+in numpy each pass over its crossings is a full array operation, and the
+progressive filling makes one such pass per round (one round per distinct
+bottleneck level: tens on a dragonfly) and the event loop one filling per
+distinct finish time.  Here the filling touches only the links whose flows
+were fixed in a round (a heap gives the lowest level), so its cost is the
+crossings plus what each round changes, not crossings times rounds.
+
+Every sum is taken in the order the numpy version took it (``numpy.bincount``
+over crossings in flow order): per link, over its flows in ascending flow
+index; per flow, over its route's links in route order.  The answers are
+therefore the numpy version's to the bit.
+
+This module imports numba: :mod:`collsim.analysis.network.engine` and
+:mod:`.maxmin` import it inside their functions, so that commands that do not
+compute a network model (``collsim list``) do not pay numba's start-up.
+Compiled functions are cached on disk (``cache=True``: about 10 s of
+compilation on the first run after an install, then none); numba's cache knows
+this file only, so the tolerances the callers own come in as arguments.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numba
+import numpy as np
+
+# numba's cache records the module's import name and imports it by that name when
+# it loads a compiled function: a cache written while this file was imported under
+# another name (pytest --doctest-modules analysis/ imports ``analysis.network.kernels``)
+# would break every later run.  Only the package's own name reads and writes it.
+_CACHE = __name__ == "collsim.analysis.network.kernels"
+
+__all__ = ["number_links", "route_sums", "link_lists", "fill", "step_end_times"]
+
+
+@numba.njit(cache=_CACHE)
+def number_links(routes, scratch):
+    """Number the links a routes table uses 0..k-1, in order of first use.
+
+    ``scratch`` is an int32 array of one entry per link id of the fabric,
+    all -1; it is left so.  Returns (the table in local numbers, -1 kept;
+    the global id of each local number).
+    """
+    m, hops = routes.shape
+    local = np.full((m, hops), -1, dtype=np.int32)
+    used = np.empty(m * hops, dtype=np.int64)
+    k = 0
+    for f in range(m):
+        for h in range(hops):
+            link = routes[f, h]
+            if link < 0:
+                continue
+            number = scratch[link]
+            if number < 0:
+                number = k
+                scratch[link] = k
+                used[k] = link
+                k += 1
+            local[f, h] = number
+    for i in range(k):
+        scratch[used[i]] = -1
+    return local, used[:k].copy()
+
+
+@numba.njit(cache=_CACHE)
+def route_sums(local, link_latency, link_capacity, link_pipe, weight_S):
+    """Per flow: its route's latency, its CM02 sharing penalty, its FATPIPE bound.
+
+    The latency is summed over the route's links in order (as
+    ``numpy.bincount`` over the crossings did); the penalty is that latency
+    plus, under ``weight_S`` > 0, the sum of ``weight_S / capacity`` over the
+    same links (1 where it is 0); a FATPIPE link bounds its flows at its
+    capacity.
+    """
+    m, hops = local.shape
+    latency = np.zeros(m)
+    penalty = np.empty(m)
+    bound = np.full(m, np.inf)
+    for f in range(m):
+        total = 0.0
+        weighted = 0.0
+        for h in range(hops):
+            link = local[f, h]
+            if link < 0:
+                continue
+            total += link_latency[link]
+            if weight_S != 0.0:
+                weighted += weight_S / link_capacity[link]
+            if link_pipe[link] and link_capacity[link] < bound[f]:
+                bound[f] = link_capacity[link]
+        latency[f] = total
+        value = total + weighted if weight_S != 0.0 else total
+        penalty[f] = value if value > 0 else 1.0
+    return latency, penalty, bound
+
+
+@numba.njit(cache=_CACHE)
+def link_lists(local, link_pipe, link_capacity, bound):
+    """The crossings of shared links twice: by flow (route order) and by link (ascending
+    flow), as CSR arrays over the links two or more crossings share, numbered anew.
+
+    A link one crossing uses (a host's own link) can never be shared: it is
+    its flow's bound from the start, as :func:`fill` would find each time.
+    Returns ``(flow_start, flow_link, link_start, link_flow)``, the shared
+    links' capacities and the flows' bounds with those links folded in.
+    """
+    m, hops = local.shape
+    n_links = len(link_capacity)
+    crossings = np.zeros(n_links, dtype=np.int32)
+    for f in range(m):
+        for h in range(hops):
+            link = local[f, h]
+            if link >= 0 and not link_pipe[link]:
+                crossings[link] += 1
+    shared = np.full(n_links, -1, dtype=np.int32)
+    k = 0
+    for link in range(n_links):
+        if crossings[link] >= 2:
+            shared[link] = k
+            k += 1
+    capacity = np.empty(k)
+    link_start = np.zeros(k + 1, dtype=np.int64)
+    for link in range(n_links):
+        if shared[link] >= 0:
+            capacity[shared[link]] = link_capacity[link]
+            link_start[shared[link] + 1] = crossings[link]
+    link_start = np.cumsum(link_start)
+    folded = bound.copy()
+    flow_start = np.zeros(m + 1, dtype=np.int64)
+    for f in range(m):
+        n = 0
+        for h in range(hops):
+            link = local[f, h]
+            if link < 0 or link_pipe[link]:
+                continue
+            if shared[link] >= 0:
+                n += 1
+            elif link_capacity[link] < folded[f]:
+                folded[f] = link_capacity[link]
+        flow_start[f + 1] = flow_start[f] + n
+    flow_link = np.empty(flow_start[m], dtype=np.int32)
+    link_flow = np.empty(flow_start[m], dtype=np.int32)
+    cursor = link_start[:-1].copy()
+    for f in range(m):
+        e = flow_start[f]
+        for h in range(hops):
+            link = local[f, h]
+            if link < 0 or link_pipe[link] or shared[link] < 0:
+                continue
+            j = shared[link]
+            flow_link[e] = j
+            e += 1
+            link_flow[cursor[j]] = f
+            cursor[j] += 1
+    return (flow_start, flow_link, link_start, link_flow), capacity, folded
+
+
+@numba.njit(cache=_CACHE)
+def _usage(link, link_start, link_flow, open_flow, weight):
+    """The sum of 1 / penalty over the link's open flows, in ascending flow order."""
+    total = 0.0
+    for e in range(link_start[link], link_start[link + 1]):
+        f = link_flow[e]
+        if open_flow[f]:
+            total += weight[f]
+    return total
+
+
+@numba.njit(cache=_CACHE)
+def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty, bound,
+         level_rtol):
+    """Max-min fair rates of the ``active`` flows (CM02: ``rate * penalty`` equal on a
+    saturated link), by progressive filling; 0 for the others.
+
+    The rounds (:mod:`collsim.analysis.network.maxmin` says why): a link
+    only one active flow crosses is that flow's bound; the lowest
+    level (a link's remaining capacity over the sum of 1 / penalty of its
+    open flows, or an open flow's bound times its penalty) and every link or
+    bound within ``level_rtol`` of it saturate together; their flows are
+    fixed at ``min(level / penalty, bound)``.
+    """
+    m = len(penalty)
+    k = len(capacity)
+    crossings = np.zeros(k, dtype=np.int64)
+    for f in range(m):
+        if active[f]:
+            for e in range(flow_start[f], flow_start[f + 1]):
+                crossings[flow_link[e]] += 1
+    rate = np.zeros(m)
+    weight = np.empty(m)
+    own_bound = np.empty(m)
+    open_flow = np.zeros(m, dtype=np.bool_)
+    n_open = 0
+    for f in range(m):
+        if not active[f]:
+            continue
+        weight[f] = 1.0 / penalty[f]
+        b = bound[f]
+        shared = False
+        for e in range(flow_start[f], flow_start[f + 1]):
+            link = flow_link[e]
+            if crossings[link] == 1:
+                if capacity[link] < b:
+                    b = capacity[link]
+            else:
+                shared = True
+        own_bound[f] = b
+        if shared:
+            open_flow[f] = True
+            n_open += 1
+        else:
+            rate[f] = b
+    # the open flows' bounds as levels, lowest first
+    bounded = np.empty(n_open, dtype=np.int64)
+    bound_level = np.empty(m)
+    nb = 0
+    for f in range(m):
+        if open_flow[f]:
+            bound_level[f] = own_bound[f] * penalty[f]
+            if bound_level[f] < np.inf:
+                bounded[nb] = f
+                nb += 1
+    bounded = bounded[:nb][np.argsort(bound_level[bounded[:nb]], kind="mergesort")]
+    next_bound = 0
+    remaining = capacity.copy()
+    version = np.zeros(k, dtype=np.int64)
+    heap = [(np.inf, np.int64(-1), np.int64(-1))]
+    heap.pop()
+    for link in range(k):
+        if crossings[link] >= 2:
+            usage = _usage(link, link_start, link_flow, open_flow, weight)
+            if usage > 0:
+                heap.append((max(remaining[link], 0.0) / usage, np.int64(link), np.int64(0)))
+    heapq.heapify(heap)
+    chosen = np.zeros(m, dtype=np.bool_)
+    chosen_list = np.empty(m, dtype=np.int64)
+    taken = np.zeros(k, dtype=np.float64)
+    touched = np.zeros(k, dtype=np.bool_)
+    touched_list = np.empty(k, dtype=np.int64)
+    while n_open > 0:
+        while len(heap) and heap[0][2] != version[heap[0][1]]:
+            heapq.heappop(heap)
+        while next_bound < nb and not open_flow[bounded[next_bound]]:
+            next_bound += 1
+        lowest = np.inf
+        if len(heap):
+            lowest = heap[0][0]
+        if next_bound < nb and bound_level[bounded[next_bound]] < lowest:
+            lowest = bound_level[bounded[next_bound]]
+        limit = lowest * (1 + level_rtol)
+        n_chosen = 0
+        if lowest == np.inf:   # nothing limits the rest (the numpy version's inf level)
+            for f in range(m):
+                if open_flow[f]:
+                    chosen[f] = True
+                    chosen_list[n_chosen] = f
+                    n_chosen += 1
+        while len(heap) and heap[0][0] <= limit:
+            level, link, stamp = heapq.heappop(heap)
+            if stamp != version[link]:
+                continue
+            version[link] += 1   # saturated: every open flow on it is fixed now
+            for e in range(link_start[link], link_start[link + 1]):
+                f = link_flow[e]
+                if open_flow[f] and not chosen[f]:
+                    chosen[f] = True
+                    chosen_list[n_chosen] = f
+                    n_chosen += 1
+        while next_bound < nb and bound_level[bounded[next_bound]] <= limit:
+            f = bounded[next_bound]
+            if open_flow[f] and not chosen[f]:
+                chosen[f] = True
+                chosen_list[n_chosen] = f
+                n_chosen += 1
+            next_bound += 1
+        # the leaving flows' rates come off their links, summed in ascending flow order
+        # (a scan of the mask when they are many: cheaper than sorting them)
+        if n_chosen * 16 > m:
+            fixed_now = np.flatnonzero(chosen)
+        else:
+            fixed_now = np.sort(chosen_list[:n_chosen])
+        n_touched = 0
+        for f in fixed_now:
+            value = lowest * weight[f]
+            rate[f] = value if value < own_bound[f] else own_bound[f]
+            open_flow[f] = False
+            chosen[f] = False
+            n_open -= 1
+        if n_open == 0:
+            break
+        for f in fixed_now:
+            for e in range(flow_start[f], flow_start[f + 1]):
+                link = flow_link[e]
+                if crossings[link] < 2:
+                    continue
+                taken[link] += rate[f]
+                if not touched[link]:
+                    touched[link] = True
+                    touched_list[n_touched] = link
+                    n_touched += 1
+        for i in range(n_touched):
+            link = touched_list[i]
+            remaining[link] -= taken[link]
+            taken[link] = 0.0
+            touched[link] = False
+            version[link] += 1
+            usage = _usage(link, link_start, link_flow, open_flow, weight)
+            if usage > 0:
+                heapq.heappush(heap, (max(remaining[link], 0.0) / usage, link, version[link]))
+    return rate
+
+
+@numba.njit(cache=_CACHE)
+def step_end_times(data_start, size, rate_factor, flow_start, flow_link, link_start, link_flow,
+                   capacity, penalty, bound, level_rtol, done_rtol):
+    """When each flow of one step ends: its data starts at ``data_start`` and moves
+    ``size`` bytes at its max-min rate times ``rate_factor``, re-shared whenever a
+    flow ends or starts (the engine's ``step_end_times``, event by event)."""
+    m = len(size)
+    left = size.copy()
+    end = np.full(m, np.nan)
+    pending = np.ones(m, dtype=np.bool_)
+    n_pending = m
+    now = np.inf
+    for f in range(m):
+        if data_start[f] < now:
+            now = data_start[f]
+    active = np.zeros(m, dtype=np.bool_)
+    finish = np.empty(m)
+    while n_pending > 0:
+        next_start = np.inf
+        any_active = False
+        for f in range(m):
+            if not pending[f]:
+                active[f] = False
+            elif data_start[f] <= now:
+                active[f] = True
+                any_active = True
+            else:
+                active[f] = False
+                if data_start[f] < next_start:
+                    next_start = data_start[f]
+        if not any_active:
+            now = next_start
+            continue
+        rate = fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty,
+                    bound, level_rtol)
+        first_end = np.inf
+        for f in range(m):
+            if active[f]:
+                rate[f] = rate[f] * rate_factor[f]
+                finish[f] = now + left[f] / rate[f]
+                if finish[f] < first_end:
+                    first_end = finish[f]
+        until = min(first_end, next_start)
+        threshold = until + abs(until) * done_rtol
+        for f in range(m):
+            if not active[f]:
+                continue
+            if finish[f] <= threshold:
+                end[f] = finish[f]
+                pending[f] = False
+                n_pending -= 1
+            else:
+                left[f] = max(left[f] - rate[f] * (until - now), size[f] * done_rtol)
+        now = until
+    return end
+
+
+@numba.njit(cache=_CACHE)
+def fat_tree_routes(src, dst, down, up, base, loopback):
+    """d-mod-k routes of a fat-tree (:class:`collsim.analysis.network.regular.FatTreeFabric`):
+    the up-links in columns 0..L-1, the down-links in L..2L-1, -1 where a route
+    turns lower; a host to itself takes the loopback."""
+    m = len(src)
+    L = len(down)
+    below = np.ones(L + 1, dtype=np.int64)       # prod(down[:l])
+    above = np.ones(L + 1, dtype=np.int64)       # prod(down[l:])
+    ports_below = np.ones(L + 1, dtype=np.int64)  # prod(up[:l])
+    for level in range(1, L + 1):
+        below[level] = below[level - 1] * down[level - 1]
+        ports_below[level] = ports_below[level - 1] * up[level - 1]
+    for level in range(L - 1, -1, -1):
+        above[level] = above[level + 1] * down[level]
+    table = np.full((m, 2 * L), -1, dtype=np.int64)
+    for f in range(m):
+        s, d = src[f], dst[f]
+        if s == d:
+            table[f, 0] = loopback
+            continue
+        top = L
+        for level in range(L, 0, -1):
+            if s // below[level] == d // below[level]:
+                top = level
+        for level in range(1, top + 1):
+            m1 = level - 1
+            port = (d // ports_below[m1]) % up[m1]
+            turn = above[m1] * (d % ports_below[m1])
+            up_child = s // below[m1] + turn
+            down_child = d // below[m1] + turn
+            table[f, m1] = base[m1] + 2 * (up_child * up[m1] + port)
+            table[f, L + m1] = base[m1] + 2 * (down_child * up[m1] + port) + 1
+    return table
+
+
+@numba.njit(cache=_CACHE)
+def _dragonfly_local(g, c, r, c2, r2, C, R, base_green, base_black):
+    """The local hops from router (g, c, r) to (g, c2, r2): green within a chassis,
+    black within a router slot, else green then black (-1: no hop)."""
+    if c == c2 and r == r2:
+        return -1, -1
+    green_first = base_green + ((g * C + c) * R + r) * R + r2
+    if c == c2:
+        return green_first, -1
+    if r == r2:
+        return base_black + ((g * R + r) * C + c) * C + c2, -1
+    return green_first, base_black + ((g * R + r2) * C + c) * C + c2
+
+
+@numba.njit(cache=_CACHE)
+def dragonfly_routes(src, dst, per_router, G, C, R, K, base_green, base_black, base_global,
+                     loopback):
+    """Minimal routes of a dragonfly (:class:`collsim.analysis.network.regular.DragonflyFabric`):
+    host up, host down, two local hops, the global link, two local hops; between
+    groups over the global link of fewest hops (the first on a tie)."""
+    m = len(src)
+    table = np.full((m, 7), -1, dtype=np.int64)
+    for f in range(m):
+        s, d = src[f], dst[f]
+        if s == d:
+            table[f, 0] = loopback
+            continue
+        table[f, 0] = 2 * s
+        table[f, 1] = 2 * d + 1
+        a, b = s // per_router, d // per_router
+        ga, ca, ra = a // (C * R), (a // R) % C, a % R
+        gb, cb, rb = b // (C * R), (b // R) % C, b % R
+        if ga == gb:
+            first, second = _dragonfly_local(ga, ca, ra, cb, rb, C, R, base_green, base_black)
+            table[f, 2] = first
+            table[f, 3] = second
+            continue
+        best = np.iinfo(np.int64).max
+        for k in range(K):
+            position = gb if gb < ga else gb - 1
+            index = (position + k * (G - 1)) % (C * R)
+            out1, out2 = _dragonfly_local(ga, ca, ra, index // R, index % R, C, R,
+                                          base_green, base_black)
+            position = ga if ga < gb else ga - 1
+            index = (position + k * (G - 1)) % (C * R)
+            in1, in2 = _dragonfly_local(gb, index // R, index % R, cb, rb, C, R,
+                                        base_green, base_black)
+            hops = (out1 >= 0) + (out2 >= 0) + (in1 >= 0) + (in2 >= 0)
+            if hops < best:
+                best = hops
+                table[f, 2] = out1
+                table[f, 3] = out2
+                table[f, 4] = base_global + (ga * G + gb) * K + k
+                table[f, 5] = in1
+                table[f, 6] = in2
+    return table
+
+
+@numba.njit(cache=_CACHE)
+def class_properties(links, class_bounds, class_capacity, class_latency, loopback):
+    """(capacity, latency, FATPIPE flag) of link ids numbered class by class: class c
+    holds the ids below ``class_bounds[c]`` (a few classes: a scan beats a search)."""
+    n = len(links)
+    capacity = np.empty(n)
+    latency = np.empty(n)
+    pipe = np.empty(n, dtype=np.bool_)
+    n_classes = len(class_bounds)
+    for i in range(n):
+        link = links[i]
+        c = 0
+        while c < n_classes and class_bounds[c] <= link:
+            c += 1
+        capacity[i] = class_capacity[c]
+        latency[i] = class_latency[c]
+        pipe[i] = link == loopback
+    return capacity, latency, pipe
