@@ -158,28 +158,72 @@ def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarr
                                   flows.penalty, flows.bound, LEVEL_RTOL, _DONE_RTOL)
 
 
+def _nth_in_group(group: np.ndarray) -> np.ndarray:
+    """1, 2, ... for each entry in the order it comes among the entries of its group."""
+    order = np.argsort(group, kind="stable")
+    first = np.searchsorted(group[order], group[order])
+    nth = np.empty(len(group), dtype=np.int64)
+    nth[order] = np.arange(len(group)) - first + 1
+    return nth
+
+
+def _serial_receives(receiver: np.ndarray, arrival_s: np.ndarray, receive_cost_s: np.ndarray,
+                     free_s: np.ndarray) -> np.ndarray:
+    """When each receive is done where a receiver pays ``o_r`` per message, one after
+    another in arrival order (SMPI charges a process's receive overheads in turn);
+    ``free_s`` is each receiver's clock of its previous receive, updated in place."""
+    done_s = arrival_s + receive_cost_s
+    for i in np.argsort(arrival_s, kind="stable"):
+        r = receiver[i]
+        free_s[r] = max(free_s[r], arrival_s[i]) + receive_cost_s[i]
+        done_s[i] = free_s[r]
+    return done_s
+
+
+def _staggered_sends(sender: np.ndarray, eager: np.ndarray, sendrecv: np.ndarray,
+                     o_s: float) -> tuple[np.ndarray, np.ndarray]:
+    """(each message's posting delay on the sender's side, the sender's cost of an eager
+    send): a process posting several sends in one step makes one MPI_Isend after the
+    other, each paying ``o_s``, so the i-th is posted i o_s after its part starts; a
+    lone send pays ``o_s`` before posting when eager or inside an MPI_Sendrecv."""
+    single = np.where(eager | sendrecv, o_s, 0.0)
+    if not o_s:
+        return single, single
+    nth = _nth_in_group(sender)
+    several = np.bincount(sender)[sender] > 1
+    delay = np.where(several, nth * o_s, single)
+    return delay, np.where(eager, np.where(several, nth * o_s, o_s), 0.0)
+
+
 def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
               net: NetworkParams, weight_S: float = 0.0) -> np.ndarray:
     eager = step.n_bytes < net.eager_threshold_bytes
-    send_cost = np.where(eager, net.send_overhead_s, 0.0)
-    # MPI_Sendrecv: the rank pays its MPI_Isend's overhead before it posts either side
+    # MPI_Sendrecv: the rank pays its MPI_Isend's overhead before it posts either side;
+    # several sends of one rank are posted o_s apart (_staggered_sends)
     o_s = net.send_overhead_s
     if o_s:
         sends, receives = np.zeros(len(clock), dtype=bool), np.zeros(len(clock), dtype=bool)
         sends[step.src] = True
         receives[step.dst] = True
         sendrecv = sends & receives
-        start = np.maximum(clock[step.src] + np.where(eager | sendrecv[step.src], o_s, 0.0),
+        send_delay, send_cost = _staggered_sends(step.src, eager, sendrecv[step.src], o_s)
+        start = np.maximum(clock[step.src] + send_delay,
                            clock[step.dst] + np.where(sendrecv[step.dst], o_s, 0.0))
     else:
+        send_cost = np.zeros(len(step.src))
         start = np.maximum(clock[step.src], clock[step.dst])
     size = (step.n_bytes + net.envelope_bytes).astype(float)
     routes = fabric.routes(hosts[step.src], hosts[step.dst])
     end = step_end_times(start, size, routes, fabric, net, weight_S)
     after = clock.copy()
-    # an eager sender goes on after o_s; its receiver pays o_r after the data
+    # an eager sender goes on after its o_s; its receiver pays o_r after the data, in turn
     np.maximum.at(after, step.src, np.where(eager, clock[step.src] + send_cost, end))
-    np.maximum.at(after, step.dst, end + np.where(eager, net.recv_overhead_s, 0.0))
+    receive_cost = np.where(eager, net.recv_overhead_s, 0.0)
+    if net.recv_overhead_s and np.bincount(step.dst).max(initial=0) > 1:
+        received = _serial_receives(step.dst, end, receive_cost, np.full(len(clock), -np.inf))
+    else:
+        received = end + receive_cost
+    np.maximum.at(after, step.dst, received)
     if len(step.reduce_ranks):
         np.add.at(after, step.reduce_ranks, step.reduce_bytes * fabric.gamma_s_per_byte)
     return after
@@ -245,14 +289,19 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     # an eager message (under the eager threshold): its sender pays o_s and goes on, the
     # transfer starts once the receive is posted too, the receiver pays o_r after it
     eager = n_bytes < net.eager_threshold_bytes
-    send_cost = np.where(eager, net.send_overhead_s, 0.0)
     receive_cost = np.where(eager, net.recv_overhead_s, 0.0)
     # a rank that sends and receives in one step (MPI_Sendrecv) pays its MPI_Isend's
-    # overhead (smpi/ois) before it posts either
+    # overhead (smpi/ois) before it posts either; a part's several sends are posted o_s
+    # apart and its several eager receives pay o_r in turn, as SMPI charges them
     sendrecv = ((np.bincount(post_tasks[0], minlength=n_tasks) > 0)
                 & (np.bincount(post_tasks[1], minlength=n_tasks) > 0))
-    post_delay = np.stack([np.where(eager | sendrecv[post_tasks[0]], net.send_overhead_s, 0.0),
+    send_delay, send_cost = _staggered_sends(post_tasks[0], eager, sendrecv[post_tasks[0]],
+                                             net.send_overhead_s)
+    post_delay = np.stack([send_delay,
                            np.where(sendrecv[post_tasks[1]], net.send_overhead_s, 0.0)])
+    serial_receiver = ((np.bincount(msg_tasks[1], minlength=n_tasks) > 1)
+                       if net.recv_overhead_s else np.zeros(n_tasks, dtype=bool))
+    receiver_free = np.full(n_tasks, -np.inf)
 
     def messages_of(tasks):
         if not tasks.size:
@@ -320,8 +369,13 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
         # the receiver's side always; the sender's when it waited (rendezvous)
         rendezvous = ~eager[finished]
         tasks = np.concatenate([msg_tasks[1, finished], msg_tasks[0, finished[rendezvous]]])
-        ends_at = np.concatenate([finished_at + receive_cost[finished],
-                                  finished_at[rendezvous]])
+        received = finished_at + receive_cost[finished]
+        serial = serial_receiver[msg_tasks[1, finished]]
+        if serial.any():
+            received[serial] = _serial_receives(msg_tasks[1, finished[serial]],
+                                                finished_at[serial],
+                                                receive_cost[finished[serial]], receiver_free)
+        ends_at = np.concatenate([received, finished_at[rendezvous]])
         np.maximum.at(task_last, tasks, ends_at)
         np.subtract.at(pending, tasks, 1)
         # a receive posted ahead may complete a task before it starts (it then ends when it
