@@ -20,7 +20,10 @@ few are too many messages (:func:`_repeat`).
 An eager message (payload below the profile's eager threshold): its sender
 pays ``o_s`` and goes on, the transfer starts once the receive is posted
 too, the receiver pays ``o_r`` after the data.  A rank in ``MPI_Sendrecv``
-pays its Isend's overhead (``smpi/ois``) before it posts either side.
+pays its Isend's overhead (``smpi/ois``) before it posts either side.  A
+rank's several sends in one step are posted ``o_s`` apart (one ``MPI_Isend``
+after another), its several eager receives pay ``o_r`` in turn, in order of
+arrival (:func:`_staggered_sends`, :func:`_serial_receives`).
 
 A step's flows, the filling and its event loop run compiled
 (:mod:`collsim.analysis.network.kernels`, numba, loaded on first use): at a
