@@ -92,6 +92,18 @@ def candidate_entries(collective: str, algorithms: list[str] | None = None) -> l
     return chosen
 
 
+def _checked_candidates(collective: str, algorithms, process_counts, sizes_bytes) -> list[dict]:
+    """The candidates (:func:`candidate_entries`), once the grid is checked: neither list
+    empty, every size a whole number of doubles."""
+    entries = candidate_entries(collective, algorithms)
+    if not process_counts or not sizes_bytes:
+        raise ValueError("process_counts and sizes_bytes must not be empty")
+    for n in sizes_bytes:
+        if n < 0 or n % 8:
+            raise ValueError(f"sizes_bytes must be multiples of 8 (double elements), got {n}")
+    return entries
+
+
 def select(*, collective: str, process_counts: list[int], sizes_bytes: tuple[int, ...],
            G: nx.Graph, profile: Profile, platform: str, timeout_s: float = 600.0,
            mapping: str = "block", algorithms: list[str] | None = None, jobs: int = 0,
@@ -136,12 +148,7 @@ def select(*, collective: str, process_counts: list[int], sizes_bytes: tuple[int
     ValueError
         If the collective is unknown, a list is empty, or a size is not a multiple of 8.
     """
-    entries = candidate_entries(collective, algorithms)
-    if not process_counts or not sizes_bytes:
-        raise ValueError("process_counts and sizes_bytes must not be empty")
-    for n in sizes_bytes:
-        if n < 0 or n % 8:
-            raise ValueError(f"sizes_bytes must be multiples of 8 (double elements), got {n}")
+    entries = _checked_candidates(collective, algorithms, process_counts, sizes_bytes)
     simulations = [Job(RunSpec(collective, entry["algorithm"], p, tuple(sizes_bytes),
                                mapping=mapping), G, profile, platform, timeout_s)
                    for p in process_counts for entry in entries if _eligible(entry, p)]
@@ -189,12 +196,7 @@ def select_predicted(*, collective: str, process_counts: list[int],
     from collsim.network_model import NoNetworkPattern, has_pattern
     from collsim.predictions import predict_rows
 
-    entries = candidate_entries(collective, algorithms)
-    if not process_counts or not sizes_bytes:
-        raise ValueError("process_counts and sizes_bytes must not be empty")
-    for n in sizes_bytes:
-        if n < 0 or n % 8:
-            raise ValueError(f"sizes_bytes must be multiples of 8 (double elements), got {n}")
+    entries = _checked_candidates(collective, algorithms, process_counts, sizes_bytes)
     left_out = [e["algorithm"] for e in entries if not has_pattern(collective, e["algorithm"])]
     if algorithms is not None and left_out:
         raise ValueError(f"{collective}/{left_out[0]} has no network pattern: --predict "
@@ -204,8 +206,7 @@ def select_predicted(*, collective: str, process_counts: list[int],
         raise ValueError(f"no {collective} algorithm has a network pattern")
     times: dict[tuple[int, int], dict[str, float]] = {}
     for p in process_counts:
-        chosen = [(collective, e["algorithm"]) for e in entries
-                  if _eligible(e, p) and e["algorithm"] not in left_out]
+        chosen = [(collective, e["algorithm"]) for e in entries if _eligible(e, p)]
 
         def predicted(pairs):
             return predict_rows(request, profile, algorithms=pairs, np_ranks=p,
