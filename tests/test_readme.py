@@ -59,7 +59,13 @@ def test_an_example_prints_what_the_readme_shows(command, capsys, monkeypatch):
     monkeypatch.chdir(REPO_ROOT)
     main(shlex.split(command))
     captured = capsys.readouterr()
-    assert captured.out + captured.err == EXAMPLES[command]
+    # the README was recorded under the distribution's SimGrid; under another
+    # (make SIMGRID=4.1 test) only the rows' library name may differ
+    assert _same_library(captured.out + captured.err) == _same_library(EXAMPLES[command])
+
+
+def _same_library(text: str) -> str:
+    return re.sub(r'"library": "SimGrid [0-9.]+"', '"library": "SimGrid"', text)
 
 
 def _figure(pattern: str) -> tuple[int, ...]:

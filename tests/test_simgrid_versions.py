@@ -48,3 +48,40 @@ def test_path_serves_when_the_recorded_simgrid_is_gone(monkeypatch, tmp_path):
     _recording(monkeypatch, tmp_path, tmp_path / "removed" / "bin")
     assert harness.simgrid_tool("smpicc") == str(on_path)
     assert harness.simgrid_tool("smpif90") is None
+
+
+def test_the_version_is_read_from_the_smpirun_that_runs(monkeypatch, tmp_path):
+    smpirun = _fake_tool(tmp_path / "simgrid-4.1" / "bin", "smpirun")
+    smpirun.write_text('#!/bin/sh\necho "SimGrid version 4.1"\n')
+    _recording(monkeypatch, tmp_path, smpirun.parent)
+    assert harness.simgrid_version() == (4, 1)
+
+
+def test_a_smpirun_that_names_no_version_is_refused(monkeypatch, tmp_path):
+    import pytest
+    from collsim.errors import CollsimError
+
+    smpirun = _fake_tool(tmp_path / "odd" / "bin", "smpirun")
+    _recording(monkeypatch, tmp_path, smpirun.parent)
+    with pytest.raises(CollsimError, match="does not name a SimGrid version"):
+        harness.simgrid_version()
+
+
+def test_a_constant_overhead_is_written_in_each_versions_form():
+    """From 3.34, SimGrid's smpi/os applies a segment only above its threshold and
+    0-byte messages take the option's default, which only a single number sets
+    (FactorSet.cpp of 3.35, 4.0, 4.1): `0:o:0` would charge them nothing."""
+    from collsim.profiles import load_profile, overhead_cfg_value
+
+    assert overhead_cfg_value("0:1e-06:0", (3, 32)) == "0:1e-06:0"
+    assert overhead_cfg_value("0:1e-06:0", (3, 34)) == "1e-06"
+    assert overhead_cfg_value("0:1e-06:0", (4, 1)) == "1e-06"
+    # a per-byte part or several segments cannot be one number: passed as written
+    assert overhead_cfg_value("0:1e-06:1e-09", (4, 1)) == "0:1e-06:1e-09"
+    assert overhead_cfg_value("0:1e-06:0;1024:2e-06:0", (4, 1)) == "0:1e-06:0;1024:2e-06:0"
+    profile = load_profile("seed000_mpich_qdr")
+    old, new = profile.smpirun_args((3, 32)), profile.smpirun_args((4, 0))
+    assert "--cfg=smpi/os:0:1e-07:0" in old and "--cfg=smpi/os:1e-07" in new
+    assert "--cfg=smpi/or:1e-07" in new and "--cfg=smpi/ois:1e-07" in new
+    # what keys stored results does not depend on the version
+    assert profile.all_cfg["smpi/os"] == "0:1e-07:0"

@@ -180,6 +180,25 @@ def simgrid_tool(name: str) -> str | None:
     return shutil.which(name)
 
 
+@functools.lru_cache(maxsize=None)
+def _smpirun_version(smpirun: str) -> tuple[int, int]:
+    done = subprocess.run([smpirun, "-version"], capture_output=True, text=True, check=False)
+    found = re.search(r"SimGrid version (\d+)\.(\d+)", done.stdout)
+    if found is None:
+        raise CollsimError(f"{smpirun} -version does not name a SimGrid version")
+    return int(found.group(1)), int(found.group(2))
+
+
+def simgrid_version() -> tuple[int, int]:
+    """The (major, minor) version of the SimGrid that runs the simulations
+    (``smpirun -version`` of :func:`find_smpirun`), read once per process.
+
+    Used only where SimGrid versions read the same option differently
+    (``profiles.overhead_cfg_value``).
+    """
+    return _smpirun_version(find_smpirun())
+
+
 def find_smpirun() -> str:
     """Return the path of smpirun (:func:`simgrid_tool`), or explain how to get it."""
     path = simgrid_tool("smpirun")
@@ -236,7 +255,7 @@ def smpirun_command(G: nx.Graph, rank_hosts: list[str], profile: Profile, workdi
         str(platform_path),
         "-hostfile",
         str(hostfile_path),
-        *profile.smpirun_args(),
+        *profile.smpirun_args(simgrid_version()),
         *_stack_guard_args(len(rank_hosts), shared_buffers=shared_buffers),
         *(["--cfg=smpi/privatization:dlopen"] if privatize else []),
         "--cfg=smpi/tmpdir:" + str(workdir),

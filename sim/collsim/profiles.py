@@ -20,7 +20,7 @@ from collsim.limits import BOUNDS, check
 from collsim.platforms.catalog import CATALOG, catalog_profile
 
 
-__all__ = ["Profile", "HARNESS_CFG", "builtin_profiles", "checked_profile", "default_profile", "load_profile"]
+__all__ = ["Profile", "HARNESS_CFG", "overhead_cfg_value", "builtin_profiles", "checked_profile", "default_profile", "load_profile"]
 
 # What collbench needs whatever the network model: simulated times must not
 # depend on the host (no timing of host code), timing calls must not cost
@@ -85,6 +85,9 @@ _KEYS = {"description", "envelope_bytes", "exact_models", "cfg", "send_overhead_
 _ELEMENT_CFG = {"send_overhead_s": "smpi/os", "recv_overhead_s": "smpi/or",
                 "eager_threshold_bytes": "smpi/send-is-detached-thresh"}
 _ELEMENT_OPTIONS = {*_ELEMENT_CFG.values(), "smpi/ois"}
+# The first SimGrid whose smpi/os, smpi/or and smpi/ois take a single number as
+# their value for every size (overhead_cfg_value)
+FACTORSET_SIMGRID = (3, 34)
 
 
 @dataclass(frozen=True)
@@ -150,10 +153,43 @@ class Profile:
         """The profile's SMPI options: ``cfg`` and those of its elements (what keys results)."""
         return {**self.cfg, **self.element_cfg()}
 
-    def smpirun_args(self) -> list[str]:
-        """The ``--cfg=key:value`` arguments for smpirun, harness requirements last."""
+    def smpirun_args(self, simgrid_version: tuple[int, int] = (3, 32)) -> list[str]:
+        """The ``--cfg=key:value`` arguments for smpirun, harness requirements last.
+
+        Parameters
+        ----------
+        simgrid_version : tuple of int
+            The (major, minor) version of the SimGrid that runs them
+            (``harness.simgrid_version``): from 3.34 a constant overhead is
+            written in that version's form (:func:`overhead_cfg_value`).
+        """
         merged = {**self.all_cfg, **HARNESS_CFG}
+        for key in _ELEMENT_OPTIONS & merged.keys() - {"smpi/send-is-detached-thresh"}:
+            merged[key] = overhead_cfg_value(merged[key], simgrid_version)
         return [f"--cfg={key}:{value}" for key, value in merged.items()]
+
+
+def overhead_cfg_value(value: str, simgrid_version: tuple[int, int]) -> str:
+    """An ``smpi/os``/``or``/``ois`` value in the form a SimGrid version reads.
+
+    collsim writes these options in SimGrid 3.32's form,
+    ``threshold:seconds:seconds_per_byte;...``, where the first segment also
+    covers the sizes below its threshold, so ``0:o:0`` is LogGP's constant
+    ``o`` for every size.  From 3.34 (SimGrid's ``FactorSet``; read in the
+    sources of 3.35, 4.0 and 4.1: ``src/kernel/resource/FactorSet.cpp``) a
+    segment applies only to sizes above its threshold and the sizes up to the
+    first one take the option's default, which only a single number sets:
+    ``0:o:0`` would leave 0-byte messages without overhead.  A one-segment
+    value from 0 with no per-byte part therefore becomes ``o`` there; any
+    other value is passed as written (that SimGrid's meaning applies to the
+    sizes up to its first threshold).
+    """
+    if simgrid_version < FACTORSET_SIMGRID:
+        return value
+    fields = value.strip().split(":")
+    if len(fields) == 3 and float(fields[0]) == 0 and float(fields[2]) == 0:
+        return fields[1]
+    return value
 
 
 def _cfg_value_problem(key: str, value: str) -> str | None:
