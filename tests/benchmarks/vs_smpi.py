@@ -197,12 +197,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
+from collsim.harness import simgrid_tool, simgrid_version
 from collsim.profiles import HARNESS_CFG, load_profile
 from collsim.units import simgrid_bandwidth, simgrid_time
 
@@ -287,8 +287,9 @@ def _pss_mb(pids: list[int]) -> float:
     return total_kb / 1024
 
 
-def _measure(argv: list[str], env=None) -> tuple[float, float, str]:
-    """Wall time (s), peak memory of the process tree (MB), stdout.
+def _measure(argv: list[str], env=None) -> tuple[float, float, float, str]:
+    """Wall time (s), CPU time of the process tree (user + system, s), peak
+    memory of the process tree (MB), stdout.
 
     Memory is the largest proportional set size of the tree, sampled every
     0.05 s (plus the time a sample takes: ~0.08 s at 16384 ranks): the
@@ -296,12 +297,18 @@ def _measure(argv: list[str], env=None) -> tuple[float, float, str]:
     rank that maps them.  Both sides peak in the last second, just before
     SimGrid tears the ranks down at ~80 MB/s; sampling every 0.2 s missed up
     to 20 MB of plain smpirun's peak (324 instead of 344 MB, 2026-11-25).
+    The CPU time is that of the process and the descendants it waited for
+    (``wait4``'s resource usage): the steadier figure on a shared machine.
     """
     started = time.perf_counter()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         process = subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=env)
         peak_mb = 0.0
-        while process.poll() is None:
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                process.returncode = os.waitstatus_to_exitcode(status)
+                break
             peak_mb = max(peak_mb, _pss_mb(_descendants(process.pid)))
             time.sleep(0.05)
         wall = time.perf_counter() - started
@@ -310,7 +317,7 @@ def _measure(argv: list[str], env=None) -> tuple[float, float, str]:
         stdout, stderr = out.read(), err.read()
     if process.returncode != 0:
         raise SystemExit(f"failed ({process.returncode}): {' '.join(argv)}\n{stderr[-2000:]}")
-    return wall, peak_mb, stdout
+    return wall, usage.ru_utime + usage.ru_stime, peak_mb, stdout
 
 
 RUNS = ("smpirun", "checked", "timing-only")
@@ -325,7 +332,7 @@ def run_case(name: str, workdir: Path, program: Path, runs=RUNS) -> None:
     cfg = [f"--cfg={k}:{v}" for k, v in {**load_profile("hockney").cfg, **HARNESS_CFG}.items()]
     if np > 30000:
         cfg.append("--cfg=contexts/guard-size:0")
-    stock = [shutil.which("smpirun"), "-np", str(np), "-platform", str(platform),
+    stock = [simgrid_tool("smpirun"), "-np", str(np), "-platform", str(platform),
              "-hostfile", str(hostfile), *cfg, f"--cfg=smpi/allreduce:{smpi_alg}",
              "--log=root.thres:warning", str(program), str(n_bytes)]
     collsim = [str(REPO / ".venv" / "bin" / "collsim"), "run", "--np", str(np), "--coll",
@@ -338,7 +345,7 @@ def run_case(name: str, workdir: Path, program: Path, runs=RUNS) -> None:
         if run not in runs:
             continue
         try:
-            wall, peak_mb, stdout = _measure(argv)
+            wall, cpu_s, peak_mb, stdout = _measure(argv)
         except SystemExit as failure:  # the other runs' figures are still printed
             print(f"{name:<28} {label:<24} failed: {str(failure).splitlines()[-1]}")
             continue
@@ -347,15 +354,15 @@ def run_case(name: str, workdir: Path, program: Path, runs=RUNS) -> None:
         if simulated is None:
             import json
             simulated = json.loads(stdout.splitlines()[-1])["time_s"]
-        results.append((label, wall, peak_mb, float(simulated)))
+        results.append((label, wall, cpu_s, peak_mb, float(simulated)))
     if not results:
         return
     # the ratios are to plain smpirun's figures, or to the first run made
-    base_wall, base_mb = results[0][1], results[0][2]
-    for label, wall, peak_mb, simulated in results:
-        print(f"{name:<28} {label:<24} {wall:>9.1f} s {peak_mb:>9.0f} MB "
-              f"{wall / base_wall:>6.2f}x {peak_mb / base_mb:>6.2f}x  simulated {simulated:.6g} s",
-              flush=True)
+    base_wall, base_cpu, base_mb = results[0][1:4]
+    for label, wall, cpu_s, peak_mb, simulated in results:
+        print(f"{name:<28} {label:<24} {wall:>9.1f} s {cpu_s:>9.1f} s {peak_mb:>9.0f} MB "
+              f"{wall / base_wall:>6.2f}x {cpu_s / base_cpu:>6.2f}x {peak_mb / base_mb:>6.2f}x  "
+              f"simulated {simulated!r} s", flush=True)
 
 
 def main() -> None:
@@ -379,9 +386,11 @@ def main() -> None:
         program = workdir / "allreduce"
         # a program smpirun loads, so not with SMPI_PRETEND_CC (that builds a plain one)
         env = {k: v for k, v in os.environ.items() if k != "SMPI_PRETEND_CC"}
-        subprocess.run(["smpicc", "-O2", "-o", str(program), str(HERE / "vs_smpi_allreduce.c")],
+        subprocess.run([simgrid_tool("smpicc"), "-O2", "-o", str(program), str(HERE / "vs_smpi_allreduce.c")],
                        check=True, env=env)
-        print(f"{'case':<28} {'run':<24} {'wall':>11} {'peak':>12} {'wall/':>7} {'mem/':>7}")
+        print(f"SimGrid {'.'.join(map(str, simgrid_version()))} ({simgrid_tool('smpirun')})")
+        print(f"{'case':<28} {'run':<24} {'wall':>11} {'cpu':>11} {'peak':>12} {'wall/':>7} "
+              f"{'cpu/':>7} {'mem/':>7}")
         for name in args.cases or list(CASES):
             run_case(name, workdir, program, runs)
 
