@@ -237,6 +237,11 @@ CASES = {
                                 ["--platform", "fat_tree", "--levels", "2",
                                  "--down-ports", "64,64", "--up-ports", "1,64"],
                                 ("FAT_TREE", "2;64,64;1,64;1,1")),
+    # the SimGrid versions' table (issue 28): 4096 ranks at 24 messages per rank
+    "fat_tree_4096_rdb_1MiB": (4096, 1 << 20, "rdb", "recursive_doubling",
+                               ["--platform", "fat_tree", "--levels", "2",
+                                "--down-ports", "64,64", "--up-ports", "1,64"],
+                               ("FAT_TREE", "2;64,64;1,64;1,1")),
     "crossbar_16384_rdb_8B": (16384, 8, "rdb", "recursive_doubling",
                               ["--platform", "crossbar", "--nodes", "16384"], None),
     "crossbar_65536_rdb_8B": (65536, 8, "rdb", "recursive_doubling",
