@@ -333,12 +333,17 @@ def _add_run_arguments(run_parser: argparse.ArgumentParser) -> None:
     run_parser.add_argument("--np", type=int, required=True, help="number of ranks")
     run_parser.add_argument("--bytes", required=True,
                             help="comma-separated sizes per rank, e.g. 8,64KiB,1MiB")
-    run_parser.add_argument("--dtype", default="double", choices=sorted(DTYPE_BYTES))
-    run_parser.add_argument("--op", default="sum", choices=OPS)
+    # the choices are collbench's (sim/collbench/datagen.def), read when first
+    # used: a metavar, so that building the parser does not list them
+    run_parser.add_argument("--dtype", default="double", choices=DTYPE_BYTES, metavar="DTYPE",
+                            help="%(choices)s (default double)")
+    run_parser.add_argument("--op", default="sum", choices=OPS, metavar="OP",
+                            help="%(choices)s (default sum)")
     run_parser.add_argument("--root", type=int, default=0)
     run_parser.add_argument("--seed", type=argument_type("seed"), default=1)
-    run_parser.add_argument("--dist", default="uniform", choices=DISTRIBUTIONS,
-                            help="distribution of floating-point inputs (default uniform)")
+    run_parser.add_argument("--dist", default="uniform", choices=DISTRIBUTIONS, metavar="DIST",
+                            help="distribution of floating-point inputs: %(choices)s "
+                            "(default uniform)")
     run_parser.add_argument("--reps", type=argument_type("reps"), default=1)
     run_parser.add_argument("--timing-only", action="store_true",
                             help="buffers shared by all ranks and no result check: the same "
