@@ -1,7 +1,9 @@
 /*
  * hier.c: what the two-level algorithms share: their group counts, the
  * algorithms they run inside and between groups, the check of both against
- * their restrictions, and the creation of the sub-communicators.
+ * their restrictions; and what every algorithm that runs others uses: the
+ * creation and release of sub-communicators and the parameters passed to a
+ * sub-algorithm.  A rank's node is nodes.c's.
  *
  * A two-level algorithm never substitutes an algorithm for another: an
  * inner or outer algorithm that is unknown, of another collective, itself
