@@ -15,6 +15,11 @@ Distributions of floating-point inputs (integers ignore them):
   2^20 below 2^50 for double, times 2^8 below 2^24 for float) plus a uniform
   [-1, 1) part, rounded: for an even number of ranks the exact sum is near zero
   after heavy cancellation, while sum |x_i| is huge.
+
+The names and properties of the datatypes, ops and distributions are
+collbench's (``sim/collbench/datagen.def``, read through
+:func:`collsim.harness.data_catalog`); this module holds only the generators,
+and ``tests/test_datagen.py`` checks they cover exactly the published set.
 """
 
 from __future__ import annotations
@@ -22,9 +27,15 @@ from __future__ import annotations
 import math
 import struct
 
-__all__ = ["DISTRIBUTIONS", "bits", "value", "float32"]
+from collsim.harness import PublishedNames, data_catalog
 
-DISTRIBUTIONS = ("uniform", "lognormal", "illcond")
+__all__ = ["DISTRIBUTIONS", "OP_INPUTS", "bits", "value", "float32"]
+
+DISTRIBUTIONS = PublishedNames("distributions")
+# The inputs each op takes (datagen_value): the distribution's values, values
+# near 1 for products, or zero half of the time for first_nonzero
+OP_INPUTS = {"sum": "distribution", "prod": "near_one", "max": "distribution",
+             "min": "distribution", "first_nonzero": "half_zero"}
 _MASK = (1 << 64) - 1
 _ILLCOND_SALT = 0x5EEDC0FFEE123457
 
@@ -57,27 +68,42 @@ def _lognormal_exponent(b: int) -> int:
     return sum((more >> shift) & 0xFF for shift in (0, 8, 16, 24)) // 16 - 32
 
 
-def _double(seed: int, rank: int, index: int, b: int, dist: str) -> float:
-    if dist == "lognormal":
-        magnitude = math.ldexp(1.0 + (b & ((1 << 52) - 1)) * 2.0**-52, _lognormal_exponent(b))
-        return -magnitude if b >> 63 else magnitude
-    uniform = (b >> 11) * 2.0**-52 - 1.0
-    if dist == "illcond":
-        big = math.ldexp(float(bits(seed ^ _ILLCOND_SALT, rank // 2, index) >> 34), 20)
-        return (big if rank % 2 == 0 else -big) + uniform
-    return uniform
+def _double_uniform(b: int) -> float:
+    return (b >> 11) * 2.0**-52 - 1.0
 
 
-def _float(seed: int, rank: int, index: int, b: int, dist: str) -> float:
-    if dist == "lognormal":
-        mantissa = 1.0 + (b & ((1 << 23) - 1)) * 2.0**-23
-        magnitude = math.ldexp(mantissa, _lognormal_exponent(b))  # exact in float
-        return -magnitude if b >> 63 else magnitude
-    uniform = (b >> 40) * 2.0**-23 - 1.0  # exact in float
-    if dist == "illcond":
-        big = math.ldexp(float(bits(seed ^ _ILLCOND_SALT, rank // 2, index) >> 48), 8)
-        return float32((big if rank % 2 == 0 else -big) + uniform)  # exact sum, one rounding
-    return uniform
+def _float_uniform(b: int) -> float:
+    return (b >> 40) * 2.0**-23 - 1.0  # exact in float
+
+
+def _double_lognormal(seed: int, rank: int, index: int, b: int) -> float:
+    magnitude = math.ldexp(1.0 + (b & ((1 << 52) - 1)) * 2.0**-52, _lognormal_exponent(b))
+    return -magnitude if b >> 63 else magnitude
+
+
+def _float_lognormal(seed: int, rank: int, index: int, b: int) -> float:
+    mantissa = 1.0 + (b & ((1 << 23) - 1)) * 2.0**-23
+    magnitude = math.ldexp(mantissa, _lognormal_exponent(b))  # exact in float
+    return -magnitude if b >> 63 else magnitude
+
+
+def _double_illcond(seed: int, rank: int, index: int, b: int) -> float:
+    big = math.ldexp(float(bits(seed ^ _ILLCOND_SALT, rank // 2, index) >> 34), 20)
+    return (big if rank % 2 == 0 else -big) + _double_uniform(b)
+
+
+def _float_illcond(seed: int, rank: int, index: int, b: int) -> float:
+    big = math.ldexp(float(bits(seed ^ _ILLCOND_SALT, rank // 2, index) >> 48), 8)
+    return float32((big if rank % 2 == 0 else -big) + _float_uniform(b))  # exact sum, one rounding
+
+
+# distribution -> (double generator, float generator) of (seed, rank, index, bits)
+_GENERATORS = {
+    "uniform": (lambda seed, rank, index, b: _double_uniform(b),
+                lambda seed, rank, index, b: _float_uniform(b)),
+    "lognormal": (_double_lognormal, _float_lognormal),
+    "illcond": (_double_illcond, _float_illcond),
+}
 
 
 def value(seed: int, rank: int, index: int, dtype: str = "double", op: str = "sum",
@@ -88,12 +114,15 @@ def value(seed: int, rank: int, index: int, dtype: str = "double", op: str = "su
     ----------
     seed, rank, index : int
         What the value depends on, and all it depends on.
-    dtype : {"int32", "int64", "float", "double"}
-    op : {"sum", "prod", "max", "min", "first_nonzero"}
-        Products take values near 1 (+-1 for integers), first_nonzero takes
-        zero with probability 1/2; the other ops the distribution's values.
-    dist : {"uniform", "lognormal", "illcond"}
-        Distribution of floating-point inputs.
+    dtype : str
+        A datatype collbench publishes ("int32", "int64", "float", "double").
+    op : str
+        An op collbench publishes: its inputs are ``OP_INPUTS[op]``.  Products
+        take values near 1 (+-1 for integers), first_nonzero takes zero with
+        probability 1/2; the other ops the distribution's values.
+    dist : str
+        Distribution of floating-point inputs ("uniform", "lognormal",
+        "illcond").
 
     Returns
     -------
@@ -105,27 +134,27 @@ def value(seed: int, rank: int, index: int, dtype: str = "double", op: str = "su
     >>> value(1, 0, 0), value(1, 3, 7, "int32")
     (0.38702427802045847, 303)
     """
-    if dtype not in ("int32", "int64", "float", "double"):
-        raise ValueError(f"dtype must be int32, int64, float or double, got {dtype!r}")
-    if op not in ("sum", "prod", "max", "min", "first_nonzero"):
+    types = {item["name"]: item for item in data_catalog()["types"]}
+    if dtype not in types:
+        raise ValueError(f"dtype must be one of {', '.join(types)}, got {dtype!r}")
+    if op not in PublishedNames("ops"):
         raise ValueError(f"unknown op {op!r}")
     if dist not in DISTRIBUTIONS:
-        raise ValueError(f"dist must be one of {DISTRIBUTIONS}, got {dist!r}")
+        raise ValueError(f"dist must be one of {', '.join(DISTRIBUTIONS)}, got {dist!r}")
+    is_float, single = types[dtype]["is_float"], types[dtype]["size_bytes"] == 4
     b = bits(seed, rank, index)
-    if op == "first_nonzero" and b & 1:
-        return 0 if dtype.startswith("int") else 0.0
-    if op == "prod":
-        if dtype.startswith("int"):
+    if OP_INPUTS[op] == "half_zero" and b & 1:
+        return 0.0 if is_float else 0
+    if OP_INPUTS[op] == "near_one":
+        if not is_float:
             return 1 if b >> 63 else -1
-        if dtype == "float":
+        if single:
             return float32(1.0 + ((b >> 40) * 2.0**-24 - 0.5) * 2.0**-10)
         return 1.0 + ((b >> 11) * 2.0**-53 - 0.5) * 2.0**-10
-    if dtype.startswith("int"):
+    if not is_float:
         result = (b >> 33) % 2001 - 1000
-    elif dtype == "float":
-        result = _float(seed, rank, index, b, dist)
     else:
-        result = _double(seed, rank, index, b, dist)
-    if op == "first_nonzero" and result == 0:
-        result = 1 if dtype.startswith("int") else 1.0
+        result = _GENERATORS[dist][1 if single else 0](seed, rank, index, b)
+    if OP_INPUTS[op] == "half_zero" and result == 0:
+        result = 1.0 if is_float else 1
     return result

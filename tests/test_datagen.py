@@ -8,15 +8,29 @@ import pytest
 
 from collsim.analysis import datagen
 from collsim.platforms import crossbar, map_ranks
-from collsim.harness import simulate
+from collsim.harness import data_catalog, simulate
 
+# every datatype and distribution collbench publishes, and one op of each kind of input
+# (the twin's OP_INPUTS: tests below hold it to the published ops)
 CASES = [
-    (dtype, op, dist)
-    for dtype in ("int32", "int64", "float", "double")
+    (dtype["name"], op, dist)
+    for dtype in data_catalog()["types"]
     for op in ("sum", "prod", "first_nonzero")
     for dist in datagen.DISTRIBUTIONS
-    if not (dtype.startswith("int") and dist != "uniform")
+    if dtype["is_float"] or dist == "uniform"
 ]
+
+
+def test_the_twin_generates_exactly_the_published_ops_and_distributions():
+    published = data_catalog()
+    assert set(datagen.OP_INPUTS) == {op["name"] for op in published["ops"]}
+    assert set(datagen._GENERATORS) == {dist["name"] for dist in published["distributions"]}
+    # the twin tells datatypes apart by these properties alone
+    assert all(t["size_bytes"] in (4, 8) for t in published["types"] if t["is_float"])
+
+
+def test_the_cases_cover_every_kind_of_input():
+    assert {datagen.OP_INPUTS[op] for _, op, _ in CASES} == set(datagen.OP_INPUTS.values())
 
 
 def _float32_neighbours(f):

@@ -273,7 +273,7 @@ def test_a_selector_asks_collbench_without_a_recorded_choice():
      64, "random", "allreduce", "binary_blocks", [8, 1 << 16], 1e-6),
     # real nodes of 4 cores: the leaders' MPI_Comm_split, MPICH's choices inside
     ("seed004_graphene", 64, "random", "allreduce", "node_aware", [8, 1 << 16], 1e-6),
-    # nodes of two socket hosts: fixed_order's nodes are the sockets (rank_sockets)
+    # nodes of two socket hosts: fixed_order groups by node (an MPI_Comm_split, rank_sockets)
     ("seed003_hydra", 64, "random", "reduce", "fixed_order", [8, 1 << 16], 1e-6),
 ])
 def test_composite_cells_match_simgrid(platform, p, mapping, collective, algorithm, sizes, rel):

@@ -41,7 +41,8 @@
  */
 #include "common/blocks.h"
 #include "common/internal.h"
-#include "common/workspace.h"
+#include "common/opening.h"
+#include "common/scratch.h"
 
 int collsim_allreduce_binary_blocks(const void *sendbuf, void *recvbuf, int count,
                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,

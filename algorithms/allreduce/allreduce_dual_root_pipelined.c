@@ -52,7 +52,7 @@
  *            with the best B: 3 n beta + O(sqrt(H n alpha beta)) + O(H alpha)
  */
 #include "common/internal.h"
-#include "common/workspace.h"
+#include "common/opening.h"
 #include "common/segment.h"
 #include "common/tree.h"
 

@@ -39,7 +39,6 @@
  */
 #include "common/internal.h"
 #include "common/hier.h"
-#include "common/workspace.h"
 
 int collsim_allreduce_hierarchical(const void *sendbuf, void *recvbuf, int count,
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,

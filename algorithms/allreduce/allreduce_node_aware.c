@@ -25,7 +25,8 @@
  */
 #include "common/internal.h"
 #include "common/nodes.h"
-#include "common/workspace.h"
+#include "common/opening.h"
+#include "common/hier.h"
 
 int collsim_allreduce_node_aware(const void *sendbuf, void *recvbuf, int count,
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,

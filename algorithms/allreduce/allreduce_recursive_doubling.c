@@ -26,7 +26,8 @@
  */
 #include "common/blocks.h"
 #include "common/internal.h"
-#include "common/workspace.h"
+#include "common/opening.h"
+#include "common/scratch.h"
 
 /* Real rank of the process with new number newrank. */
 static int real_rank(int newrank, int r)

@@ -22,7 +22,7 @@
  *            with n/p the largest block when p does not divide the count
  */
 #include "common/internal.h"
-#include "common/workspace.h"
+#include "common/opening.h"
 
 int collsim_allreduce_ring(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm, const collsim_params *params)

@@ -19,6 +19,7 @@
  * Cost:      about 2 (h + B - 1) (alpha + n/B beta)
  */
 #include "common/pipeline.h"
+#include "common/tree.h"
 
 int collsim_bcast_binary(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                          const collsim_params *params)

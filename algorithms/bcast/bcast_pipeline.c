@@ -16,6 +16,7 @@
  * Cost:      (p - 1 + B - 1) (alpha + n/B beta)  (equal blocks)
  */
 #include "common/pipeline.h"
+#include "common/tree.h"
 
 int collsim_bcast_pipeline(void *buffer, int count, MPI_Datatype datatype, int root,
                            MPI_Comm comm, const collsim_params *params)

@@ -31,6 +31,9 @@
  * The allgather of allreduce mirrors it: block b, doubling its ranges, hands
  * the finished range to block b+1 from the same rank j right after the step
  * that restores the cut of 2^m ranks; block b+1 then doubles on its own.
+ * Users: allreduce_binary_blocks.c, allreduce_rabenseifner.c,
+ * allreduce_recursive_doubling.c, reduce_binary_blocks.c,
+ * reduce_rabenseifner.c, common/blocks.c.
  */
 #ifndef COLLSIM_BLOCKS_H
 #define COLLSIM_BLOCKS_H

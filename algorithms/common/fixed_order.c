@@ -15,9 +15,10 @@
  *   /  \     /  \
  *  ... ...  [4,6) [6,8)
  *
- * The communication: the ranks of each node (MPI_Comm_split_type SHARED, or
- * node_size consecutive ranks), in ascending order, run a binomial tree
- * rooted at the lowest, the node's leader (lg k steps for k ranks, not k - 1
+ * The communication: the ranks of each node (collsim_node_members: the real
+ * node, the hosts of one "node" property, as the node-aware algorithms group
+ * them, or node_size consecutive ranks), in ascending order, run a binomial
+ * tree rooted at the lowest, the node's leader (lg k steps for k ranks, not k - 1
  * receives at the leader); the leaders then run a binomial tree over their
  * ranks in ascending order; the top leader sends the result to the root if
  * it is not the root.  On aligned power-of-two nodes the two trees together
@@ -44,6 +45,7 @@
 #include "fixed_order.h"
 
 #include "internal.h"
+#include "nodes.h"
 
 #define FIXED_ORDER_TAG_HEADER 7201
 #define FIXED_ORDER_TAG_VALUES 7202
@@ -254,48 +256,6 @@ static int gather_leader_flags(int rank, int p, char my_flag, char *flags, MPI_C
     return rc;
 }
 
-/* The world ranks of this rank's node, ascending, into members; returns their number. */
-static int node_members(int rank, int p, int node_size, MPI_Comm comm, int *members, int *count)
-{
-    if (node_size > 0) {
-        const int first = rank / node_size * node_size;
-        *count = 0;
-        for (int r = first; r < first + node_size && r < p; r++)
-            members[(*count)++] = r;
-        return MPI_SUCCESS;
-    }
-    MPI_Comm node;
-    MPI_Group node_group, world_group;
-    int rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    int n;
-    MPI_Comm_size(node, &n);
-    int *local = malloc(sizeof(int) * (size_t)n);
-    if (local == NULL) {
-        MPI_Comm_free(&node);
-        return MPI_ERR_NO_MEM;
-    }
-    for (int i = 0; i < n; i++)
-        local[i] = i;
-    MPI_Comm_group(node, &node_group);
-    MPI_Comm_group(comm, &world_group);
-    rc = MPI_Group_translate_ranks(node_group, n, local, world_group, members);
-    MPI_Group_free(&node_group);
-    MPI_Group_free(&world_group);
-    MPI_Comm_free(&node);
-    free(local);
-    /* ascending order (MPI_Comm_split_type may ignore the key) */
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && members[j - 1] > members[j]; j--) {
-            int t = members[j];
-            members[j] = members[j - 1];
-            members[j - 1] = t;
-        }
-    *count = n;
-    return rc;
-}
-
 int collsim_fixed_order_reduce(const void *sendbuf, void *recvbuf, int count,
                                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                                const collsim_params *params)
@@ -335,7 +295,7 @@ int collsim_fixed_order_reduce(const void *sendbuf, void *recvbuf, int count,
         goto cleanup;
     }
 
-    COLLSIM_CHECK(node_members(rank, p, params->node_size, comm, members, &nmembers));
+    COLLSIM_CHECK(collsim_node_members(comm, params->node_size, members, &nmembers));
     const int leader = members[0];
     COLLSIM_CHECK(gather_leader_flags(rank, p, (char)(rank == leader), flags, comm));
     for (int r = 0; r < p; r++)

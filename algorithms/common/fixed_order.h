@@ -2,6 +2,7 @@
  * fixed_order.h: the engine of the `fixed_order` reduce and allreduce: a
  * reduction combined in an order fixed by rank alone, communicated along the
  * machine's nodes (see fixed_order.c).
+ * Users: allreduce_fixed_order.c, reduce_fixed_order.c, common/fixed_order.c.
  */
 #ifndef COLLSIM_FIXED_ORDER_H
 #define COLLSIM_FIXED_ORDER_H

@@ -5,6 +5,10 @@
  * over a tree given by relative ranks v = (rank - root) mod p.  Used by the
  * concurrent_* bcasts, the overlapped_* reduces and both chains (the chain
  * tree of tree.h with a fan-out).
+ * Users: bcast_chain.c, bcast_concurrent_binary.c,
+ * bcast_concurrent_binomial.c, bcast_concurrent_knomial.c, reduce_chain.c,
+ * reduce_overlapped_binary.c, reduce_overlapped_binomial.c,
+ * common/generic_tree.c.
  */
 #ifndef COLLSIM_GENERIC_TREE_H
 #define COLLSIM_GENERIC_TREE_H

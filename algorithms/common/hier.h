@@ -1,7 +1,11 @@
 /*
- * hier.h: the two-level algorithms' group counts, levels and sub-communicators
- * (common/hier.c); their default levels: collsim_composite_names (collsim.h).
- * Users: allreduce_hierarchical.c, reduce_hierarchical.c, common/hier.c,
+ * hier.h: the two-level algorithms' group counts and levels (common/hier.c;
+ * their default levels: collsim_composite_names, collsim.h), and what every
+ * algorithm that runs others uses: sub-communicators and the parameters
+ * passed to a sub-algorithm.
+ * Users: allreduce_hierarchical.c, reduce_hierarchical.c,
+ * allreduce_node_aware.c and reduce_node_aware.c (collsim_plain_params),
+ * common/hier.c, common/nodes.c (collsim_create_subcomm and its tags),
  * sim/collbench/main.c (the group count a row reports).
  */
 #ifndef COLLSIM_HIER_H
@@ -52,5 +56,14 @@ void collsim_sub_params(const collsim_algorithm *sub, const collsim_params *para
  * when n < 2.  Under SMPI 3.32 it costs ceil(lg n) messages of 4 bytes (a
  * broadcast of the context id inside the new group; measured). */
 int collsim_create_subcomm(MPI_Comm comm, const int *ranks, int n, int tag, MPI_Comm *sub);
+
+/* Frees *comm unless it is MPI_COMM_NULL (a sub-communicator that was not
+ * made).  Used in the cleanup of the hierarchical algorithms. */
+void collsim_comm_release(MPI_Comm *comm);
+
+/* The parameters of a sub-algorithm that takes none of its own: gamma and
+ * timing_only, every other field zero.  Used by the node-aware algorithms
+ * for the algorithms MPICH picks inside them. */
+void collsim_plain_params(const collsim_params *params, collsim_params *out);
 
 #endif /* COLLSIM_HIER_H */

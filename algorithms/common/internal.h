@@ -2,10 +2,13 @@
  * internal.h: what every algorithm file uses (tags, the error check, block
  * arithmetic, element addressing); not part of the public API.  The helpers
  * of one family of algorithms have their own header, which a file includes
- * when it needs it: scatter.h (the scatter + allgather broadcasts), hier.h
- * (two-level algorithms, composite defaults), nodes.h (node-aware
- * algorithms), workspace.h (openings and scratch buffers), tree.h, segment.h,
- * pipeline.h, blocks.h, prerounding.h, fixed_order.h, native.h.
+ * when it needs it: opening.h (rank, size, extent), scratch.h (scratch
+ * buffers), scatter.h (the scatter + allgather broadcasts), hier.h
+ * (two-level algorithms, sub-communicators, sub-algorithms' parameters),
+ * nodes.h (a rank's node), tree.h, segment.h, pipeline.h, generic_tree.h,
+ * blocks.h, prerounding.h, fixed_order.h, native.h.
+ * Users: every algorithm file (algorithms/<collective>/...) and the common
+ * files that send messages.
  */
 #ifndef COLLSIM_INTERNAL_H
 #define COLLSIM_INTERNAL_H
@@ -15,8 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Tags: the harness runs every algorithm on a communicator of its own, so one
- * tag per collective is enough to keep phases apart. */
+/* Tags: one per collective.  collbench runs every algorithm on a communicator
+ * of its own, but the interposition library (sim/interpose) runs it on the
+ * application's, and a composite algorithm runs its parts on its own
+ * communicator one after the other: the phases of a call are kept apart by
+ * MPI's non-overtaking order between two ranks, and these tags, far from
+ * the small ones applications use, keep the algorithm's messages apart from
+ * the application's. */
 #define COLLSIM_TAG_ALLREDUCE 7101
 #define COLLSIM_TAG_REDUCE 7102
 #define COLLSIM_TAG_BCAST 7103

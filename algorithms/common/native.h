@@ -2,6 +2,10 @@
  * native.h: the default algorithm selection of two MPI libraries, as pure
  * functions (so that collbench can print a choice without running anything),
  * and the name mapping of ../native.def.
+ * Users: allreduce_mpich_default.c, allreduce_openmpi_default.c,
+ * bcast_mpich_default.c, bcast_openmpi_default.c, reduce_mpich_default.c,
+ * reduce_openmpi_default.c, common/native.c, sim/collbench/main.c,
+ * sim/interpose/interpose.c.
  */
 #ifndef COLLSIM_NATIVE_H
 #define COLLSIM_NATIVE_H

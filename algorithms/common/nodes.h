@@ -1,7 +1,11 @@
 /*
- * nodes.h: the node-aware algorithms' nodes and leaders, and MPICH's choice of
- * the flat algorithm they run at each level (common/hier.c).
- * Users: allreduce_node_aware.c, reduce_node_aware.c, common/hier.c.
+ * nodes.h: a rank's node, one meaning for every algorithm (common/nodes.c):
+ * params->node_size k > 0, k consecutive ranks; 0, the real node, the ranks
+ * on hosts of the same "node" property (a SimGrid host where hosts carry no
+ * "socket"); the node-aware algorithms' nodes and leaders, and MPICH's
+ * choice of the flat algorithm they run at each level.
+ * Users: allreduce_node_aware.c, reduce_node_aware.c, common/fixed_order.c,
+ * common/nodes.c.
  */
 #ifndef COLLSIM_NODES_H
 #define COLLSIM_NODES_H
@@ -35,6 +39,12 @@ typedef struct collsim_nodes {
  * and only the root's node looked up in later calls: no communication. */
 int collsim_node_split(MPI_Comm comm, int root, const collsim_params *params,
                        collsim_nodes *nodes);
+
+/* The ranks in comm of the calling rank's node, ascending, into members
+ * (room for the size of comm), their number into *count: the nodes of
+ * collsim_node_split, without keeping a communicator (node_size k > 0: no
+ * communication; 0: the split of real_node_comm, freed again). */
+int collsim_node_members(MPI_Comm comm, int node_size, int *members, int *count);
 
 /* Makes the leaders' communicator when it is not made yet (exposed nodes). */
 int collsim_node_leaders(MPI_Comm comm, int node_size, collsim_nodes *nodes);

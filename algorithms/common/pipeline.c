@@ -27,7 +27,9 @@
  * binary tree about 2 (h + B - 1)(alpha + n/B beta + n/B gamma).
  */
 #include "pipeline.h"
-#include "workspace.h"
+#include "opening.h"
+#include "segment.h"
+#include "tree.h"
 
 #include "internal.h"
 

@@ -3,6 +3,9 @@
  * bcast along any tree of tree.h, block by block along a segment plan).  The
  * reduce and bcast wrappers (pipeline, binary, in_order_binary) and the
  * tree allreduces only choose a tree and a plan.
+ * Users: allreduce_binary_tree.c, allreduce_pipelined_tree.c, bcast_binary.c,
+ * bcast_pipeline.c, reduce_binary.c, reduce_in_order_binary.c,
+ * reduce_pipeline.c, common/pipeline.c.
  */
 #ifndef COLLSIM_PIPELINE_H
 #define COLLSIM_PIPELINE_H

@@ -5,7 +5,7 @@
  */
 #include "internal.h"
 #include "prerounding.h"
-#include "workspace.h"
+#include "scratch.h"
 
 int collsim_preround_run(collsim_collective coll, const void *sendbuf, void *recvbuf, int count,
                          MPI_Datatype datatype, int root, MPI_Comm comm,

@@ -9,6 +9,8 @@
  * algorithm that sums the parts (in any order, on any topology) therefore
  * returns the same bits; the parts of each level are then added in a fixed
  * order.
+ * Users: allreduce_prerounded.c, reduce_prerounded.c, common/hier.c,
+ * common/prerounded.c, common/prerounding.c.
  */
 #ifndef COLLSIM_PREROUNDING_H
 #define COLLSIM_PREROUNDING_H

@@ -13,7 +13,7 @@
  */
 #include "common/internal.h"
 #include "common/scatter.h"
-#include "common/workspace.h"
+#include "common/opening.h"
 
 int collsim_chunk_span(int count, int c, int first, int last, int *offset)
 {

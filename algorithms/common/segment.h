@@ -19,6 +19,8 @@
  *     collsim runner passes the platform's); when that is 0 the plan assumes
  *     COLLSIM_NOMINAL_ALPHA_OVER_BETA_BYTES (the default crossbar's: 2 us
  *     route latency at 12.5 GB/s).
+ * Users: allreduce_dual_root_pipelined.c, common/pipeline.c,
+ * common/pipeline.h, common/segment.c.
  */
 #ifndef COLLSIM_SEGMENT_H
 #define COLLSIM_SEGMENT_H

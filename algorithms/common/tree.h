@@ -5,6 +5,10 @@
  *
  * Each builder gives a rank's parent (-1 at a root) and its children in the
  * order the algorithms talk to them.  The pictures are in tree.c.
+ * Users: allreduce_dual_root_pipelined.c, bcast_binary.c, bcast_pipeline.c,
+ * reduce_binary.c, reduce_in_order_binary.c, reduce_pipeline.c,
+ * common/generic_tree.h, common/pipeline.c, common/pipeline.h, common/tree.c,
+ * sim/collbench/main.c, sim/collbench/options.c.
  */
 #ifndef COLLSIM_TREE_H
 #define COLLSIM_TREE_H

@@ -20,6 +20,7 @@
  * Cost:      about 2 (h + B - 1) (alpha + n/B beta + n/B gamma)
  */
 #include "common/pipeline.h"
+#include "common/tree.h"
 
 int collsim_reduce_binary(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                           MPI_Op op, int root, MPI_Comm comm, const collsim_params *params)

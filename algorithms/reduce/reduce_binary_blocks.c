@@ -35,7 +35,8 @@
  */
 #include "common/blocks.h"
 #include "common/internal.h"
-#include "common/workspace.h"
+#include "common/opening.h"
+#include "common/scratch.h"
 
 int collsim_reduce_binary_blocks(const void *sendbuf, void *recvbuf, int count,
                                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,

@@ -27,7 +27,8 @@
  *            + [op not commutative and root != 0] (alpha + n beta)
  */
 #include "common/internal.h"
-#include "common/workspace.h"
+#include "common/opening.h"
+#include "common/scratch.h"
 
 int collsim_reduce_binomial(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, int root, MPI_Comm comm, const collsim_params *params)

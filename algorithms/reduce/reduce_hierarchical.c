@@ -44,7 +44,6 @@
  */
 #include "common/internal.h"
 #include "common/hier.h"
-#include "common/workspace.h"
 
 int collsim_reduce_hierarchical(const void *sendbuf, void *recvbuf, int count,
                                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,

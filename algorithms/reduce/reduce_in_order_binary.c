@@ -21,6 +21,7 @@
  *            + [root != p/2] (alpha + n beta)
  */
 #include "common/pipeline.h"
+#include "common/tree.h"
 
 int collsim_reduce_in_order_binary(const void *sendbuf, void *recvbuf, int count,
                                    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,

@@ -17,7 +17,8 @@
  * Cost:      (p - 1) (alpha + n beta + n gamma)
  */
 #include "common/internal.h"
-#include "common/workspace.h"
+#include "common/opening.h"
+#include "common/scratch.h"
 
 int collsim_reduce_linear(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                           MPI_Op op, int root, MPI_Comm comm, const collsim_params *params)

@@ -39,7 +39,9 @@
  */
 #include "common/internal.h"
 #include "common/nodes.h"
-#include "common/workspace.h"
+#include "common/opening.h"
+#include "common/scratch.h"
+#include "common/hier.h"
 
 int collsim_reduce_node_aware(const void *sendbuf, void *recvbuf, int count,
                               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,

@@ -18,6 +18,7 @@
  * Cost:      (p - 1 + B - 1) (alpha + n/B beta + n/B gamma)  (equal blocks)
  */
 #include "common/pipeline.h"
+#include "common/tree.h"
 
 int collsim_reduce_pipeline(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, int root, MPI_Comm comm, const collsim_params *params)

@@ -37,7 +37,8 @@
  */
 #include "common/blocks.h"
 #include "common/internal.h"
-#include "common/workspace.h"
+#include "common/opening.h"
+#include "common/scratch.h"
 
 /* Real rank of the process with new number newrank; keeper[i] is the rank of
  * pair i that goes on. */

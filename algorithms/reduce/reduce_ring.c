@@ -25,7 +25,8 @@
  *            - (n(beta + beta_uni) + n gamma)/p)
  */
 #include "common/internal.h"
-#include "common/workspace.h"
+#include "common/opening.h"
+#include "common/scratch.h"
 
 int collsim_reduce_ring(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                         MPI_Op op, int root, MPI_Comm comm, const collsim_params *params)

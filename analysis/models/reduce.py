@@ -402,9 +402,10 @@ def fixed_order(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8
 
     Accuracy: exact on the crossbar with one rank per host, any node size: the
     allgather rounds are symmetric and the trees are blocking messages between
-    distinct pairs.  With several ranks per host the runner marks it
-    approximate (the real node is the host, and intra-host messages cost
-    otherwise).
+    distinct pairs.  With several ranks per node the runner marks it
+    approximate (the real node is the hosts of one ``node`` property, as
+    ``collsim_node_members`` finds it, whose messages cost otherwise; on
+    nodes of several socket hosts finding it is an ``MPI_Comm_split`` too).
     """
     count = check_arguments(p, n_bytes, elem_bytes, root=root)
     if p == 1 or count == 0:

@@ -6,33 +6,96 @@
 #include <math.h>
 #include <string.h>
 
-const char *const dtype_names[DTYPE_COUNT] = {"int32", "int64", "float", "double"};
-const char *const op_names[OP_COUNT] = {"sum", "prod", "max", "min", "first_nonzero"};
-const char *const dist_names[DIST_COUNT] = {"uniform", "lognormal", "illcond"};
+#include <stdio.h>
+
+const char *const dtype_names[DTYPE_COUNT] = {
+#define COLLBENCH_DTYPE(ID, name, size_bytes, is_float, mpi_datatype) name,
+#include "datagen.def"
+#undef COLLBENCH_DTYPE
+};
+const char *const op_names[OP_COUNT] = {
+#define COLLBENCH_OP(ID, name, commutative, builtin_mpi_op, summary) name,
+#include "datagen.def"
+#undef COLLBENCH_OP
+};
+const char *const dist_names[DIST_COUNT] = {
+#define COLLBENCH_DIST(ID, name, summary) name,
+#include "datagen.def"
+#undef COLLBENCH_DIST
+};
 
 int dtype_size(dtype_id dtype)
 {
-    static const int sizes[DTYPE_COUNT] = {4, 8, 4, 8};
+    static const int sizes[DTYPE_COUNT] = {
+#define COLLBENCH_DTYPE(ID, name, size_bytes, is_float, mpi_datatype) size_bytes,
+#include "datagen.def"
+#undef COLLBENCH_DTYPE
+    };
     return sizes[dtype];
 }
 
+/* MPI's datatypes are not constant expressions in every MPI (a switch, not a
+ * table). */
 MPI_Datatype dtype_mpi(dtype_id dtype)
 {
     switch (dtype) {
-    case DTYPE_INT32:
-        return MPI_INT32_T;
-    case DTYPE_INT64:
-        return MPI_INT64_T;
-    case DTYPE_FLOAT:
-        return MPI_FLOAT;
+#define COLLBENCH_DTYPE(ID, name, size_bytes, is_float, mpi_datatype) \
+    case DTYPE_##ID:                                                  \
+        return mpi_datatype;
+#include "datagen.def"
+#undef COLLBENCH_DTYPE
     default:
-        return MPI_DOUBLE;
+        return MPI_DATATYPE_NULL;
     }
 }
 
 int dtype_is_float(dtype_id dtype)
 {
-    return dtype == DTYPE_FLOAT || dtype == DTYPE_DOUBLE;
+    static const int is_floats[DTYPE_COUNT] = {
+#define COLLBENCH_DTYPE(ID, name, size_bytes, is_float, mpi_datatype) is_float,
+#include "datagen.def"
+#undef COLLBENCH_DTYPE
+    };
+    return is_floats[dtype];
+}
+
+int op_is_commutative(op_id op)
+{
+    static const int commutatives[OP_COUNT] = {
+#define COLLBENCH_OP(ID, name, commutative, builtin_mpi_op, summary) commutative,
+#include "datagen.def"
+#undef COLLBENCH_OP
+    };
+    return commutatives[op];
+}
+
+/* One JSON string; the texts of datagen.def hold no character to escape. */
+void datagen_print_catalog_json(void)
+{
+    const char *sep = "";
+    printf("{\"types\": [");
+#define COLLBENCH_DTYPE(ID, name, size_bytes, is_float, mpi_datatype)                  \
+    printf("%s{\"name\": \"%s\", \"size_bytes\": %d, \"is_float\": %s}", sep, name, \
+           size_bytes, is_float ? "true" : "false");                                    \
+    sep = ", ";
+#include "datagen.def"
+#undef COLLBENCH_DTYPE
+    sep = "";
+    printf("], \"ops\": [");
+#define COLLBENCH_OP(ID, name, commutative, builtin_mpi_op, summary)                   \
+    printf("%s{\"name\": \"%s\", \"commutative\": %s, \"summary\": \"%s\"}", sep, name, \
+           commutative ? "true" : "false", summary);                                    \
+    sep = ", ";
+#include "datagen.def"
+#undef COLLBENCH_OP
+    sep = "";
+    printf("], \"distributions\": [");
+#define COLLBENCH_DIST(ID, name, summary)                                   \
+    printf("%s{\"name\": \"%s\", \"summary\": \"%s\"}", sep, name, summary); \
+    sep = ", ";
+#include "datagen.def"
+#undef COLLBENCH_DIST
+    printf("]}\n");
 }
 
 static uint64_t splitmix64(uint64_t z)
@@ -228,22 +291,22 @@ static void first_nonzero(void *invec, void *inoutvec, int *len, MPI_Datatype *d
 
 int op_create(op_id op, MPI_Op *mpi_op, int *created)
 {
-    *created = 0;
+    MPI_Op builtin = MPI_OP_NULL;
     switch (op) {
-    case OP_SUM:
-        *mpi_op = MPI_SUM;
-        return MPI_SUCCESS;
-    case OP_PROD:
-        *mpi_op = MPI_PROD;
-        return MPI_SUCCESS;
-    case OP_MAX:
-        *mpi_op = MPI_MAX;
-        return MPI_SUCCESS;
-    case OP_MIN:
-        *mpi_op = MPI_MIN;
-        return MPI_SUCCESS;
+#define COLLBENCH_OP(ID, name, commutative, builtin_mpi_op, summary) \
+    case OP_##ID:                                                    \
+        builtin = builtin_mpi_op;                                    \
+        break;
+#include "datagen.def"
+#undef COLLBENCH_OP
     default:
-        *created = 1;
-        return MPI_Op_create(first_nonzero, 0, mpi_op);
+        break;
     }
+    *created = builtin == MPI_OP_NULL;
+    if (!*created) {
+        *mpi_op = builtin;
+        return MPI_SUCCESS;
+    }
+    /* the one user-defined op so far */
+    return MPI_Op_create(first_nonzero, op_is_commutative(op), mpi_op);
 }

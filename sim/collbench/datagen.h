@@ -1,6 +1,6 @@
 /*
- * datagen.h: the seeded input generator and the datatypes/ops collbench
- * knows.  An input element depends only on (seed, global rank, element
+ * datagen.h: the seeded input generator and the datatypes, ops and
+ * distributions collbench knows (listed once, in datagen.def).  An input element depends only on (seed, global rank, element
  * index), so any rank can regenerate every other rank's input and the
  * reference result needs no communication.
  */
@@ -10,16 +10,25 @@
 #include <mpi.h>
 #include <stdint.h>
 
-typedef enum { DTYPE_INT32, DTYPE_INT64, DTYPE_FLOAT, DTYPE_DOUBLE, DTYPE_COUNT } dtype_id;
-typedef enum { OP_SUM, OP_PROD, OP_MAX, OP_MIN, OP_FIRST_NONZERO, OP_COUNT } op_id;
-/* Distributions of floating-point inputs (integers ignore them):
- *   uniform    uniform in [-1, 1)
- *   lognormal  +-m 2^e, m uniform in [1, 2), e ~ normal (sigma ~9.2, |e| <= 32),
- *              random sign: a wide range with mixed signs
- *   illcond    ranks 2k and 2k+1 carry +B_k and -B_k (|B_k| up to 2^50, float
- *              2^24) plus a uniform [-1, 1) part, rounded: for an even number of
- *              ranks the exact sum is near zero after heavy cancellation */
-typedef enum { DIST_UNIFORM, DIST_LOGNORMAL, DIST_ILLCOND, DIST_COUNT } dist_id;
+/* The lines of datagen.def, as enums (DTYPE_INT32, OP_SUM, DIST_UNIFORM, ...). */
+typedef enum {
+#define COLLBENCH_DTYPE(ID, name, size_bytes, is_float, mpi_datatype) DTYPE_##ID,
+#include "datagen.def"
+#undef COLLBENCH_DTYPE
+    DTYPE_COUNT
+} dtype_id;
+typedef enum {
+#define COLLBENCH_OP(ID, name, commutative, builtin_mpi_op, summary) OP_##ID,
+#include "datagen.def"
+#undef COLLBENCH_OP
+    OP_COUNT
+} op_id;
+typedef enum {
+#define COLLBENCH_DIST(ID, name, summary) DIST_##ID,
+#include "datagen.def"
+#undef COLLBENCH_DIST
+    DIST_COUNT
+} dist_id;
 
 extern const char *const dtype_names[DTYPE_COUNT];
 extern const char *const op_names[OP_COUNT];
@@ -28,6 +37,11 @@ extern const char *const dist_names[DIST_COUNT];
 int dtype_size(dtype_id dtype);
 MPI_Datatype dtype_mpi(dtype_id dtype);
 int dtype_is_float(dtype_id dtype);
+int op_is_commutative(op_id op);
+
+/* --list --json: prints datagen.def as one JSON line, {"types": [...], "ops":
+ * [...], "distributions": [...]}, each item an object of the line's columns. */
+void datagen_print_catalog_json(void);
 
 /* 64 random bits for (seed, rank, index): splitmix64 applied three times. */
 uint64_t datagen_bits(uint64_t seed, int rank, uint64_t index);

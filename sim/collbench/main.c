@@ -326,7 +326,8 @@ static double resolve_gamma(double given_s_per_byte)
  * the restrictions (names, and under "requires" the requirement each sets
  * with the sentence a violation gets), the parameters read (and under
  * "takes_no" the sentence for each other one), and a composite algorithm's
- * default inner and outer algorithms. */
+ * default inner and outer algorithms.  The datatypes, ops and distributions
+ * follow on a line of their own (datagen_print_catalog_json). */
 /* One name (and sentence) of a flag, for print_flags. */
 typedef struct flag_text {
     unsigned flag;
@@ -1125,6 +1126,8 @@ static OWN_FRAME int answer_alone(const options *opt)
         return EXIT_OK;
     default:
         print_registry(opt->json);
+        if (opt->json)
+            datagen_print_catalog_json();
         return EXIT_OK;
     }
 }

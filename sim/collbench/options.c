@@ -156,13 +156,26 @@ static int name_index(const char *name, const char *const *names, int n)
     return -1;
 }
 
+/* "<what> '<item>' (a, b, c)": an unknown name, with the known ones of names[0..n)
+ * (datagen.def's). */
+static int fail_unknown(char *err, size_t errlen, const char *what, const char *item,
+                        const char *const *names, int n)
+{
+    size_t used = (size_t)snprintf(err, errlen, "%s '%s' (", what, item);
+    for (int i = 0; i < n && used < errlen; i++)
+        used += (size_t)snprintf(err + used, errlen - used, "%s%s", i ? ", " : "", names[i]);
+    if (used < errlen)
+        snprintf(err + used, errlen - used, ")");
+    return -1;
+}
+
 static int set_dist(const option_spec *spec, const char *value, options *opt, char *err,
                     size_t errlen)
 {
     (void)spec;
     const int d = name_index(value, dist_names, DIST_COUNT);
     if (d < 0)
-        return fail(err, errlen, "unknown distribution '%s' (uniform, lognormal, illcond)", value);
+        return fail_unknown(err, errlen, "unknown distribution", value, dist_names, DIST_COUNT);
     opt->dist = (dist_id)d;
     return 0;
 }
@@ -222,7 +235,7 @@ static int add_dtype(const char *item, options *opt, char *err, size_t errlen)
 {
     const int d = name_index(item, dtype_names, DTYPE_COUNT);
     if (d < 0 || opt->ndtypes == DTYPE_COUNT)
-        return fail(err, errlen, "unknown datatype in '%s' (int32, int64, float, double)", item);
+        return fail_unknown(err, errlen, "unknown datatype in", item, dtype_names, DTYPE_COUNT);
     opt->dtypes[opt->ndtypes++] = (dtype_id)d;
     return 0;
 }
@@ -231,7 +244,7 @@ static int add_op(const char *item, options *opt, char *err, size_t errlen)
 {
     const int o = name_index(item, op_names, OP_COUNT);
     if (o < 0 || opt->nops == OP_COUNT)
-        return fail(err, errlen, "unknown op in '%s' (sum, prod, max, min, first_nonzero)", item);
+        return fail_unknown(err, errlen, "unknown op in", item, op_names, OP_COUNT);
     opt->ops[opt->nops++] = (op_id)o;
     return 0;
 }
@@ -284,12 +297,24 @@ static const option_spec option_table[] = {
     {"alg", "A", set_string, AT(algorithm), NO_RANGE, NULL, "a registry name (--list)"},
     {"bytes", "N[,N...]", set_sizes, 0, 0, NO_RANGE, NULL, "sizes per rank in bytes, multiples of T"},
     {"count", "K[,K...]", set_counts, 0, 0, NO_RANGE, NULL, "sizes in elements (instead of --bytes)"},
-    {"dtype", "T[,T...]", set_dtypes, 0, 0, NO_RANGE, NULL, "int32 int64 float double (default double)"},
-    {"op", "O[,O...]", set_ops, 0, 0, NO_RANGE, NULL, "sum prod max min first_nonzero (default sum)"},
+    /* the names of datagen.def, one string */
+    {"dtype", "T[,T...]", set_dtypes, 0, 0, NO_RANGE, NULL,
+#define COLLBENCH_DTYPE(ID, name, size_bytes, is_float, mpi_datatype) name " "
+#include "datagen.def"
+#undef COLLBENCH_DTYPE
+     "(default double)"},
+    {"op", "O[,O...]", set_ops, 0, 0, NO_RANGE, NULL,
+#define COLLBENCH_OP(ID, name, commutative, builtin_mpi_op, summary) name " "
+#include "datagen.def"
+#undef COLLBENCH_OP
+     "(default sum)"},
     {"root", "R[,R...]", set_roots, 0, 0, NO_RANGE, NULL, "root ranks (default 0)"},
     {"seed", "S", set_whole, AT(seed), ANY_COUNT, "seed", "seed of the inputs (default 1)"},
     {"dist", "D", set_dist, 0, 0, NO_RANGE, NULL,
-     "uniform lognormal illcond: floating-point inputs (default uniform)"},
+#define COLLBENCH_DIST(ID, name, summary) name " "
+#include "datagen.def"
+#undef COLLBENCH_DIST
+     "(default uniform): floating-point inputs"},
     {"reps", "K", set_whole, AT(reps), 1, 1000000, "repetition count", "repetitions (default 1)"},
     {"np", "P", set_whole, AT(tree_np), 1, 1000000, "tree size",
      "ranks of --dump-tree and --native-choice"},

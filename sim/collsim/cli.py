@@ -255,10 +255,46 @@ def _has_pattern(collective: str, algorithm: str) -> bool:
     return (collective, algorithm) in PATTERNS
 
 
+def _keeps_rank_order(entry: dict) -> str:
+    """Whether an entry's result keeps the ranks' order, from what the registry says
+    of it: collbench checks a non-commutative op's result bit for bit, so an entry
+    that accepts one keeps the order."""
+    if entry["collective"] == "bcast":
+        return "n/a"
+    if is_selector(entry["algorithm"]):
+        return "that of the algorithm chosen"
+    if "float_sum" in entry["restrictions"]:
+        return "n/a (a sum of floats: the same bits in any order)"
+    if "commutative" in entry["restrictions"]:
+        return "-"
+    if "inner_outer" in entry["parameters"]:
+        return "if its inner and outer algorithms do"
+    return "yes"
+
+
+def registry_markdown() -> str:
+    """The registry as a Markdown table: each entry's restrictions and whether it keeps
+    the ranks' order (``collsim list --markdown``; the README's table is this output,
+    ``tests/test_readme_registry.py`` holds the two together)."""
+    lines = ["| collective | algorithm | restrictions | keeps rank order |", "|---|---|---|---|"]
+    for entry in registry():
+        requires = [sentence.removeprefix("requires ") for sentence in entry["requires"].values()]
+        if "inner_outer" in entry["parameters"]:
+            requires.append("those of its inner and outer algorithms")
+        if is_selector(entry["algorithm"]):
+            requires.append("those of the algorithm chosen")
+        lines.append(f"| {entry['collective']} | `{entry['algorithm']}` | {'; '.join(requires) or '-'} | "
+                     f"{_keeps_rank_order(entry)} |")
+    return "\n".join(lines) + "\n"
+
+
 def _cmd_list(args: argparse.Namespace) -> int:
     entries = registry()
     if args.json:
         _emit("".join(json.dumps(entry) + "\n" for entry in entries), None)
+        return 0
+    if args.markdown:
+        _emit(registry_markdown(), None)
         return 0
     lines = [("collective", "algorithm", "restrictions", "summary")]
     lines += [(entry["collective"], entry["algorithm"], ",".join(entry["restrictions"]) or "-",
@@ -333,12 +369,17 @@ def _add_run_arguments(run_parser: argparse.ArgumentParser) -> None:
     run_parser.add_argument("--np", type=int, required=True, help="number of ranks")
     run_parser.add_argument("--bytes", required=True,
                             help="comma-separated sizes per rank, e.g. 8,64KiB,1MiB")
-    run_parser.add_argument("--dtype", default="double", choices=sorted(DTYPE_BYTES))
-    run_parser.add_argument("--op", default="sum", choices=OPS)
+    # the choices are collbench's (sim/collbench/datagen.def), read when first
+    # used: a metavar, so that building the parser does not list them
+    run_parser.add_argument("--dtype", default="double", choices=DTYPE_BYTES, metavar="DTYPE",
+                            help="%(choices)s (default double)")
+    run_parser.add_argument("--op", default="sum", choices=OPS, metavar="OP",
+                            help="%(choices)s (default sum)")
     run_parser.add_argument("--root", type=int, default=0)
     run_parser.add_argument("--seed", type=argument_type("seed"), default=1)
-    run_parser.add_argument("--dist", default="uniform", choices=DISTRIBUTIONS,
-                            help="distribution of floating-point inputs (default uniform)")
+    run_parser.add_argument("--dist", default="uniform", choices=DISTRIBUTIONS, metavar="DIST",
+                            help="distribution of floating-point inputs: %(choices)s "
+                            "(default uniform)")
     run_parser.add_argument("--reps", type=argument_type("reps"), default=1)
     run_parser.add_argument("--timing-only", action="store_true",
                             help="buffers shared by all ranks and no result check: the same "
@@ -368,6 +409,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     list_parser = commands.add_parser("list", help="print the registry of algorithms")
     list_parser.add_argument("--json", action="store_true")
+    list_parser.add_argument("--markdown", action="store_true",
+                             help="a Markdown table: restrictions, and whether each entry "
+                             "keeps the ranks' order (the README's table)")
     list_parser.set_defaults(handler=_cmd_list)
 
     pingpong_parser = commands.add_parser(

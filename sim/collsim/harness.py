@@ -6,7 +6,9 @@ shell), a private working directory holding the platform XML and the
 hostfile, a timeout after which the whole process group is stopped, and one
 JSON object per measurement parsed from stdout.  ``registry`` is
 ``collbench --list --json``: the algorithms with their restrictions,
-parameters and composite defaults, decided in C, read here.
+parameters and composite defaults, decided in C, read here; ``data_catalog``
+the datatypes, ops and distributions the same listing publishes
+(``sim/collbench/datagen.def``).
 
 This module knows nothing of the models, so that the models can read the
 registry (``composite_defaults``) without an import cycle.
@@ -26,6 +28,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import networkx as nx
@@ -36,8 +39,8 @@ from collsim.platforms import crossbar, write_hostfile, write_platform
 from collsim.profiles import Profile, load_profile
 from collsim.resources import memory_map_limit, memory_maps
 
-__all__ = ["REPO_ROOT", "collbench_sha256", "composite_defaults", "composite_names",
-           "engine_environment", "find_algorithm", "find_c_part", "find_collbench",
+__all__ = ["REPO_ROOT", "PublishedNames", "PublishedSizes", "collbench_sha256",
+           "composite_defaults", "composite_names", "data_catalog", "engine_environment", "find_algorithm", "find_c_part", "find_collbench",
            "find_smpirun", "registry", "run_program", "simgrid_tool", "simulate", "smpirun_command"]
 
 # The checkout collsim runs from (an editable install), if it does: sim/collsim/..
@@ -486,9 +489,8 @@ def simulate(
     return rows, returncode
 
 
-@functools.lru_cache(maxsize=1)
-def registry() -> tuple[dict, ...]:
-    """Return the registry as printed by ``collbench --list --json``.
+def _listing() -> list[dict]:
+    """Every line of ``collbench --list --json``, kept beside collbench.
 
     The listing is kept beside collbench (``collbench.registry.json``) with the
     SHA-256 of the collbench it came from, and read from there while that
@@ -502,7 +504,7 @@ def registry() -> tuple[dict, ...]:
     try:
         saved = json.loads(kept.read_text())
         if saved["collbench_sha256"] == digest:
-            return tuple(saved["rows"])
+            return list(saved["rows"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
     G = crossbar(nodes=1)
@@ -513,7 +515,94 @@ def registry() -> tuple[dict, ...]:
         write_atomically(kept, json.dumps({"collbench_sha256": digest, "rows": rows}).encode())
     except OSError:
         pass
-    return tuple(rows)
+    return rows
+
+
+@functools.lru_cache(maxsize=1)
+def registry() -> tuple[dict, ...]:
+    """Return the registry as printed by ``collbench --list --json``: its
+    entries, one per algorithm (the lines naming a ``collective``)."""
+    return tuple(row for row in _listing() if "collective" in row)
+
+
+@functools.lru_cache(maxsize=1)
+def data_catalog() -> dict[str, tuple[dict, ...]]:
+    """The datatypes, ops and input distributions collbench knows, as it publishes them.
+
+    ``sim/collbench/datagen.def`` lists each once; ``collbench --list --json``
+    prints them on one line, which this returns as ``{"types": ..., "ops": ...,
+    "distributions": ...}``: a type's ``name``, ``size_bytes`` and ``is_float``,
+    an op's ``name``, ``commutative`` and ``summary``, a distribution's
+    ``name`` and ``summary``, each in the table's order.
+
+    Examples
+    --------
+    >>> [op["name"] for op in data_catalog()["ops"] if not op["commutative"]]
+    ['first_nonzero']
+    """
+    for row in _listing():
+        if "ops" in row:
+            return {kind: tuple(row[kind]) for kind in ("types", "ops", "distributions")}
+    raise CollsimError("collbench --list --json published no datatypes, ops or distributions "
+                       "(an older collbench: run make build)")
+
+
+class PublishedNames(Sequence):
+    """The names of one kind of :func:`data_catalog` (those whose ``where``
+    holds), read when first used: importing a module that holds one runs no
+    collbench, so ``collsim --help`` needs no build.
+
+    Examples
+    --------
+    >>> list(PublishedNames("distributions"))
+    ['uniform', 'lognormal', 'illcond']
+    >>> "first_nonzero" in PublishedNames("ops", where=lambda op: not op["commutative"])
+    True
+    """
+
+    def __init__(self, kind: str, where=None):
+        self._kind, self._where = kind, where
+
+    def _names(self) -> tuple[str, ...]:
+        return tuple(item["name"] for item in data_catalog()[self._kind]
+                     if self._where is None or self._where(item))
+
+    def __getitem__(self, index):
+        return self._names()[index]
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def __contains__(self, name) -> bool:
+        return name in self._names()
+
+    def __repr__(self) -> str:
+        return f"PublishedNames({self._kind!r})"
+
+
+class PublishedSizes(Mapping):
+    """Datatype name -> size in bytes, from :func:`data_catalog`, read when first used.
+
+    Examples
+    --------
+    >>> PublishedSizes()["int32"]
+    4
+    """
+
+    def _sizes(self) -> dict[str, int]:
+        return {item["name"]: item["size_bytes"] for item in data_catalog()["types"]}
+
+    def __getitem__(self, name: str) -> int:
+        return self._sizes()[name]
+
+    def __iter__(self):
+        return iter(self._sizes())
+
+    def __len__(self) -> int:
+        return len(self._sizes())
+
+    def __repr__(self) -> str:
+        return "PublishedSizes()"
 
 
 def find_algorithm(collective: str, algorithm: str) -> dict:

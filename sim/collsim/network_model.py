@@ -224,8 +224,8 @@ def rank_nodes(graph, names, rank_hosts: np.ndarray) -> np.ndarray:
 def rank_sockets(graph, names) -> np.ndarray | None:
     """The socket of each rank where the platform's nodes are several hosts (one per
     socket: the hosts ``platforms/simgrid.py`` gives the ``socket`` property, which
-    makes ``collsim_node_split`` split the communicator by node and leaves
-    ``MPI_Comm_split_type`` grouping a socket); None where every node is one host
+    makes ``collsim_node_split`` and ``collsim_node_members`` split the
+    communicator by node); None where every node is one host
     (the arithmetic families, the graphs of one host per node)."""
     if graph is None:
         return None

@@ -24,6 +24,7 @@ from collsim.analysis.models import model_for
 from collsim.analysis.network import pattern_for
 from collsim.errors import CollsimError
 from collsim.harness import find_algorithm
+from collsim.runner import DTYPE_BYTES, NONCOMMUTATIVE_OPS
 from collsim.network_model import (GRAPH_HOSTS, _arithmetic_rank_hosts, collective_time,
                                    has_pattern, network_setting, rank_nodes, rank_sockets)
 from collsim.params import DEFAULT_PARAMS, AlgorithmParams
@@ -36,8 +37,6 @@ from collsim.units import format_table as text_table
 __all__ = ["GRAPH_HOSTS", "predict_rows", "format_table", "request_from_table", "rank_nodes",
            "rank_sockets", "has_pattern", "_arithmetic_rank_hosts"]
 
-DTYPE_BYTES = {"int32": 4, "int64": 8, "float": 4, "double": 8}
-NONCOMMUTATIVE_OPS = {"first_nonzero"}
 
 
 def request_from_table(table: dict) -> PlatformRequest:

@@ -51,7 +51,7 @@ from collsim.profiles import Profile
 from collsim.grid import Grid, GridStore, Job, add_grid_arguments, measurement_keys
 from collsim.files import check_output_path, read_toml
 from collsim.harness import find_algorithm
-from collsim.runner import RunSpec, validate_run
+from collsim.runner import DISTRIBUTIONS, RunSpec, validate_run
 from collsim.store import close_store, open_store
 from collsim.units import format_bytes, format_seconds
 
@@ -598,7 +598,9 @@ def add_repro_command(commands, parser_class, build_platform, load_profile, pars
                         "holds inputs/np of them), so that all process counts reduce the same "
                         "data (0: one input per rank)")
     parser.add_argument("--bytes", default="8,8KiB,256KiB")
-    parser.add_argument("--dist", default="lognormal", choices=("uniform", "lognormal", "illcond"))
+    parser.add_argument("--dist", default="lognormal", choices=DISTRIBUTIONS, metavar="DIST",
+                        help="distribution of floating-point inputs: %(choices)s "
+                        "(default lognormal)")
     parser.add_argument("--seed", type=argument_type("seed"), default=1)
     parser.add_argument("--profile", default="hockney")
     parser.add_argument("--reproducible", default="fixed_order,prerounded",

@@ -17,7 +17,7 @@ from collsim.limits import check
 from collsim.params import AlgorithmParams
 from collsim.platforms.network import PairParameters
 from collsim.platforms import map_ranks, network_parameters, platform_hash
-from collsim.harness import find_algorithm, registry, simulate
+from collsim.harness import PublishedNames, PublishedSizes, find_algorithm, registry, simulate
 from collsim.network_model import (NETWORK_REL_TOL, NoNetworkPattern, collective_time,
                                    has_pattern, network_agrees, network_setting)
 from collsim.platform_cli import PlatformRequest
@@ -28,10 +28,13 @@ from collsim.units import format_bytes
 __all__ = ["DTYPE_BYTES", "OPS", "RunSpec", "annotate", "collbench_args", "network_times",
            "row_params", "run", "validate_run", "validate_spec"]
 
-DTYPE_BYTES = {"int32": 4, "int64": 8, "float": 4, "double": 8}
-OPS = ("sum", "prod", "max", "min", "first_nonzero")
-DISTRIBUTIONS = ("uniform", "lognormal", "illcond")
-NONCOMMUTATIVE_OPS = {"first_nonzero"}
+# collbench's datatypes, ops and distributions (sim/collbench/datagen.def), read
+# from its listing when first used
+DTYPE_BYTES = PublishedSizes()
+FLOAT_DTYPES = PublishedNames("types", where=lambda dtype: dtype["is_float"])
+OPS = PublishedNames("ops")
+DISTRIBUTIONS = PublishedNames("distributions")
+NONCOMMUTATIVE_OPS = PublishedNames("ops", where=lambda op: not op["commutative"])
 
 
 @dataclass(frozen=True)
@@ -131,7 +134,7 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int, *, simulated: bo
 _REQUIREMENTS = {
     "commutative_op": (lambda spec: spec.op not in NONCOMMUTATIVE_OPS,
                        lambda spec: f"{spec.op} is not"),
-    "sum_on_float": (lambda spec: spec.op == "sum" and spec.dtype in ("float", "double"),
+    "sum_on_float": (lambda spec: spec.op == "sum" and spec.dtype in FLOAT_DTYPES,
                      lambda spec: f"got {spec.op} on {spec.dtype}"),
     "power_of_two_np": (lambda spec: spec.np & (spec.np - 1) == 0,
                         lambda spec: f"np={spec.np}"),

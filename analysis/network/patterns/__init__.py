@@ -14,9 +14,9 @@ groups, inner and outer algorithms); ``rank_nodes`` the node of each rank
 the hosts' ``node``; None: every rank on a node of its own), for the
 node-aware ones; ``rank_sockets`` the socket of each rank where the
 platform's nodes are several hosts, one per socket (None where every node is
-one host): there ``collsim_node_split`` splits the communicator by node (an
-``MPI_Comm_split``, timed) and ``MPI_Comm_split_type`` groups a socket
-(``fixed_order``'s real nodes).  A builder that reads none of them takes them
+one host): there ``collsim_node_split`` and ``collsim_node_members``
+(``fixed_order``) split the communicator by node (an ``MPI_Comm_split``,
+timed).  A builder that reads none of them takes them
 as ``**context``.
 On a crossbar each pattern's time is the closed-form model of
 ``collsim.analysis.models`` (``tests/test_network_model.py``).

@@ -398,7 +398,8 @@ def reduce_prerounded(p: int, count: int, *, elem_bytes: int, root: int = 0,
 
 def _fixed_order_reduce(p: int, count: int, elem_bytes: int, root: int,
                         params: AlgorithmParams, rank_nodes, rank_sockets) -> Pattern:
-    """``collsim_fixed_order_reduce``: the leader flags' dissemination allgather, a
+    """``collsim_fixed_order_reduce``: the node (``collsim_node_members``, as
+    :func:`_node_comms` finds it), the leader flags' dissemination allgather, a
     binomial tree of summation-tree sets in every node, one over the leaders, the
     result from rank 0 to the root.  Each merge is two messages (the header of
     4 (1 + 2 c) bytes, then c vectors) and combines what becomes siblings
@@ -436,16 +437,20 @@ def _fixed_order_reduce(p: int, count: int, elem_bytes: int, root: int,
             steps.append(Step(src, dst, carried * n_bytes, dst,
                               np.array(combined, dtype=np.int64) * n_bytes))
 
-    if rank_nodes is not None and rank_sockets is not None:
-        # node_members: MPI_Comm_split_type(SHARED) groups a SimGrid host, a socket here
-        rank_nodes = np.unique(np.stack([np.asarray(rank_nodes), np.asarray(rank_sockets)], 1),
-                               axis=0, return_inverse=True)[1].reshape(-1)
     nodes = _nodes(p, params, rank_nodes)
+    node_split = _empty(p)
+    if rank_sockets is not None and not params.node_size:
+        # collsim_node_members: where nodes are several hosts, an MPI_Comm_split by
+        # node (real_node_comm), before the leader flags
+        node_of = np.zeros(p, dtype=np.int64)
+        for index, members in enumerate(nodes):
+            node_of[members] = index
+        node_split = _comm_split(p, node_of, ranks(p))
     gather(nodes)
     gather([np.array([members[0] for members in nodes], dtype=np.int64)])
     if root != 0:
         steps.append(Step([0], [root], [n_bytes]))
-    return Pattern(p, tuple(steps))
+    return in_sequence(node_split, Pattern(p, tuple(steps)))
 
 
 @nothing_to_send

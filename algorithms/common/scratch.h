@@ -1,22 +1,17 @@
 /*
- * workspace.h: small steps that many algorithms share: the opening (what
- * this rank is, how wide an element is), scratch buffers, the combining of a
- * received partial, the parameters of sub-algorithms and the release of
- * sub-communicators.  Each function names its users.
+ * scratch.h: the scratch buffers of the algorithms that combine into a
+ * buffer of their own (common/scratch.c): an accumulator and a receive
+ * buffer, the in-place start of an allreduce, and the combining of a
+ * received partial that swaps the two instead of copying.
+ * Users: reduce_binomial.c, reduce_linear.c, reduce_ring.c,
+ * reduce_rabenseifner.c, reduce_binary_blocks.c, reduce_node_aware.c,
+ * allreduce_recursive_doubling.c, allreduce_rabenseifner.c,
+ * allreduce_binary_blocks.c, common/prerounded.c.
  */
-#ifndef COLLSIM_WORKSPACE_H
-#define COLLSIM_WORKSPACE_H
+#ifndef COLLSIM_SCRATCH_H
+#define COLLSIM_SCRATCH_H
 
 #include "../collsim.h"
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* This rank and the size of comm, and the extent of datatype.  Used by most
- * reduce, allreduce and bcast algorithms and by the engines of
- * common/pipeline.c and common/scatter.c.  Returns an MPI error code. */
-int collsim_open(MPI_Comm comm, MPI_Datatype datatype, int *rank, int *size, MPI_Aint *extent);
 
 /* Two scratch buffers of count elements each (the accumulator and the
  * receive buffer of the reduces binomial, linear, ring, rabenseifner,
@@ -41,17 +36,4 @@ int collsim_inplace_start(const void *sendbuf, void *recvbuf, int count, MPI_Ain
 int collsim_accumulate(void **acc, void **received, int count, MPI_Datatype datatype, MPI_Op op,
                        const collsim_params *params);
 
-/* The parameters of a sub-algorithm that takes none of its own: gamma and
- * timing_only, every other field zero.  Used by the node-aware algorithms
- * for the algorithms MPICH picks inside them. */
-void collsim_plain_params(const collsim_params *params, collsim_params *out);
-
-/* Frees *comm unless it is MPI_COMM_NULL (a sub-communicator that was not
- * made).  Used in the cleanup of the hierarchical algorithms. */
-void collsim_comm_release(MPI_Comm *comm);
-
-#ifdef __cplusplus
-}
-#endif
-
-#endif /* COLLSIM_WORKSPACE_H */
+#endif /* COLLSIM_SCRATCH_H */

@@ -1,20 +1,9 @@
 /*
- * workspace.c: the small steps many algorithms share (see workspace.h).
+ * scratch.c: scratch buffers and the combining into them (see scratch.h).
  */
-#include "workspace.h"
+#include "scratch.h"
 
 #include "internal.h"
-
-int collsim_open(MPI_Comm comm, MPI_Datatype datatype, int *rank, int *size, MPI_Aint *extent)
-{
-    int rc;
-    MPI_Aint lb;
-    if ((rc = MPI_Comm_rank(comm, rank)) != MPI_SUCCESS)
-        return rc;
-    if ((rc = MPI_Comm_size(comm, size)) != MPI_SUCCESS)
-        return rc;
-    return MPI_Type_get_extent(datatype, &lb, extent);
-}
 
 int collsim_buffer_pair(int count, MPI_Aint extent, const collsim_params *params, void **first,
                         void **second)
@@ -40,17 +29,4 @@ int collsim_accumulate(void **acc, void **received, int count, MPI_Datatype data
     *received = *acc;
     *acc = result;
     return rc;
-}
-
-void collsim_comm_release(MPI_Comm *comm)
-{
-    if (*comm != MPI_COMM_NULL)
-        MPI_Comm_free(comm);
-}
-
-void collsim_plain_params(const collsim_params *params, collsim_params *out)
-{
-    memset(out, 0, sizeof *out);
-    out->gamma_s_per_byte = params->gamma_s_per_byte;
-    out->timing_only = params->timing_only;
 }
