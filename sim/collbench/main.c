@@ -407,6 +407,51 @@ static void print_registry(int json)
     }
 }
 
+/* --list --json's last line: the parameter table (algorithms/params.def) as
+ * {"parameters": [...]}, one object per parameter with its name (the
+ * collsim_params field), option, type, unit, the noun of its errors, the
+ * range of a given value (null: none), its group (null: a harness hint),
+ * whether the group's parameters are alternatives (at most one given) and
+ * its help line, for the Python side to build its options, checks and keys
+ * from. */
+static void print_parameters(void)
+{
+    static const char *const type_names[] = {[COLLSIM_PARAMETER_BYTES] = "bytes",
+                                             [COLLSIM_PARAMETER_INT] = "int",
+                                             [COLLSIM_PARAMETER_NAME] = "name",
+                                             [COLLSIM_PARAMETER_BOOL] = "bool",
+                                             [COLLSIM_PARAMETER_REAL] = "real"};
+    size_t ngroups;
+    const collsim_parameter *groups = collsim_parameters(&ngroups);
+    const collsim_parameter_spec *specs = collsim_parameter_specs();
+    printf("{\"parameters\": [");
+    for (size_t i = 0; i < COLLSIM_PARAMETER_COUNT; i++) {
+        const collsim_parameter_spec *p = &specs[i];
+        const char *group = NULL, *one_of = NULL;
+        for (size_t g = 0; g < ngroups; g++)
+            if (groups[g].flag == p->group) {
+                group = groups[g].name;
+                one_of = groups[g].one_of;
+            }
+        printf("%s{\"name\": \"%s\", \"option\": \"--%s\", \"type\": \"%s\", "
+               "\"unit\": \"%s\", \"what\": \"%s\", ",
+               i ? ", " : "", p->name, p->option, type_names[p->type], p->unit, p->what);
+        if (p->type == COLLSIM_PARAMETER_NAME)
+            printf("\"min\": null, \"max\": null, ");
+        else if (p->type == COLLSIM_PARAMETER_REAL)
+            printf("\"min\": %lld, \"max\": null, ", p->min);
+        else
+            printf("\"min\": %lld, \"max\": %lld, ", p->min, p->max);
+        if (group == NULL)
+            printf("\"group\": null, \"exclusive\": false, ");
+        else
+            printf("\"group\": \"%s\", \"exclusive\": %s, ", group,
+                   one_of != NULL ? "true" : "false");
+        printf("\"help\": \"%s\"}", p->help);
+    }
+    printf("]}\n");
+}
+
 /* Prints one tree as a JSON object: its kind, np, root and, per rank, the
  * parent (-1 at a root), the children in order, and the depth; a chain with
  * --chain-fanout's fan-out.  Returns an exit status. */
@@ -908,6 +953,9 @@ static OWN_FRAME int validate(const run_context *ctx, char *err, size_t errlen)
                 return -1;
             }
         }
+        if (collsim_check_segment(ctx->params, dtype_size(opt->dtypes[d]),
+                                  dtype_names[opt->dtypes[d]], err, errlen) != NULL)
+            return -1;
     }
     const char *unused = collsim_check_parameters(ctx->alg, ctx->params);
     if (unused != NULL) {
@@ -1125,6 +1173,8 @@ static OWN_FRAME int answer_alone(const options *opt)
         return EXIT_OK;
     default:
         print_registry(opt->json);
+        if (opt->json)
+            print_parameters();
         return EXIT_OK;
     }
 }
