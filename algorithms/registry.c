@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define COLLSIM_FN_FIELD_allreduce allreduce

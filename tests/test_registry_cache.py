@@ -27,14 +27,16 @@ def test_the_listing_is_kept_with_its_collbench_digest(own_collbench):
     rows = harness.registry()
     kept = json.loads((own_collbench.parent / "collbench.registry.json").read_text())
     assert kept["collbench_sha256"] == hashlib.sha256(own_collbench.read_bytes()).hexdigest()
-    assert tuple(kept["rows"]) == rows and any(r.get("algorithm") == "ring" for r in rows)
+    assert tuple(r for r in kept["rows"] if "collective" in r) == rows
+    assert any(r.get("algorithm") == "ring" for r in rows)
+    assert {"parameters": list(harness.parameter_table())} in kept["rows"]
 
 
 def test_a_kept_listing_is_read_only_for_the_same_collbench(own_collbench):
     harness.registry()
     kept_path = own_collbench.parent / "collbench.registry.json"
     kept = json.loads(kept_path.read_text())
-    marker = {"name": "kept-copy-marker"}
+    marker = {"collective": "kept-copy-marker"}
     kept_path.write_text(json.dumps({**kept, "rows": [marker]}))
     harness.registry.cache_clear()
     assert harness.registry() == (marker,)  # read, not listed again
