@@ -575,22 +575,50 @@ static void print_selection(const run_context *ctx, const check_case *c)
     printf("\"native_algorithm\": \"%s\", \"native_id\": %d, ", e->library_name, e->id);
 }
 
+/* A row's "params": gamma, then every parameter of algorithms/params.def in
+ * its order (a flag only when set, so that the rows of other runs do not
+ * grow). */
+static void print_params(const collsim_params *params)
+{
+    printf("{\"gamma_s_per_byte\": %.17g", params->gamma_s_per_byte);
+    const collsim_parameter_spec *specs = collsim_parameter_specs();
+    for (size_t i = 0; i < COLLSIM_PARAMETER_COUNT; i++) {
+        const collsim_parameter_spec *p = &specs[i];
+        const void *v = (const char *)params + p->offset;
+        switch (p->type) {
+        case COLLSIM_PARAMETER_BYTES:
+            printf(", \"%s\": %zu", p->name, *(const size_t *)v);
+            break;
+        case COLLSIM_PARAMETER_INT:
+            printf(", \"%s\": %d", p->name, *(const int *)v);
+            break;
+        case COLLSIM_PARAMETER_REAL:
+            printf(", \"%s\": %.17g", p->name, *(const double *)v);
+            break;
+        case COLLSIM_PARAMETER_NAME: /* checked to hold only [a-z0-9_] before anything runs */
+            if (*(const char *const *)v == NULL)
+                printf(", \"%s\": null", p->name);
+            else
+                printf(", \"%s\": \"%s\"", p->name, *(const char *const *)v);
+            break;
+        case COLLSIM_PARAMETER_BOOL:
+            if (*(const int *)v)
+                printf(", \"%s\": true", p->name);
+            break;
+        }
+    }
+    putchar('}');
+}
+
 static OWN_FRAME void print_row(const run_context *ctx, const check_case *c, long long bytes, int rep,
                       double time_s, const check_result *res)
 {
     const options *opt = ctx->opt;
     const collsim_params *params = ctx->params;
-    printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", "
-           "\"params\": {\"gamma_s_per_byte\": %.17g, \"segment_bytes\": %zu, "
-           "\"block_count\": %d, \"alpha_over_beta_bytes\": %.17g, \"group_count\": %d, ",
-           ctx->alg->collective_name, ctx->alg->name, params->gamma_s_per_byte,
-           params->segment_bytes, params->block_count, params->alpha_over_beta_bytes,
-           params->group_count);
-    print_json_string_or_null("inner_algorithm", params->inner_algorithm);
-    print_json_string_or_null("outer_algorithm", params->outer_algorithm);
-    /* cached_comms only when set, so that the rows of other runs do not grow */
-    printf("\"node_size\": %d, \"chain_fanout\": %d%s}, ", params->node_size,
-           params->chain_fanout, params->cached_comms ? ", \"cached_comms\": true" : "");
+    printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"params\": ",
+           ctx->alg->collective_name, ctx->alg->name);
+    print_params(params);
+    printf(", ");
     if (ctx->inner_algorithm != NULL) {
         printf("\"resolved\": {");
         if (ctx->group_count > 0)

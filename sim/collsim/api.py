@@ -194,7 +194,7 @@ def run(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
         raise CollsimError(f"run: unknown option {unknown[0]!r} "
                            f"(known: {', '.join(sorted(spec_names | param_names))})")
     try:
-        params = AlgorithmParams(**{k: v for k, v in options.items() if k in param_names})
+        params = AlgorithmParams.from_values({k: v for k, v in options.items() if k in param_names})
     except ValueError as error:
         raise CollsimError(str(error)) from None
     spec = RunSpec(collective, algorithm, np, _sizes(sizes), params=params,

@@ -240,7 +240,7 @@ def load_suite(path: str | os.PathLike, *, timing_only: bool = False) -> Suite:
         if not isinstance(params_raw, dict) or set(params_raw) - param_keys:
             raise _fail(path, f"{where}.params", f"keys must be among {sorted(param_keys)}")
         try:
-            params = AlgorithmParams(**params_raw)
+            params = AlgorithmParams.from_values(params_raw)
         except (TypeError, ValueError) as error:
             raise _fail(path, f"{where}.params", str(error)) from None
         for key, kind in (("dtype", str), ("op", str), ("root", int)):

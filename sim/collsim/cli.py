@@ -145,13 +145,12 @@ def _add_parameter_arguments(parser: argparse.ArgumentParser) -> None:
         parser.set_defaults(parameter_table_error=str(error))
         return
     for entry in entries:
-        default = AlgorithmParams.__dataclass_fields__[entry["name"]].default
         text = entry["help"] + (", e.g. 32KiB" if entry["type"] == "bytes" else "")
         if entry["type"] == "bool":
             tuning.add_argument(entry["option"], dest=entry["name"], action="store_true",
                                 help=text)
         else:
-            tuning.add_argument(entry["option"], dest=entry["name"], default=default,
+            tuning.add_argument(entry["option"], dest=entry["name"], default=None,
                                 type=_parameter_type(entry), help=text)
 
 
@@ -160,8 +159,8 @@ def _algorithm_params(args: argparse.Namespace) -> AlgorithmParams:
     if getattr(args, "parameter_table_error", None):
         raise CollsimError(args.parameter_table_error)
     try:
-        return AlgorithmParams(**{entry["name"]: getattr(args, entry["name"])
-                                  for entry in user_parameters()})
+        given = {entry["name"]: getattr(args, entry["name"]) for entry in user_parameters()}
+        return AlgorithmParams.from_values({k: v for k, v in given.items() if v is not None})
     except ValueError as error:
         raise CollsimError(str(error)) from None
 

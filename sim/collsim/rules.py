@@ -103,8 +103,13 @@ class Rule:
         if self.algorithm == MPI_LIBRARY and self.params != AlgorithmParams():
             raise ValueError("the MPI library's algorithm (mpi) takes no parameters")
         for entry in parameter_table() if self.params != AlgorithmParams() else ():
-            if entry["group"] is None and getattr(self.params, entry["name"]):
+            value = getattr(self.params, entry["name"])
+            if entry["group"] is None and value:
                 raise ValueError(f"{entry['name']} is the platform's, not a rule's")
+            # the C reader's limit (rules.c): names of at most 63 characters
+            if entry["type"] == "name" and value is not None and (
+                    not _NAME.match(value) or len(value) > 63):
+                raise ValueError(f"malformed algorithm name {value!r} for {entry['name']}")
 
     def holds(self, np: int, n_bytes: int) -> bool:
         """Whether a call on np processes with n_bytes bytes per process falls in the rule.
@@ -176,7 +181,7 @@ def _rule_from_words(words: list[str], line: int) -> Rule:
     settings: dict = {}
     for word in words[2:]:
         _parse_setting(word, settings)
-    params = AlgorithmParams(**settings.pop("params", {}))  # checks "not both" itself
+    params = AlgorithmParams.from_values(settings.pop("params", {}))  # checks "not both" itself
     return Rule(words[0], words[1], params=params, line=line, **settings)
 
 

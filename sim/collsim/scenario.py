@@ -311,7 +311,7 @@ def _workload(path: Path, index: int, raw: object, entries: tuple[dict, ...]) ->
     params_raw = _table(path, f"{where}.params", raw.get("params", {}),
                         set(parameter_names()))  # algorithms/params.def, as published
     try:
-        run_fields["params"] = AlgorithmParams(**params_raw)
+        run_fields["params"] = AlgorithmParams.from_values(params_raw)
     except (TypeError, ValueError) as error:
         raise _fail(path, f"{where}.params", str(error)) from None
     workload = Workload(collective=collective, weight=weight, sizes_bytes=sizes,
