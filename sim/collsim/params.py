@@ -14,8 +14,8 @@ reads (``algorithms/registry.c``).
 
 from __future__ import annotations
 
-import math
 import functools
+import math
 from dataclasses import dataclass, field, fields, make_dataclass
 
 __all__ = ["AlgorithmParams", "DEFAULT_PARAMS", "check_parameter", "parameter_names",
