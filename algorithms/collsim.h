@@ -100,29 +100,95 @@ typedef struct collsim_restriction {
 /* Every restriction, *count of them. */
 const collsim_restriction *collsim_restrictions(size_t *count);
 
-/* Parameters an algorithm reads, declared in registry.def. */
+/* The parameter groups an algorithm reads, declared in registry.def: one
+ * flag COLLSIM_PARAM_<group> each, from params.def. */
 enum {
-    COLLSIM_PARAM_SEGMENTS = 1u << 0,  /* segment_bytes or block_count */
-    COLLSIM_PARAM_GROUPS = 1u << 1,    /* group_count */
-    COLLSIM_PARAM_INNER_OUTER = 1u << 2, /* inner_algorithm, outer_algorithm */
-    COLLSIM_PARAM_NODE_SIZE = 1u << 3, /* node_size */
-    COLLSIM_PARAM_CONTRIBUTORS = 1u << 4, /* contributors */
-    COLLSIM_PARAM_CHAIN_FANOUT = 1u << 5, /* chain_fanout */
-    COLLSIM_PARAM_CACHED_COMMS = 1u << 6  /* cached_comms */
+#define COLLSIM_PARAMETER_GROUP(group, name, takes_no, one_of, default_value) \
+    COLLSIM_PARAM_BIT_##group,
+#define COLLSIM_PARAMETER(name, option, type, unit, what, min, max, group, help)
+#include "params.def"
+#undef COLLSIM_PARAMETER_GROUP
+#undef COLLSIM_PARAMETER
+    COLLSIM_PARAM_GROUP_COUNT
+};
+enum {
+    COLLSIM_PARAM_NONE = 0u, /* params.def: a parameter of no group (a harness hint) */
+#define COLLSIM_PARAMETER_GROUP(group, name, takes_no, one_of, default_value) \
+    COLLSIM_PARAM_##group = 1u << COLLSIM_PARAM_BIT_##group,
+#define COLLSIM_PARAMETER(name, option, type, unit, what, min, max, group, help)
+#include "params.def"
+#undef COLLSIM_PARAMETER_GROUP
+#undef COLLSIM_PARAMETER
 };
 
-/* What a parameter flag means, for the check and for collbench --list
+/* What a parameter group means, for the check and for collbench --list
  * --json, which publishes it. */
 typedef struct collsim_parameter {
     unsigned flag;        /* COLLSIM_PARAM_* */
     const char *name;     /* its name in --list ("segments") */
     const char *sentence; /* the error when it is given to an algorithm that does not read it */
+    const char *one_of;   /* NULL, or the error when more than one of its parameters is given */
     int default_value;    /* what 0 stands for, published by collbench --list --json; -1: the
                            * algorithm decides (a block count, the real node, ...) */
 } collsim_parameter;
 
-/* Every parameter flag, *count of them. */
+/* Every parameter group, *count of them. */
 const collsim_parameter *collsim_parameters(size_t *count);
+
+/* The parameters themselves (params.def): one index each,
+ * COLLSIM_PARAMETER_INDEX_<name>, in table order. */
+enum {
+#define COLLSIM_PARAMETER_GROUP(group, name, takes_no, one_of, default_value)
+#define COLLSIM_PARAMETER(name, option, type, unit, what, min, max, group, help) \
+    COLLSIM_PARAMETER_INDEX_##name,
+#include "params.def"
+#undef COLLSIM_PARAMETER_GROUP
+#undef COLLSIM_PARAMETER
+    COLLSIM_PARAMETER_COUNT
+};
+
+/* How a parameter's value is written and stored in collsim_params. */
+typedef enum collsim_parameter_type {
+    COLLSIM_PARAMETER_BYTES, /* size_t, a whole number of bytes */
+    COLLSIM_PARAMETER_INT,   /* int, a whole number */
+    COLLSIM_PARAMETER_NAME,  /* const char *, a registry-style name [a-z0-9_]+ */
+    COLLSIM_PARAMETER_BOOL,  /* int, 0 or 1: a flag without value on a command line */
+    COLLSIM_PARAMETER_REAL   /* double, a finite number */
+} collsim_parameter_type;
+
+/* Names of registry-style values are at most this long (with the NUL). */
+#define COLLSIM_NAME_MAX 64
+
+/* One line of params.def. */
+typedef struct collsim_parameter_spec {
+    const char *name;   /* the collsim_params field ("segment_bytes") */
+    const char *option; /* the command-line flag without "--" ("segment-bytes") */
+    collsim_parameter_type type;
+    const char *type_name; /* "bytes", "int", "name", "bool", "real" */
+    const char *unit;      /* "bytes" or "" */
+    const char *what;      /* the noun of error messages ("segment size") */
+    long long min, max;    /* the range of a given value (REAL: min only) */
+    unsigned group;        /* COLLSIM_PARAM_*, or COLLSIM_PARAM_NONE */
+    size_t offset;         /* offsetof(collsim_params, name) */
+    const char *help;      /* one line for the command lines' help */
+} collsim_parameter_spec;
+
+/* Every parameter, COLLSIM_PARAMETER_COUNT of them, in params.def order. */
+const collsim_parameter_spec *collsim_parameter_specs(void);
+
+/* The parameter called name (a field name), or NULL. */
+const collsim_parameter_spec *collsim_find_parameter(const char *name);
+
+/* Parses text as spec's value into params (text is NULL for a BOOL given as a
+ * flag; a NAME keeps the pointer to text).  Returns 0, or -1 with one line in
+ * err naming the value and the accepted range ("malformed segment size '-8'
+ * (>= 0)").  label names the parameter in name errors ("--inner"). */
+int collsim_parameter_parse(const collsim_parameter_spec *spec, const char *text,
+                            const char *label, collsim_params *params, char *err,
+                            size_t errlen);
+
+/* Nonzero when params sets spec's parameter (non-zero, non-NULL). */
+int collsim_parameter_given(const collsim_parameter_spec *spec, const collsim_params *params);
 
 typedef enum collsim_collective {
     COLLSIM_ALLREDUCE,
@@ -179,9 +245,16 @@ int collsim_chain_fanout(const collsim_params *params);
 int collsim_is_prerounded(const collsim_algorithm *alg);
 
 /* NULL when every parameter set in params (non-zero / non-NULL) is one the
- * algorithm reads, and segment_bytes and block_count are not both set;
- * otherwise a sentence naming the problem. */
+ * algorithm reads, and no two of a group of alternatives (params.def's
+ * one_of: segment_bytes, block_count) are set; otherwise a sentence naming
+ * the problem. */
 const char *collsim_check_parameters(const collsim_algorithm *alg, const collsim_params *params);
+
+/* NULL when params's segment size is a whole number of elements of
+ * elem_bytes each; otherwise the sentence, written into buf.  A segment is
+ * never cut inside an element (common/segment.c relies on it). */
+const char *collsim_check_segment(const collsim_params *params, int elem_bytes, const char *type,
+                                  char *buf, size_t len);
 
 /* Charges the computation of work_bytes bytes' worth of local work (as many
  * bytes as one local reduction would combine) on the simulated clock:

@@ -4,6 +4,14 @@
  */
 #include "collsim.h"
 
+#include "common/tree.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define COLLSIM_FN_FIELD_allreduce allreduce
@@ -95,15 +103,12 @@ int collsim_is_prerounded(const collsim_algorithm *alg)
 #define COLLSIM_DEFAULT_CHAIN_FANOUT 1
 
 static const collsim_parameter parameters[] = {
-    {COLLSIM_PARAM_SEGMENTS, "segments", "takes no segment size or block count", -1},
-    {COLLSIM_PARAM_GROUPS, "groups", "takes no group count", -1},
-    {COLLSIM_PARAM_INNER_OUTER, "inner_outer", "takes no inner or outer algorithm", -1},
-    {COLLSIM_PARAM_NODE_SIZE, "node_size", "takes no node size", -1},
-    {COLLSIM_PARAM_CONTRIBUTORS, "contributors", "takes no virtual contributors", -1},
-    {COLLSIM_PARAM_CHAIN_FANOUT, "chain_fanout", "takes no chain fan-out",
-     COLLSIM_DEFAULT_CHAIN_FANOUT},
-    {COLLSIM_PARAM_CACHED_COMMS, "cached_comms",
-     "takes no cached communicators (it makes no node communicators)", -1},
+#define COLLSIM_PARAMETER_GROUP(group, group_name, takes_no, one_of, default_value) \
+    {COLLSIM_PARAM_##group, #group_name, takes_no, one_of, default_value},
+#define COLLSIM_PARAMETER(name, option, type, unit, what, min, max, group, help)
+#include "params.def"
+#undef COLLSIM_PARAMETER_GROUP
+#undef COLLSIM_PARAMETER
 };
 
 int collsim_chain_fanout(const collsim_params *params)
@@ -117,28 +122,173 @@ const collsim_parameter *collsim_parameters(size_t *count)
     return parameters;
 }
 
-/* The flags of the parameters params sets. */
+/* The C type each parameter type is stored as, checked against the field. */
+#define COLLSIM_CTYPE_BYTES size_t
+#define COLLSIM_CTYPE_INT int
+#define COLLSIM_CTYPE_NAME const char *
+#define COLLSIM_CTYPE_BOOL int
+#define COLLSIM_CTYPE_REAL double
+#define COLLSIM_PARAMETER_GROUP(group, name, takes_no, one_of, default_value)
+#define COLLSIM_PARAMETER(name, option, type, unit, what, min, max, group, help)          \
+    _Static_assert(sizeof(((collsim_params *)0)->name) == sizeof(COLLSIM_CTYPE_##type), \
+                   "params.def: collsim_params." #name " is not stored as " #type);
+#include "params.def"
+#undef COLLSIM_PARAMETER_GROUP
+#undef COLLSIM_PARAMETER
+
+static const collsim_parameter_spec parameter_specs[] = {
+#define COLLSIM_PARAMETER_GROUP(group, name, takes_no, one_of, default_value)
+#define COLLSIM_PARAMETER(pname, poption, ptype, punit, pwhat, pmin, pmax, pgroup, phelp) \
+    {.name = #pname,                                                                      \
+     .option = poption,                                                                   \
+     .type = COLLSIM_PARAMETER_##ptype,                                                   \
+     .type_name = #ptype,                                                                 \
+     .unit = punit,                                                                       \
+     .what = pwhat,                                                                       \
+     .min = (pmin),                                                                       \
+     .max = (pmax),                                                                       \
+     .group = COLLSIM_PARAM_##pgroup,                                                     \
+     .offset = offsetof(collsim_params, pname),                                           \
+     .help = phelp},
+#include "params.def"
+#undef COLLSIM_PARAMETER_GROUP
+#undef COLLSIM_PARAMETER
+};
+
+const collsim_parameter_spec *collsim_parameter_specs(void)
+{
+    return parameter_specs;
+}
+
+const collsim_parameter_spec *collsim_find_parameter(const char *name)
+{
+    for (size_t i = 0; i < COLLSIM_PARAMETER_COUNT; i++)
+        if (strcmp(parameter_specs[i].name, name) == 0)
+            return &parameter_specs[i];
+    return NULL;
+}
+
+static void *parameter_field(const collsim_parameter_spec *spec, collsim_params *params)
+{
+    return (char *)params + spec->offset;
+}
+
+static const void *parameter_value(const collsim_parameter_spec *spec, const collsim_params *params)
+{
+    return (const char *)params + spec->offset;
+}
+
+int collsim_parameter_given(const collsim_parameter_spec *spec, const collsim_params *params)
+{
+    const void *v = parameter_value(spec, params);
+    switch (spec->type) {
+    case COLLSIM_PARAMETER_BYTES:
+        return *(const size_t *)v != 0;
+    case COLLSIM_PARAMETER_INT:
+    case COLLSIM_PARAMETER_BOOL:
+        return *(const int *)v != 0;
+    case COLLSIM_PARAMETER_NAME:
+        return *(const char *const *)v != NULL;
+    default:
+        return *(const double *)v != 0.0;
+    }
+}
+
+/* "lo..hi", or ">= lo" when there is no upper bound. */
+static void format_range(const collsim_parameter_spec *spec, char *buf, size_t len)
+{
+    if (spec->type == COLLSIM_PARAMETER_REAL || spec->max == LLONG_MAX)
+        snprintf(buf, len, ">= %lld", spec->min);
+    else
+        snprintf(buf, len, "%lld..%lld", spec->min, spec->max);
+}
+
+int collsim_parameter_parse(const collsim_parameter_spec *spec, const char *text,
+                            const char *label, collsim_params *params, char *err, size_t errlen)
+{
+    void *field = parameter_field(spec, params);
+    char range[64];
+    format_range(spec, range, sizeof range);
+    if (spec->type == COLLSIM_PARAMETER_BOOL && text == NULL) {
+        *(int *)field = 1;
+        return 0;
+    }
+    if (text == NULL) {
+        snprintf(err, errlen, "%s needs a value", label);
+        return -1;
+    }
+    char *end;
+    errno = 0;
+    switch (spec->type) {
+    case COLLSIM_PARAMETER_NAME:
+        if (text[0] == '\0' || strlen(text) >= COLLSIM_NAME_MAX ||
+            strspn(text, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(text)) {
+            snprintf(err, errlen, "malformed algorithm name '%s' for %s", text, label);
+            return -1;
+        }
+        *(const char **)field = text;
+        return 0;
+    case COLLSIM_PARAMETER_REAL: {
+        const double v = strtod(text, &end);
+        if (errno != 0 || end == text || *end != '\0' || !isfinite(v) || v < (double)spec->min) {
+            snprintf(err, errlen, "malformed %s '%s' (%s)", spec->what, text, range);
+            return -1;
+        }
+        *(double *)field = v;
+        return 0;
+    }
+    default: {
+        const long long v = strtoll(text, &end, 10);
+        if (errno != 0 || end == text || *end != '\0' || v < spec->min || v > spec->max) {
+            snprintf(err, errlen, "malformed %s '%s' (%s)", spec->what, text, range);
+            return -1;
+        }
+        if (spec->type == COLLSIM_PARAMETER_BYTES)
+            *(size_t *)field = (size_t)v;
+        else
+            *(int *)field = (int)v;
+        return 0;
+    }
+    }
+}
+
+/* The groups of the parameters params sets. */
 static unsigned parameters_given(const collsim_params *params)
 {
-    return (params->segment_bytes || params->block_count ? COLLSIM_PARAM_SEGMENTS : 0u) |
-           (params->group_count ? COLLSIM_PARAM_GROUPS : 0u) |
-           (params->inner_algorithm != NULL || params->outer_algorithm != NULL
-                ? COLLSIM_PARAM_INNER_OUTER
-                : 0u) |
-           (params->node_size ? COLLSIM_PARAM_NODE_SIZE : 0u) |
-           (params->contributors > 1 ? COLLSIM_PARAM_CONTRIBUTORS : 0u) |
-           (params->chain_fanout ? COLLSIM_PARAM_CHAIN_FANOUT : 0u) |
-           (params->cached_comms ? COLLSIM_PARAM_CACHED_COMMS : 0u);
+    unsigned given = params->contributors > 1 ? COLLSIM_PARAM_CONTRIBUTORS : 0u;
+    for (size_t i = 0; i < COLLSIM_PARAMETER_COUNT; i++)
+        if (collsim_parameter_given(&parameter_specs[i], params))
+            given |= parameter_specs[i].group;
+    return given;
 }
 
 const char *collsim_check_parameters(const collsim_algorithm *alg, const collsim_params *params)
 {
-    if (params->segment_bytes && params->block_count)
-        return "takes a segment size or a block count, not both";
+    for (size_t g = 0; g < sizeof parameters / sizeof parameters[0]; g++) {
+        if (parameters[g].one_of == NULL)
+            continue;
+        int n = 0;
+        for (size_t i = 0; i < COLLSIM_PARAMETER_COUNT; i++)
+            n += parameter_specs[i].group == parameters[g].flag &&
+                 collsim_parameter_given(&parameter_specs[i], params);
+        if (n > 1)
+            return parameters[g].one_of;
+    }
     const unsigned unread = parameters_given(params) & ~alg->parameters;
     for (size_t i = 0; i < sizeof parameters / sizeof parameters[0]; i++)
         if (unread & parameters[i].flag)
             return parameters[i].sentence;
+    return NULL;
+}
+
+const char *collsim_check_segment(const collsim_params *params, int elem_bytes, const char *type,
+                                  char *buf, size_t len)
+{
+    if (elem_bytes > 0 && params->segment_bytes % (size_t)elem_bytes != 0) {
+        snprintf(buf, len, "segment size %zu bytes is not a whole number of %s elements",
+                 params->segment_bytes, type);
+        return buf;
+    }
     return NULL;
 }
 

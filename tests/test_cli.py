@@ -10,7 +10,7 @@ import pytest
 
 from collsim.cli import main
 from collsim.native import is_selector
-from collsim.harness import registry
+from collsim.harness import data_catalog, parameter_table, registry
 
 RUN = ["run", "--np", "4", "--coll", "allreduce", "--alg", "ring", "--bytes", "8,64KiB"]
 
@@ -101,7 +101,7 @@ def test_list(capsys):
         (["run", "--np", "4", "--coll", "allreduce", "--alg", "ring", "--bytes", "8",
           "--blocks", "4"], "allreduce/ring takes no segment size or block count"),
         (["run", "--np", "4", "--coll", "allreduce", "--alg", "ring", "--bytes", "8",
-          "--groups", "-1"], "group_count must be an integer >= 0"),
+          "--groups", "-1"], "group count must be a whole number 0..2147483647"),
         (["run", "--np", "4", "--coll", "reduce", "--alg", "prerounded", "--bytes", "8",
           "--inner", "nosuch"], "reduce/prerounded has no inner algorithm 'nosuch'"),
         (["run", "--np", "4", "--coll", "reduce", "--alg", "prerounded", "--bytes", "8",
@@ -175,14 +175,27 @@ def _fake_collbench(tmp_path, body):
             const char *args = getenv("COLLBENCH_ARGS");
             if ((argc > 1 && strcmp(argv[1], "--list") == 0) ||
                 (args != NULL && strncmp(args, "--list\\n", 7) == 0)) {
-                if (rank == 0)
+                if (rank == 0) {
                     printf("{\\"collective\\": \\"allreduce\\", \\"algorithm\\": \\"ring\\", "
                            "\\"restrictions\\": [], \\"summary\\": \\"fake\\"}\\n");
+                    puts(DATA_CATALOG_LINE);
+                    puts(PARAMETER_TABLE_LINE);
+                }
                 MPI_Finalize(); return 0;
             }
         """) + textwrap.indent(body, "    ") + "\n    MPI_Finalize();\n    return 0;\n}\n")
     binary = tmp_path / "fake"
-    subprocess.run(["smpicc", "-o", str(binary), str(source)], check=True, capture_output=True,
+    # the real collbench's parameter table, which the command line is made from
+    # and its datatypes, ops and distributions, which validation reads
+    def c_string(line):
+        return '"' + line.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    table = json.dumps({"parameters": list(parameter_table())})
+    catalog = json.dumps({kind: list(items) for kind, items in data_catalog().items()})
+    header = tmp_path / "table.h"
+    header.write_text(f"#define PARAMETER_TABLE_LINE {c_string(table)}\n"
+                      f"#define DATA_CATALOG_LINE {c_string(catalog)}\n")
+    subprocess.run(["smpicc", "-include", str(header), "-o", str(binary), str(source)],
+                   check=True, capture_output=True,
                    env={k: v for k, v in os.environ.items() if k != "SMPI_PRETEND_CC"})
     return binary
 

@@ -29,8 +29,9 @@ def test_the_listing_is_kept_with_its_collbench_digest(own_collbench):
     assert kept["collbench_sha256"] == hashlib.sha256(own_collbench.read_bytes()).hexdigest()
     assert tuple(r for r in kept["rows"] if "collective" in r) == rows
     assert any(r.get("algorithm") == "ring" for r in rows)
-    # the datatypes, ops and distributions are kept on the same listing
+    # the datatypes, ops and distributions, and the parameters, are kept on the same listing
     assert sum("ops" in r for r in kept["rows"]) == 1
+    assert {"parameters": list(harness.parameter_table())} in kept["rows"]
 
 
 def test_a_kept_listing_is_read_only_for_the_same_collbench(own_collbench):

@@ -19,7 +19,7 @@ import pytest
 from collsim.analysis.models import AlgorithmParams, NetworkParams, predict
 from collsim.errors import CollsimError
 from collsim.platforms import crossbar
-from collsim.harness import composite_defaults, find_algorithm, simulate
+from collsim.harness import composite_defaults, find_algorithm, parameter_table, simulate
 from collsim.runner import RunSpec, validate_spec
 
 
@@ -109,6 +109,8 @@ def test_usage_lists_every_option(hockney, tmp_path):
                            [str(find_collbench()), "-h"])  # SimGrid takes --help itself
     status, out, _ = run_program(argv, cwd=tmp_path, what="collbench -h", timeout_s=60)
     assert status == 0
-    for option in ("--segment-bytes B", "--blocks K", "--groups G", "--inner A", "--outer A",
+    for option in ("--segment-bytes B", "--blocks K", "--groups K", "--inner A", "--outer A",
                    "--node-size K", "--contributors N", "--timing-only", "--native-choice"):
         assert f"  {option}" in out, option
+    for parameter in parameter_table():  # every line of algorithms/params.def, with its help
+        assert f"  {parameter['option']}" in out and parameter["help"] in out, parameter["name"]

@@ -37,9 +37,10 @@ collsim_segment_plan collsim_segment_plan_make(int count, int elem_bytes,
     if (params != NULL && params->block_count > 0) {
         plan.nblocks = params->block_count < count ? params->block_count : count;
     } else if (params != NULL && params->segment_bytes > 0) {
+        /* a whole number of elements: collsim_check_segment refuses any other
+         * size before an algorithm runs; a segment longer than the vector is
+         * the vector in one block */
         size_t elems = params->segment_bytes / (size_t)elem_bytes;
-        if (elems < 1)
-            elems = 1;
         if (elems > (size_t)count)
             elems = (size_t)count;
         plan.block_elems = (int)elems;

@@ -6,8 +6,9 @@
  * Three ways, in this order of precedence:
  *   - block_count K > 0: K blocks (at most count), as even as whole elements
  *     allow: the first count % K blocks hold one element more;
- *   - segment_bytes S > 0: blocks of max(1, floor(S / element size)) elements,
- *     the last one holding the rest;
+ *   - segment_bytes S > 0, a whole number of elements (collsim_check_segment
+ *     refuses any other before an algorithm runs, nothing is rounded): blocks
+ *     of min(S / element size, count) elements, the last one holding the rest;
  *   - neither: the model-optimal block count of the pipelining lemma (seed 003
  *     sec. 1.2), evenly cut.  An algorithm whose time with K blocks is
  *         T(K) = (fill + steady (K - 1)) (alpha + beta n / K)

@@ -408,6 +408,51 @@ static void print_registry(int json)
     }
 }
 
+/* --list --json's last line: the parameter table (algorithms/params.def) as
+ * {"parameters": [...]}, one object per parameter with its name (the
+ * collsim_params field), option, type, unit, the noun of its errors, the
+ * range of a given value (null: none), its group (null: a harness hint),
+ * whether the group's parameters are alternatives (at most one given) and
+ * its help line, for the Python side to build its options, checks and keys
+ * from. */
+static void print_parameters(void)
+{
+    static const char *const type_names[] = {[COLLSIM_PARAMETER_BYTES] = "bytes",
+                                             [COLLSIM_PARAMETER_INT] = "int",
+                                             [COLLSIM_PARAMETER_NAME] = "name",
+                                             [COLLSIM_PARAMETER_BOOL] = "bool",
+                                             [COLLSIM_PARAMETER_REAL] = "real"};
+    size_t ngroups;
+    const collsim_parameter *groups = collsim_parameters(&ngroups);
+    const collsim_parameter_spec *specs = collsim_parameter_specs();
+    printf("{\"parameters\": [");
+    for (size_t i = 0; i < COLLSIM_PARAMETER_COUNT; i++) {
+        const collsim_parameter_spec *p = &specs[i];
+        const char *group = NULL, *one_of = NULL;
+        for (size_t g = 0; g < ngroups; g++)
+            if (groups[g].flag == p->group) {
+                group = groups[g].name;
+                one_of = groups[g].one_of;
+            }
+        printf("%s{\"name\": \"%s\", \"option\": \"--%s\", \"type\": \"%s\", "
+               "\"unit\": \"%s\", \"what\": \"%s\", ",
+               i ? ", " : "", p->name, p->option, type_names[p->type], p->unit, p->what);
+        if (p->type == COLLSIM_PARAMETER_NAME)
+            printf("\"min\": null, \"max\": null, ");
+        else if (p->type == COLLSIM_PARAMETER_REAL)
+            printf("\"min\": %lld, \"max\": null, ", p->min);
+        else
+            printf("\"min\": %lld, \"max\": %lld, ", p->min, p->max);
+        if (group == NULL)
+            printf("\"group\": null, \"exclusive\": false, ");
+        else
+            printf("\"group\": \"%s\", \"exclusive\": %s, ", group,
+                   one_of != NULL ? "true" : "false");
+        printf("\"help\": \"%s\"}", p->help);
+    }
+    printf("]}\n");
+}
+
 /* Prints one tree as a JSON object: its kind, np, root and, per rank, the
  * parent (-1 at a root), the children in order, and the depth; a chain with
  * --chain-fanout's fan-out.  Returns an exit status. */
@@ -531,22 +576,50 @@ static void print_selection(const run_context *ctx, const check_case *c)
     printf("\"native_algorithm\": \"%s\", \"native_id\": %d, ", e->library_name, e->id);
 }
 
+/* A row's "params": gamma, then every parameter of algorithms/params.def in
+ * its order (a flag only when set, so that the rows of other runs do not
+ * grow). */
+static void print_params(const collsim_params *params)
+{
+    printf("{\"gamma_s_per_byte\": %.17g", params->gamma_s_per_byte);
+    const collsim_parameter_spec *specs = collsim_parameter_specs();
+    for (size_t i = 0; i < COLLSIM_PARAMETER_COUNT; i++) {
+        const collsim_parameter_spec *p = &specs[i];
+        const void *v = (const char *)params + p->offset;
+        switch (p->type) {
+        case COLLSIM_PARAMETER_BYTES:
+            printf(", \"%s\": %zu", p->name, *(const size_t *)v);
+            break;
+        case COLLSIM_PARAMETER_INT:
+            printf(", \"%s\": %d", p->name, *(const int *)v);
+            break;
+        case COLLSIM_PARAMETER_REAL:
+            printf(", \"%s\": %.17g", p->name, *(const double *)v);
+            break;
+        case COLLSIM_PARAMETER_NAME: /* checked to hold only [a-z0-9_] before anything runs */
+            if (*(const char *const *)v == NULL)
+                printf(", \"%s\": null", p->name);
+            else
+                printf(", \"%s\": \"%s\"", p->name, *(const char *const *)v);
+            break;
+        case COLLSIM_PARAMETER_BOOL:
+            if (*(const int *)v)
+                printf(", \"%s\": true", p->name);
+            break;
+        }
+    }
+    putchar('}');
+}
+
 static OWN_FRAME void print_row(const run_context *ctx, const check_case *c, long long bytes, int rep,
                       double time_s, const check_result *res)
 {
     const options *opt = ctx->opt;
     const collsim_params *params = ctx->params;
-    printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", "
-           "\"params\": {\"gamma_s_per_byte\": %.17g, \"segment_bytes\": %zu, "
-           "\"block_count\": %d, \"alpha_over_beta_bytes\": %.17g, \"group_count\": %d, ",
-           ctx->alg->collective_name, ctx->alg->name, params->gamma_s_per_byte,
-           params->segment_bytes, params->block_count, params->alpha_over_beta_bytes,
-           params->group_count);
-    print_json_string_or_null("inner_algorithm", params->inner_algorithm);
-    print_json_string_or_null("outer_algorithm", params->outer_algorithm);
-    /* cached_comms only when set, so that the rows of other runs do not grow */
-    printf("\"node_size\": %d, \"chain_fanout\": %d%s}, ", params->node_size,
-           params->chain_fanout, params->cached_comms ? ", \"cached_comms\": true" : "");
+    printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"params\": ",
+           ctx->alg->collective_name, ctx->alg->name);
+    print_params(params);
+    printf(", ");
     if (ctx->inner_algorithm != NULL) {
         printf("\"resolved\": {");
         if (ctx->group_count > 0)
@@ -909,6 +982,9 @@ static OWN_FRAME int validate(const run_context *ctx, char *err, size_t errlen)
                 return -1;
             }
         }
+        if (collsim_check_segment(ctx->params, dtype_size(opt->dtypes[d]),
+                                  dtype_names[opt->dtypes[d]], err, errlen) != NULL)
+            return -1;
     }
     const char *unused = collsim_check_parameters(ctx->alg, ctx->params);
     if (unused != NULL) {
@@ -1126,8 +1202,10 @@ static OWN_FRAME int answer_alone(const options *opt)
         return EXIT_OK;
     default:
         print_registry(opt->json);
-        if (opt->json)
+        if (opt->json) {
             datagen_print_catalog_json();
+            print_parameters();
+        }
         return EXIT_OK;
     }
 }

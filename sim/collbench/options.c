@@ -6,8 +6,6 @@
  */
 #include "options.h"
 
-#include "common/tree.h"
-
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -101,18 +99,6 @@ static int set_string(const option_spec *spec, const char *value, options *opt, 
     return 0;
 }
 
-/* A registry-style name: [a-z0-9_]+ (printed into JSON unescaped). */
-static int set_name(const option_spec *spec, const char *value, options *opt, char *err,
-                    size_t errlen)
-{
-    if (value[0] == '\0' ||
-        strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(value)) {
-        snprintf(err, errlen, "malformed algorithm name '%s' for --%s", value, spec->name);
-        return -1;
-    }
-    return set_string(spec, value, opt, err, errlen);
-}
-
 static int set_flag(const option_spec *spec, const char *value, options *opt, char *err,
                     size_t errlen)
 {
@@ -146,6 +132,24 @@ static int set_dump_tree(const option_spec *spec, const char *value, options *op
     opt->mode = MODE_DUMP_TREE;
     return set_string(spec, value, opt, err, errlen);
 }
+
+/* A parameter of algorithms/params.def (spec->field: its index there),
+ * parsed and checked by the registry's one parser. */
+static int set_parameter(const option_spec *spec, const char *value, options *opt, char *err,
+                         size_t errlen)
+{
+    char label[64];
+    snprintf(label, sizeof label, "--%s", spec->name);
+    return collsim_parameter_parse(&collsim_parameter_specs()[spec->field], value, label,
+                                   &opt->params, err, errlen);
+}
+
+/* A parameter's placeholder in the usage text, by its type; a BOOL is a flag. */
+#define PARAMETER_ARG_BYTES "B"
+#define PARAMETER_ARG_INT "K"
+#define PARAMETER_ARG_NAME "A"
+#define PARAMETER_ARG_BOOL NULL
+#define PARAMETER_ARG_REAL "R"
 
 /* The index of name in names[0..n), or -1. */
 static int name_index(const char *name, const char *const *names, int n)
@@ -327,27 +331,14 @@ static const option_spec option_table[] = {
     {"gamma-s-per-byte", "G", set_double, AT(params.gamma_s_per_byte), 0, INFINITY, "gamma",
      "seconds per byte of a local reduction (default: the platform's host property "
      "gamma_s_per_byte, else 0)"},
-    {"segment-bytes", "B", set_whole, AT(params.segment_bytes), ANY_COUNT, "segment size",
-     "pipelined algorithms: bytes per segment"},
-    {"blocks", "K", set_whole, AT(params.block_count), 0, INT_MAX, "block count",
-     "pipelined algorithms: number of blocks"},
-    {"alpha-over-beta-bytes", "R", set_double, AT(params.alpha_over_beta_bytes), 0, 1e300,
-     "alpha/beta ratio", "the network's alpha/beta in bytes, for the default block counts "
-     "(0: nominal)"},
-    {"groups", "G", set_whole, AT(params.group_count), 0, INT_MAX, "group count",
-     "hierarchical algorithms: number of groups"},
-    {"inner", "A", set_name, AT(params.inner_algorithm), NO_RANGE, NULL,
-     "composite algorithms: the algorithm inside groups"},
-    {"outer", "A", set_name, AT(params.outer_algorithm), NO_RANGE, NULL,
-     "composite algorithms: the algorithm between group leaders (pre-rounded: the bound's)"},
-    {"chain-fanout", "F", set_whole, AT(params.chain_fanout), 1, COLLSIM_TREE_MAX_CHILDREN,
-     "chain fan-out", "chain algorithms: chains headed by the root (default 1; Open MPI's "
-     "forced chain: 4); also --dump-tree chain's"},
-    {"node-size", "K", set_whole, AT(params.node_size), 0, INT_MAX, "node size",
-     "node-aware algorithms: ranks per exposed node (0: the real node)"},
-    {"cached-comms", NULL, set_flag, AT(params.cached_comms), 0, 1, NULL,
-     "node-aware algorithms: make the node and leader communicators once, in an untimed "
-     "first call, and keep them (MPICH makes them with the communicator)"},
+    /* every parameter of algorithms/params.def; field: its index there */
+#define COLLSIM_PARAMETER_GROUP(group, name, takes_no, one_of, default_value)
+#define COLLSIM_PARAMETER(name, option, type, unit, what, min, max, group, help) \
+    {option, PARAMETER_ARG_##type, set_parameter, COLLSIM_PARAMETER_INDEX_##name, 0, NO_RANGE, \
+     NULL, help},
+#include "params.def"
+#undef COLLSIM_PARAMETER_GROUP
+#undef COLLSIM_PARAMETER
     {"contributors", "N", set_whole, AT(contributors), 1, 1000000, "contributor count",
      "virtual contributors per rank: rank r holds the inputs of virtual ranks r N .. r N + N - 1 "
      "and the result covers all np N of them; algorithms that do not read N get the rank's "

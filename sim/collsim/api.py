@@ -161,8 +161,9 @@ def run(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
     **options
         The fields of :class:`collsim.runner.RunSpec` (``dtype``, ``op``,
         ``root``, ``mapping``, ``seed``, ``reps``, ``check``, ``timing_only``,
-        ...) and of :class:`collsim.params.AlgorithmParams`
-        (``segment_bytes``, ``group_count``, ``inner_algorithm``...).
+        ...) and the algorithm parameters (:func:`collsim.params.parameter_names`,
+        from ``algorithms/params.def``: ``segment_bytes``, ``group_count``,
+        ``inner_algorithm``...).
 
     Returns
     -------
@@ -172,7 +173,7 @@ def run(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
     """
     from dataclasses import fields
 
-    from collsim.params import AlgorithmParams
+    from collsim.params import AlgorithmParams, parameter_names
     from collsim.profiles import checked_profile, default_profile
     from collsim.runner import RunSpec
     from collsim.runner import run as run_spec
@@ -187,13 +188,13 @@ def run(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
     loaded = checked_profile(profile or default_profile(label))
     spec_names = {f.name for f in fields(RunSpec)} - {"collective", "algorithm", "np", "sizes_bytes",
                                                        "params"}
-    param_names = {f.name for f in fields(AlgorithmParams)}
+    param_names = set(parameter_names())  # algorithms/params.def, as collbench publishes it
     unknown = sorted(set(options) - spec_names - param_names)
     if unknown:
         raise CollsimError(f"run: unknown option {unknown[0]!r} "
                            f"(known: {', '.join(sorted(spec_names | param_names))})")
     try:
-        params = AlgorithmParams(**{k: v for k, v in options.items() if k in param_names})
+        params = AlgorithmParams.from_values({k: v for k, v in options.items() if k in param_names})
     except ValueError as error:
         raise CollsimError(str(error)) from None
     spec = RunSpec(collective, algorithm, np, _sizes(sizes), params=params,

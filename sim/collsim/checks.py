@@ -35,7 +35,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from collsim.params import AlgorithmParams
+from collsim.params import AlgorithmParams, parameter_names
 from collsim.native import is_selector
 from collsim.errors import CollsimError
 from collsim.grid import Grid, Job
@@ -57,8 +57,6 @@ _SUITE_KEYS = {"name", "baseline", "profile", "baseline_rel_tol", "network_rel_t
 _CASE_KEYS = {"name", "platform", "collective", "algorithms", "np", "bytes", "dtype", "op",
               "root", "profile", "checks", "baseline_rel_tol", "network_rel_tol", "params",
               "timing_only", "mapping"}
-# every algorithm parameter but the selectors' output (one home: AlgorithmParams)
-_PARAM_KEYS = set(AlgorithmParams.__dataclass_fields__) - {"selected"}
 _CHECKS = ("model", "baseline")
 BASELINE_HEADER = "# case\tsimgrid\tplatform_hash\ttime_s"
 
@@ -240,10 +238,11 @@ def load_suite(path: str | os.PathLike, *, timing_only: bool = False) -> Suite:
         except ValueError as error:
             raise _fail(path, f"{where}.profile", str(error)) from None
         params_raw = raw.get("params", {})
-        if not isinstance(params_raw, dict) or set(params_raw) - _PARAM_KEYS:
-            raise _fail(path, f"{where}.params", f"keys must be among {sorted(_PARAM_KEYS)}")
+        param_keys = set(parameter_names())  # algorithms/params.def, as collbench publishes it
+        if not isinstance(params_raw, dict) or set(params_raw) - param_keys:
+            raise _fail(path, f"{where}.params", f"keys must be among {sorted(param_keys)}")
         try:
-            params = AlgorithmParams(**params_raw)
+            params = AlgorithmParams.from_values(params_raw)
         except (TypeError, ValueError) as error:
             raise _fail(path, f"{where}.params", str(error)) from None
         for key, kind in (("dtype", str), ("op", str), ("root", int)):

@@ -36,7 +36,7 @@ from collsim.repro import add_repro_command
 from collsim.harness import find_algorithm, registry, simulate
 from collsim.runner import DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, run, validate_run
 from collsim.analysis.models import message_s
-from collsim.params import AlgorithmParams
+from collsim.params import AlgorithmParams, user_parameters
 from collsim.units import (
     format_bytes,
     parse_bytes,
@@ -113,48 +113,54 @@ def _size_bytes(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _fanout(text: str) -> int:
-    """argparse type of --chain-fanout: a whole number >= 1 (collbench holds the upper limit)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"chain fan-out must be a whole number >= 1, got {text!r}")
-    return value
-
-
-# The algorithm parameters of collsim run: option, AlgorithmParams field (the
-# argparse dest), type, help.  0 / None: the algorithm's default.
-_PARAMETER_OPTIONS = (
-    ("--segment-bytes", "segment_bytes", _size_bytes, "pipelined algorithms: segment size, "
-     "e.g. 32KiB"),
-    ("--blocks", "block_count", int, "pipelined algorithms: number of blocks"),
-    ("--groups", "group_count", int, "hierarchical algorithms: number of groups"),
-    ("--inner", "inner_algorithm", str, "two-level algorithms: algorithm inside groups"),
-    ("--outer", "outer_algorithm", str, "two-level algorithms: algorithm between group leaders"),
-    ("--node-size", "node_size", int, "node-aware algorithms: ranks per exposed node "
-     "(0: real node)"),
-    ("--chain-fanout", "chain_fanout", _fanout, "chain algorithms: chains headed by the root, "
-     "1-32 (default 1, one chain; Open MPI's forced chain: 4)"),
-)
+def _parameter_type(entry: dict):
+    """argparse type of a parameter's option, from its published type and range."""
+    def convert(text: str):
+        if entry["type"] == "bytes":
+            value = _size_bytes(text)
+        elif entry["type"] == "int":
+            try:
+                value = int(text)
+            except ValueError:
+                value = None
+        else:
+            value = text
+        if entry["type"] in ("bytes", "int") and (
+                value is None or not entry["min"] <= value <= entry["max"]):
+            high = "" if entry["max"] >= 2**63 - 1 else f"..{entry['max']}"
+            raise argparse.ArgumentTypeError(
+                f"{entry['what']} must be a whole number {entry['min']}{high}"
+                f"{'' if high else ' or more'}, got {text!r}")
+        return value
+    return convert
 
 
 def _add_parameter_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the algorithm parameters, one per line of
+    ``algorithms/params.def`` a user sets (:func:`collsim.params.user_parameters`)."""
     tuning = parser.add_argument_group("algorithm parameters (0: the algorithm's default)")
-    for option, name, kind, text in _PARAMETER_OPTIONS:
-        default = AlgorithmParams.__dataclass_fields__[name].default
-        tuning.add_argument(option, dest=name, type=kind, default=default, help=text)
-    tuning.add_argument("--cached-comms", dest="cached_comms", action="store_true",
-                        help="node-aware algorithms: make the node and leader communicators "
-                             "once, untimed, and keep them (as MPICH does with the communicator)")
+    try:
+        entries = user_parameters()
+    except CollsimError as error:  # no collbench: `collsim run` says so when it runs
+        parser.set_defaults(parameter_table_error=str(error))
+        return
+    for entry in entries:
+        text = entry["help"] + (", e.g. 32KiB" if entry["type"] == "bytes" else "")
+        if entry["type"] == "bool":
+            tuning.add_argument(entry["option"], dest=entry["name"], action="store_true",
+                                help=text)
+        else:
+            tuning.add_argument(entry["option"], dest=entry["name"], default=None,
+                                type=_parameter_type(entry), help=text)
 
 
 def _algorithm_params(args: argparse.Namespace) -> AlgorithmParams:
     """The algorithm parameters given on the command line."""
+    if getattr(args, "parameter_table_error", None):
+        raise CollsimError(args.parameter_table_error)
     try:
-        return AlgorithmParams(cached_comms=args.cached_comms,
-                               **{name: getattr(args, name) for _, name, _, _ in _PARAMETER_OPTIONS})
+        given = {entry["name"]: getattr(args, entry["name"]) for entry in user_parameters()}
+        return AlgorithmParams.from_values({k: v for k, v in given.items() if v is not None})
     except ValueError as error:
         raise CollsimError(str(error)) from None
 

@@ -40,8 +40,10 @@ from collsim.profiles import Profile, load_profile
 from collsim.resources import memory_map_limit, memory_maps
 
 __all__ = ["REPO_ROOT", "PublishedNames", "PublishedSizes", "collbench_sha256",
-           "composite_defaults", "composite_names", "data_catalog", "engine_environment", "find_algorithm", "find_c_part", "find_collbench",
-           "find_smpirun", "registry", "run_program", "simgrid_tool", "simulate", "smpirun_command"]
+           "composite_defaults", "composite_names", "data_catalog", "engine_environment",
+           "find_algorithm", "find_c_part", "find_collbench", "find_smpirun", "parameter_table",
+           "registry", "run_program", "simgrid_tool", "simgrid_version", "simulate",
+           "smpirun_command"]
 
 # The checkout collsim runs from (an editable install), if it does: sim/collsim/..
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -489,8 +491,38 @@ def simulate(
     return rows, returncode
 
 
-def _listing() -> list[dict]:
-    """Every line of ``collbench --list --json``, kept beside collbench.
+def registry() -> tuple[dict, ...]:
+    """Return the registry as printed by ``collbench --list --json``: one
+    entry per algorithm (its lines with a ``collective``)."""
+    return tuple(row for row in _listing() if "collective" in row)
+
+
+def parameter_table() -> tuple[dict, ...]:
+    """Return the algorithm parameters as ``collbench --list --json`` publishes them.
+
+    One dict per line of ``algorithms/params.def``, in its order: ``name``
+    (the ``collsim_params`` field, the :class:`~collsim.params.AlgorithmParams`
+    field, the key of rules files, scenarios and the API), ``option``
+    (``--segment-bytes``), ``type`` (bytes, int, name, bool, real), ``unit``,
+    ``what`` (the noun of its errors), ``min`` and ``max`` (the range of a
+    given value; None: unbounded), ``group`` (the ``parameters`` name an
+    algorithm declares; None: a hint the harness sets from the platform) and
+    ``help``.
+
+    Examples
+    --------
+    >>> [p["name"] for p in parameter_table()][:2]
+    ['segment_bytes', 'block_count']
+    """
+    for row in _listing():
+        if "parameters" in row and "collective" not in row:
+            return tuple(row["parameters"])
+    raise CollsimError(f"{find_collbench()} publishes no parameter table (rebuild it: make build)")
+
+
+@functools.lru_cache(maxsize=1)
+def _listing() -> tuple[dict, ...]:
+    """Every line of ``collbench --list --json``.
 
     The listing is kept beside collbench (``collbench.registry.json``) with the
     SHA-256 of the collbench it came from, and read from there while that
@@ -504,7 +536,7 @@ def _listing() -> list[dict]:
     try:
         saved = json.loads(kept.read_text())
         if saved["collbench_sha256"] == digest:
-            return list(saved["rows"])
+            return tuple(saved["rows"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
     G = crossbar(nodes=1)
@@ -515,17 +547,9 @@ def _listing() -> list[dict]:
         write_atomically(kept, json.dumps({"collbench_sha256": digest, "rows": rows}).encode())
     except OSError:
         pass
-    return rows
+    return tuple(rows)
 
 
-@functools.lru_cache(maxsize=1)
-def registry() -> tuple[dict, ...]:
-    """Return the registry as printed by ``collbench --list --json``: its
-    entries, one per algorithm (the lines naming a ``collective``)."""
-    return tuple(row for row in _listing() if "collective" in row)
-
-
-@functools.lru_cache(maxsize=1)
 def data_catalog() -> dict[str, tuple[dict, ...]]:
     """The datatypes, ops and input distributions collbench knows, as it publishes them.
 
@@ -603,6 +627,11 @@ class PublishedSizes(Mapping):
 
     def __repr__(self) -> str:
         return "PublishedSizes()"
+
+
+# registry() and parameter_table() read one memo: clearing either's clears it
+registry.cache_clear = _listing.cache_clear  # type: ignore[attr-defined]
+parameter_table.cache_clear = _listing.cache_clear  # type: ignore[attr-defined]
 
 
 def find_algorithm(collective: str, algorithm: str) -> dict:

@@ -20,10 +20,12 @@ Format (plain text, one rule per line, ``#`` starts a comment)::
   (count times the datatype's size); a range is ``N``, ``LO-HI`` (inclusive)
   or ``LO-`` (no upper bound), decimal integers.  A missing range holds every
   value.
-- Parameters (the :class:`~collsim.params.AlgorithmParams` names):
+- Parameters: the :class:`~collsim.params.AlgorithmParams` names a user sets
+  (``collsim.params.user_parameters()``, from ``algorithms/params.def``:
   ``segment_bytes``, ``block_count``, ``group_count``, ``node_size``,
-  ``chain_fanout`` (integers >= 0), ``inner_algorithm``, ``outer_algorithm`` (registry names); only those
-  the algorithm reads.
+  ``chain_fanout``, ``cached_comms`` ...): whole numbers in the parameter's
+  range (``cached_comms``: 0 or 1), registry names for ``inner_algorithm``,
+  ``outer_algorithm``; only those the algorithm reads.
 
 A call goes to the first rule of its collective whose ranges hold it.  A
 collective without rules goes to the MPI library; a collective with rules but
@@ -36,7 +38,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from collsim.params import AlgorithmParams
+from collsim.params import AlgorithmParams, parameter_table, user_parameters
 
 __all__ = [
     "Rule",
@@ -54,12 +56,8 @@ __all__ = [
 VERSION_LINE = "collsim-rules 1"
 COLLECTIVES = ("allreduce", "reduce", "bcast")
 MPI_LIBRARY = "mpi"
-_INT_PARAMETERS = ("segment_bytes", "block_count", "group_count", "node_size", "chain_fanout")
-_NAME_PARAMETERS = ("inner_algorithm", "outer_algorithm")
 _NAME = re.compile(r"[a-z0-9_]+\Z")
 _RANGE = re.compile(r"(\d+)(?:-(\d*))?\Z")
-# the C reader's limits (rules.c): fields of 32-bit ints, names of at most 63 characters
-_INT_MAX = 0x7FFFFFFF
 
 
 @dataclass(frozen=True)
@@ -104,12 +102,14 @@ class Rule:
                                  "or negative")
         if self.algorithm == MPI_LIBRARY and self.params != AlgorithmParams():
             raise ValueError("the MPI library's algorithm (mpi) takes no parameters")
-        if self.params.alpha_over_beta_bytes:
-            raise ValueError("alpha_over_beta_bytes is the platform's, not a rule's")
-        for name in _NAME_PARAMETERS:
-            value = getattr(self.params, name)
-            if value is not None and (not _NAME.match(value) or len(value) > 63):
-                raise ValueError(f"malformed algorithm name {value!r} for {name}")
+        for entry in parameter_table() if self.params != AlgorithmParams() else ():
+            value = getattr(self.params, entry["name"])
+            if entry["group"] is None and value:
+                raise ValueError(f"{entry['name']} is the platform's, not a rule's")
+            # the C reader's limit (rules.c): names of at most 63 characters
+            if entry["type"] == "name" and value is not None and (
+                    not _NAME.match(value) or len(value) > 63):
+                raise ValueError(f"malformed algorithm name {value!r} for {entry['name']}")
 
     def holds(self, np: int, n_bytes: int) -> bool:
         """Whether a call on np processes with n_bytes bytes per process falls in the rule.
@@ -131,10 +131,10 @@ class Rule:
             if low == 0 and high is None:
                 continue
             words.append(f"{name}={low}-{'' if high is None else high}")
-        for name in _INT_PARAMETERS + _NAME_PARAMETERS:
-            value = getattr(self.params, name)
+        for parameter in user_parameters():
+            value = getattr(self.params, parameter["name"])
             if value:
-                words.append(f"{name}={value}")
+                words.append(f"{parameter['name']}={int(value) if value is True else value}")
         return " ".join(words)
 
 
@@ -151,15 +151,28 @@ def _parse_setting(word: str, settings: dict) -> None:
         if high is not None and high < low:
             raise ValueError(f"{key} must be N, LO-HI or LO- (integers, LO <= HI), got {value!r}")
         settings[f"{key}_min"], settings[f"{key}_max"] = low, high
-    elif key in _INT_PARAMETERS:
-        if not value.isdigit() or int(value) > _INT_MAX:
-            raise ValueError(f"expected an integer >= 0 after {key!r}, got {value!r}")
-        settings.setdefault("params", {})[key] = int(value)
-    elif key in _NAME_PARAMETERS:
-        settings.setdefault("params", {})[key] = value
     else:
-        known = ", ".join(("np", "bytes") + _INT_PARAMETERS + _NAME_PARAMETERS)
-        raise ValueError(f"unknown key {key!r} (known: {known})")
+        parameters = {entry["name"]: entry for entry in user_parameters()}
+        if key not in parameters:
+            known = ", ".join(("np", "bytes") + tuple(parameters))
+            raise ValueError(f"unknown key {key!r} (known: {known})")
+        settings.setdefault("params", {})[key] = _parameter_value(parameters[key], value)
+
+
+def _parameter_value(entry: dict, text: str):
+    """A parameter's value as a rules file writes it, checked as rules.c checks it."""
+    if entry["type"] == "name":
+        return text
+    if entry["type"] == "real":
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"malformed {entry['what']} '{text}' (>= {entry['min']})") from None
+    high = entry["max"]
+    if not text.isdigit() or not entry["min"] <= int(text) <= high:
+        bound = f">= {entry['min']}" if high >= 2**63 - 1 else f"{entry['min']}..{high}"
+        raise ValueError(f"malformed {entry['what']} '{text}' ({bound})")
+    return bool(int(text)) if entry["type"] == "bool" else int(text)
 
 
 def _rule_from_words(words: list[str], line: int) -> Rule:
@@ -168,7 +181,7 @@ def _rule_from_words(words: list[str], line: int) -> Rule:
     settings: dict = {}
     for word in words[2:]:
         _parse_setting(word, settings)
-    params = AlgorithmParams(**settings.pop("params", {}))  # checks "not both" itself
+    params = AlgorithmParams.from_values(settings.pop("params", {}))  # checks "not both" itself
     return Rule(words[0], words[1], params=params, line=line, **settings)
 
 

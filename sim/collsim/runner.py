@@ -14,7 +14,7 @@ from collsim.analysis.models import NetworkParams, model_for
 from collsim.analysis.models._base import Prediction, factor_at, overhead_s
 from collsim.errors import CollsimError
 from collsim.limits import check
-from collsim.params import AlgorithmParams
+from collsim.params import AlgorithmParams, parameter_table
 from collsim.platforms.network import PairParameters
 from collsim.platforms import map_ranks, network_parameters, platform_hash
 from collsim.harness import PublishedNames, PublishedSizes, find_algorithm, registry, simulate
@@ -115,16 +115,10 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int, *, simulated: bo
     if simulated:
         check_simulation_memory(spec.np, max(spec.sizes_bytes), spec.contributors,
                                 timing_only=spec.timing_only)
-    for kind, given in (
-        ("segments", params.segment_bytes or params.block_count),
-        ("groups", params.group_count),
-        ("inner_outer", params.inner_algorithm or params.outer_algorithm),
-        ("node_size", params.node_size),
-        ("chain_fanout", params.chain_fanout),
-        ("cached_comms", params.cached_comms),
-    ):
-        if given and kind in entry.get("takes_no", {}):
-            raise CollsimError(f"{spec.collective}/{spec.algorithm} {entry['takes_no'][kind]}")
+    takes_no = entry.get("takes_no", {})
+    for parameter in parameter_table():
+        if parameter["group"] in takes_no and getattr(params, parameter["name"]):
+            raise CollsimError(f"{spec.collective}/{spec.algorithm} {takes_no[parameter['group']]}")
 
 
 # What each requirement collbench publishes (``requires`` of ``collbench --list
@@ -182,22 +176,17 @@ def collbench_args(spec: RunSpec, *, alpha_over_beta_bytes: float = 0.0) -> list
         "--reps", str(spec.reps),
     ]  # fmt: skip
     params = spec.params
-    for option, value in (
-        ("--segment-bytes", params.segment_bytes),
-        ("--blocks", params.block_count),
-        ("--groups", params.group_count),
-        ("--inner", params.inner_algorithm),
-        ("--outer", params.outer_algorithm),
-        ("--node-size", params.node_size),
-        ("--chain-fanout", params.chain_fanout),
-    ):
-        if value:
-            args += [option, str(value)]
-    if params.cached_comms:
-        args.append("--cached-comms")
-    ratio = params.alpha_over_beta_bytes or alpha_over_beta_bytes
-    if ratio > 0:
-        args += ["--alpha-over-beta-bytes", repr(float(ratio))]
+    for parameter in parameter_table():  # every one given, as its collbench option
+        value = getattr(params, parameter["name"])
+        if parameter["name"] == "alpha_over_beta_bytes":
+            value = value or alpha_over_beta_bytes  # the platform's unless the spec gives one
+        if not value:
+            continue
+        if parameter["type"] == "bool":
+            args.append(parameter["option"])
+        else:
+            args += [parameter["option"], repr(float(value)) if parameter["type"] == "real"
+                     else str(value)]
     if spec.contributors > 1:
         args += ["--contributors", str(spec.contributors)]
     if spec.timing_only:

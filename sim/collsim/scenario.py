@@ -43,7 +43,7 @@ from pathlib import Path
 import networkx as nx
 
 from collsim import platforms
-from collsim.params import AlgorithmParams
+from collsim.params import AlgorithmParams, parameter_names
 from collsim.native import is_selector
 from collsim.checks import _fail, _positive_ints
 from collsim.errors import CollsimError
@@ -72,7 +72,6 @@ _MACHINE_KEYS = {"name", "platform", "catalog", "price"}
 _PRICE_KEYS = {"per_node", "per_switch", "per_link", "fixed"}
 _WORKLOAD_KEYS = {"collective", "weight", "sizes", "size_weights", "algorithms", "root",
                   "dtype", "op", "params"}
-_PARAM_KEYS = set(AlgorithmParams.__dataclass_fields__)
 _ALGORITHM_CHOICES = ("best", "all")
 
 
@@ -309,9 +308,10 @@ def _workload(path: Path, index: int, raw: object, entries: tuple[dict, ...]) ->
                     f"(known: {', '.join(OPS)})")
     if run_fields.get("root", 0) < 0:
         raise _fail(path, f"{where}.root", f"must be >= 0, got {run_fields['root']}")
-    params_raw = _table(path, f"{where}.params", raw.get("params", {}), _PARAM_KEYS)
+    params_raw = _table(path, f"{where}.params", raw.get("params", {}),
+                        set(parameter_names()))  # algorithms/params.def, as published
     try:
-        run_fields["params"] = AlgorithmParams(**params_raw)
+        run_fields["params"] = AlgorithmParams.from_values(params_raw)
     except (TypeError, ValueError) as error:
         raise _fail(path, f"{where}.params", str(error)) from None
     workload = Workload(collective=collective, weight=weight, sizes_bytes=sizes,

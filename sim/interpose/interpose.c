@@ -376,6 +376,11 @@ static int prepare(rank_state *st, call_info *c, int count, MPI_Datatype datatyp
     if (lb != 0 || true_lb != 0 || extent != c->elem_bytes || true_extent != c->elem_bytes)
         return refuse(st, c, MPI_ERR_TYPE,
                       "takes contiguous datatypes only (size = extent, lower bound 0)");
+    char what[128];
+    snprintf(what, sizeof what, "%d-byte", c->elem_bytes);
+    char segment[192];
+    if (collsim_check_segment(&c->rule->params, c->elem_bytes, what, segment, sizeof segment))
+        return refuse(st, c, MPI_ERR_ARG, segment);
     if (c->collective == COLLSIM_BCAST) {
         const char *why = collsim_check_restrictions(alg, c->np, 1);
         return why ? refuse(st, c, MPI_ERR_ARG, why) : MPI_SUCCESS;

@@ -80,7 +80,6 @@ static int parse_setting(collsim_rule *r, char *token, const char *path, int lin
     *eq = '\0';
     const char *key = token;
     char *value = eq + 1;
-    long long n = 0;
     if (strcmp(key, "np") == 0 || strcmp(key, "bytes") == 0) {
         long long *lo = key[0] == 'n' ? &r->np_min : &r->bytes_min;
         long long *hi = key[0] == 'n' ? &r->np_max : &r->bytes_max;
@@ -91,31 +90,20 @@ static int parse_setting(collsim_rule *r, char *token, const char *path, int lin
                         value);
         return 0;
     }
-    if (strcmp(key, "inner_algorithm") == 0 || strcmp(key, "outer_algorithm") == 0) {
-        char *dst = key[0] == 'i' ? r->inner : r->outer;
-        if (value[0] == '\0' || strlen(value) >= sizeof r->inner ||
-            strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(value))
-            return fail(err, errlen, path, line, "malformed algorithm name", value);
-        strcpy(dst, value);
-        if (key[0] == 'i')
-            r->params.inner_algorithm = dst;
-        else
-            r->params.outer_algorithm = dst;
-        return 0;
-    }
-    int *field = strcmp(key, "block_count") == 0   ? &r->params.block_count
-                 : strcmp(key, "group_count") == 0 ? &r->params.group_count
-                 : strcmp(key, "node_size") == 0   ? &r->params.node_size
-                 : strcmp(key, "chain_fanout") == 0 ? &r->params.chain_fanout
-                                                   : NULL;
-    if (field == NULL && strcmp(key, "segment_bytes") != 0)
+    const collsim_parameter_spec *spec = collsim_find_parameter(key);
+    if (spec == NULL || spec->group == COLLSIM_PARAM_NONE)
         return fail(err, errlen, path, line, "unknown key", key);
-    if (parse_count(value, &n) != 0 || n > 0x7fffffffLL)
-        return fail(err, errlen, path, line, "expected an integer >= 0 after", key);
-    if (field != NULL)
-        *field = (int)n;
-    else
-        r->params.segment_bytes = (size_t)n;
+    /* a name is kept in the rule itself: the line's text is reused */
+    const size_t index = (size_t)(spec - collsim_parameter_specs());
+    if (spec->type == COLLSIM_PARAMETER_NAME) {
+        if (strlen(value) >= sizeof r->names[index])
+            return fail(err, errlen, path, line, "malformed algorithm name", value);
+        strcpy(r->names[index], value);
+        value = r->names[index];
+    }
+    char why[192];
+    if (collsim_parameter_parse(spec, value, key, &r->params, why, sizeof why) != 0)
+        return fail(err, errlen, path, line, why, NULL);
     return 0;
 }
 
@@ -151,8 +139,6 @@ static int parse_rule(collsim_rule *r, char **tokens, int ntokens, const char *p
                         "parameters", NULL);
         return 0;
     }
-    if (r->params.segment_bytes && r->params.block_count)
-        return fail(err, errlen, path, line, "give segment_bytes or block_count, not both", NULL);
     const char *unused = collsim_check_parameters(r->algorithm, &r->params);
     if (unused != NULL) {
         char what[160];
@@ -227,13 +213,15 @@ int collsim_rules_read(const char *path, collsim_rules *out, char *err, size_t e
         collsim_rules_free(out);
         return -1;
     }
-    /* inner/outer pointers into the rules themselves, now that they stopped moving */
+    /* names point into the rules themselves, now that they stopped moving */
+    const collsim_parameter_spec *specs = collsim_parameter_specs();
     for (size_t i = 0; i < out->count; i++) {
         collsim_rule *r = &out->rules[i];
-        if (r->params.inner_algorithm)
-            r->params.inner_algorithm = r->inner;
-        if (r->params.outer_algorithm)
-            r->params.outer_algorithm = r->outer;
+        for (size_t k = 0; k < COLLSIM_PARAMETER_COUNT; k++) {
+            const char **name = (const char **)((char *)&r->params + specs[k].offset);
+            if (specs[k].type == COLLSIM_PARAMETER_NAME && *name != NULL)
+                *name = r->names[k];
+        }
     }
     return 0;
 }

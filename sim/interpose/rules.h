@@ -28,7 +28,8 @@ typedef struct collsim_rule {
     long long np_min, np_max;           /* inclusive; np_max -1: no upper bound */
     long long bytes_min, bytes_max;     /* inclusive; bytes_max -1: no upper bound */
     collsim_params params;              /* as given; gamma and alpha/beta filled at run time */
-    char inner[64], outer[64];          /* storage for params.inner/outer_algorithm */
+    /* storage for the NAME parameters (inner_algorithm, ...), by params.def index */
+    char names[COLLSIM_PARAMETER_COUNT][COLLSIM_NAME_MAX];
     int line;                           /* line number in the file */
 } collsim_rule;
 
