@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["AlgorithmParams", "DEFAULT_PARAMS"]
+__all__ = ["AlgorithmParams", "DEFAULT_PARAMS", "parameter_names"]
 
 
 @dataclass(frozen=True)
@@ -85,3 +85,8 @@ class AlgorithmParams:
 
 
 DEFAULT_PARAMS = AlgorithmParams()
+
+
+def parameter_names() -> tuple[str, ...]:
+    """The names of the algorithm parameters, in :class:`AlgorithmParams`'s order."""
+    return tuple(AlgorithmParams.__dataclass_fields__)
