@@ -35,11 +35,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Annotated
+
+from pydantic import PlainValidator, create_model
 
 from collsim.params import AlgorithmParams
+from collsim.schema import MustBe, Table, validate
 
 __all__ = [
     "Rule",
+    "RuleSettings",
     "VERSION_LINE",
     "COLLECTIVES",
     "MPI_LIBRARY",
@@ -138,38 +143,59 @@ class Rule:
         return " ".join(words)
 
 
-def _parse_setting(word: str, settings: dict) -> None:
-    key, sep, value = word.partition("=")
-    if not sep or not key:
-        raise ValueError(f"expected key=value, got {word!r}")
-    if key in ("np", "bytes"):
-        found = _RANGE.match(value)
-        if not found:
-            raise ValueError(f"{key} must be N, LO-HI or LO- (integers, LO <= HI), got {value!r}")
-        low = int(found.group(1))
-        high = low if found.group(2) is None else (int(found.group(2)) if found.group(2) else None)
-        if high is not None and high < low:
-            raise ValueError(f"{key} must be N, LO-HI or LO- (integers, LO <= HI), got {value!r}")
-        settings[f"{key}_min"], settings[f"{key}_max"] = low, high
-    elif key in _INT_PARAMETERS:
-        if not value.isdigit() or int(value) > _INT_MAX:
+# -- the schema of a rule's key=value words ----------------------------------------------
+
+def _range(key: str) -> PlainValidator:
+    """``N``, ``LO-HI`` or ``LO-`` as (low, high or None)."""
+
+    def parse(value: object) -> tuple[int, int | None]:
+        found = _RANGE.match(value) if isinstance(value, str) else None
+        if found:
+            low = int(found.group(1))
+            high = low if found.group(2) is None else (
+                int(found.group(2)) if found.group(2) else None)
+            if high is None or low <= high:
+                return low, high
+        raise MustBe(f"must be N, LO-HI or LO- (integers, LO <= HI), got {value!r}")
+
+    return PlainValidator(parse)
+
+
+def _count(key: str) -> PlainValidator:
+    """A decimal integer >= 0 that the C reader's 32-bit field holds."""
+
+    def parse(value: object) -> int:
+        if not isinstance(value, str) or not value.isdigit() or int(value) > _INT_MAX:
             raise ValueError(f"expected an integer >= 0 after {key!r}, got {value!r}")
-        settings.setdefault("params", {})[key] = int(value)
-    elif key in _NAME_PARAMETERS:
-        settings.setdefault("params", {})[key] = value
-    else:
-        known = ", ".join(("np", "bytes") + _INT_PARAMETERS + _NAME_PARAMETERS)
-        raise ValueError(f"unknown key {key!r} (known: {known})")
+        return int(value)
+
+    return PlainValidator(parse)
+
+
+RuleSettings = create_model(
+    "RuleSettings", __base__=Table,
+    __doc__="The ``key=value`` words of a rule (each a string as written) and what they hold.",
+    np=(Annotated[tuple, _range("np")], (0, None)),
+    bytes=(Annotated[tuple, _range("bytes")], (0, None)),
+    **{name: (Annotated[int, _count(name)], 0) for name in _INT_PARAMETERS},
+    **{name: (str, None) for name in _NAME_PARAMETERS})
 
 
 def _rule_from_words(words: list[str], line: int) -> Rule:
     if len(words) < 2:
         raise ValueError("a rule is COLLECTIVE ALGORITHM [key=value ...]")
-    settings: dict = {}
+    settings: dict[str, str] = {}
     for word in words[2:]:
-        _parse_setting(word, settings)
-    params = AlgorithmParams(**settings.pop("params", {}))  # checks "not both" itself
-    return Rule(words[0], words[1], params=params, line=line, **settings)
+        key, sep, value = word.partition("=")
+        if not sep or not key:
+            raise ValueError(f"expected key=value, got {word!r}")
+        settings[key] = value
+    checked = validate(RuleSettings, settings, "", say_where=False)
+    params = AlgorithmParams(**{name: getattr(checked, name) for name in checked.model_fields_set
+                                if name not in ("np", "bytes")})  # checks "not both" itself
+    (np_min, np_max), (bytes_min, bytes_max) = checked.np, checked.bytes
+    return Rule(words[0], words[1], np_min=np_min, np_max=np_max, bytes_min=bytes_min,
+                bytes_max=bytes_max, params=params, line=line)
 
 
 def parse_rules(text: str, origin: str = "<rules>") -> list[Rule]:

@@ -50,7 +50,7 @@ from collsim.params import AlgorithmParams, parameter_names
 from collsim.platforms import MAPPINGS
 from collsim.units import parse_bytes
 
-__all__ = ["Table", "Problem", "Text", "Mapping", "bounded", "finite", "finite_number", "process_counts",
+__all__ = ["Table", "Problem", "MustBe", "Text", "Mapping", "bounded", "finite", "finite_number", "process_counts",
            "byte_sizes", "algorithm_params", "validate", "where_of"]
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -71,8 +71,9 @@ class Problem(ValueError):
         self.key = key
 
 
-class _Bound(ValueError):
-    """A number outside its :data:`~collsim.limits.BOUNDS`: said as ``WHERE must be ...``."""
+class MustBe(ValueError):
+    """A value that is not what it must be, its message ``must be ...``: said as
+    ``WHERE must be ...`` (as :func:`collsim.limits.check` says a number out of bounds)."""
 
 
 def bounded(name: str) -> PlainValidator:
@@ -82,7 +83,7 @@ def bounded(name: str) -> PlainValidator:
         try:
             return check(name, value)
         except BadInput:
-            raise _Bound(f"must be {BOUNDS[name].describe()}, got {value!r}") from None
+            raise MustBe(f"must be {BOUNDS[name].describe()}, got {value!r}") from None
 
     return PlainValidator(validate_number)
 
@@ -142,7 +143,7 @@ def process_counts(*, scalar: bool = False, empty: str = "is empty: the grid wou
             try:
                 counts.append(check("np", item))
             except BadInput:
-                raise _Bound(f"must be {BOUNDS['np'].describe()}, got {item!r}") from None
+                raise MustBe(f"must be {BOUNDS['np'].describe()}, got {item!r}") from None
         return tuple(counts)
 
     return PlainValidator(validate_counts)
@@ -256,11 +257,12 @@ def _describe(model: type[BaseModel], error: dict) -> tuple[tuple, str, str]:
     if isinstance(cause, ValueError):
         if isinstance(cause, Problem) and cause.key is not None:
             loc = loc + (cause.key,)
-        return loc, (" " if isinstance(cause, _Bound) else ": "), str(cause)
+        return loc, (" " if isinstance(cause, MustBe) else ": "), str(cause)
     return loc, ": ", error["msg"][0].lower() + error["msg"][1:]
 
 
-def validate(model: type[Model], data: object, origin: str, *, where: str = "") -> Model:
+def validate(model: type[Model], data: object, origin: str, *, where: str = "",
+             say_where: bool = True) -> Model:
     """``data`` checked against ``model``; the first problem as one line.
 
     Parameters
@@ -270,9 +272,12 @@ def validate(model: type[Model], data: object, origin: str, *, where: str = "") 
     data : object
         The table read from the file (``collsim.files.read_toml``).
     origin : str
-        The file, first in the message.
+        The file, first in the message ("": none).
     where : str, optional
         Where ``data`` sits in the file (``""``: it is the whole file).
+    say_where : bool
+        Whether the message names the key (``ORIGIN: WHERE: WHAT``); False where
+        each message names it itself (``ORIGIN: WHAT``, a rules file's words).
 
     Raises
     ------
@@ -287,5 +292,8 @@ def validate(model: type[Model], data: object, origin: str, *, where: str = "") 
         first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
         loc, separator, what = _describe(model, first)
         key = where_of(((where,) if where else ()) + loc)
-        head = f"{origin}: {key}" if key else str(origin)
-        raise BadInput(f"{head}{separator}{what}") from None
+        if separator == " ":  # WHERE must be ...
+            what = f"{key} {what}"
+        elif say_where and key:
+            what = f"{key}: {what}"
+        raise BadInput(f"{origin}: {what}" if origin else what) from None
