@@ -17,6 +17,8 @@ measurement and the SimGrid version and platform hash it was recorded with; a
 row recorded under another version or platform is reported as stale (not as a
 drift) until ``--update-baseline`` accepts it.
 
+The suite's keys are declared by its schema (:class:`SuiteFile`).
+
 Exit status: 0 everything holds, 1 something drifted (or a baseline is stale
 or missing), 2 bad input.
 """

@@ -3,7 +3,8 @@
 The built-in profiles live in ``profiles.toml`` beside this module; a user
 profile is a TOML file with the same keys (``description``, ``envelope_bytes``,
 ``exact_models``, ``cfg``, and the machine-model elements ``send_overhead_s``,
-``recv_overhead_s``, ``eager_threshold_bytes``, ``sources``) at the top level.
+``recv_overhead_s``, ``eager_threshold_bytes``, ``sources``) at the top level; both
+are checked against one schema (:class:`ProfileFile`).
 """
 
 from __future__ import annotations

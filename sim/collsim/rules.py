@@ -23,7 +23,7 @@ Format (plain text, one rule per line, ``#`` starts a comment)::
 - Parameters (the :class:`~collsim.params.AlgorithmParams` names):
   ``segment_bytes``, ``block_count``, ``group_count``, ``node_size``,
   ``chain_fanout`` (integers >= 0), ``inner_algorithm``, ``outer_algorithm`` (registry names); only those
-  the algorithm reads.
+  the algorithm reads.  :data:`RuleSettings` is the schema of these ``key=value`` words.
 
 A call goes to the first rule of its collective whose ranges hold it.  A
 collective without rules goes to the MPI library; a collective with rules but
@@ -172,9 +172,9 @@ def _count(key: str) -> PlainValidator:
     return PlainValidator(parse)
 
 
+# The ``key=value`` words of a rule (each a string as written) and what they hold.
 RuleSettings = create_model(
     "RuleSettings", __base__=Table,
-    __doc__="The ``key=value`` words of a rule (each a string as written) and what they hold.",
     np=(Annotated[tuple, _range("np")], (0, None)),
     bytes=(Annotated[tuple, _range("bytes")], (0, None)),
     **{name: (Annotated[int, _count(name)], 0) for name in _INT_PARAMETERS},

@@ -27,9 +27,9 @@ one process count, one mapping, all the workload's sizes of one collective)::
     algorithms = "best"          # every registered algorithm, ranked by the fastest;
                                  # or "all", or a list of names
 
-A scenario is data: it is read with ``collsim.files.read_toml`` and every key is checked; it
-can name generators, catalog machines, algorithms and profiles but never
-code.  Every problem is one line naming the file, the key and the reason.
+A scenario is data: it is read with ``collsim.files.read_toml`` and checked against its
+schema (:class:`ScenarioFile`); it can name generators, catalog machines, algorithms and
+profiles but never code.  Every problem is one line naming the file, the key and the reason.
 """
 
 from __future__ import annotations
@@ -172,10 +172,7 @@ class _Price(Table):
 
 
 def _buildable(source: dict) -> dict:
-    try:
-        build_machine(source)
-    except ValueError as error:
-        raise ValueError(str(error)) from None
+    build_machine(source)  # a bad one: its ValueError names what is wrong
     return source
 
 
