@@ -191,6 +191,25 @@ def dual_rail(
     return G
 
 
+def _add_socket_edges(R: nx.DiGraph, nodes: range, sockets: int, policy: str) -> None:
+    """The routing graph's sources: each socket towards the node router of the rails it
+    reaches through it (``node-i@to<r>``), and the intra-node routes between sockets."""
+    for i in nodes:
+        hub = f"node-{i}"
+        for s in range(sockets):
+            host = f"node-{i}.s{s}"
+            for t in range(sockets):
+                if t != s:
+                    target = f"node-{i}.s{t}"
+                    R.add_edge(host, target, links=[(host, hub), (hub, target),
+                                                    f"{target}.v0", f"{target}.v1"])
+            for r in (0, 1):
+                if policy == "socket_affine" and s % 2 != r:
+                    continue
+                if s != r:
+                    R.add_edge(host, f"{hub}@to{r}", links=[(host, hub)])
+
+
 def _routing_graph(G: nx.Graph) -> nx.DiGraph:
     """The routing graph of a dual-rail machine (see ``collsim.platforms.routing``).
 
@@ -252,21 +271,7 @@ def _routing_graph(G: nx.Graph) -> nx.DiGraph:
         plane_edges = dmodk_edges(plane, plane.graph["params"],
                                   [n for n, kind in plane.nodes(data="kind") if kind == "host"])
     nodes = range(params["nodes"])
-    # sources: sockets to NICs, and the intra-node routes
-    for i in nodes:
-        hub = f"node-{i}"
-        for s in range(sockets):
-            host = f"node-{i}.s{s}"
-            for t in range(sockets):
-                if t != s:
-                    target = f"node-{i}.s{t}"
-                    R.add_edge(host, target, links=[(host, hub), (hub, target),
-                                                    f"{target}.v0", f"{target}.v1"])
-            for r in (0, 1):
-                if policy == "socket_affine" and s % 2 != r:
-                    continue
-                if s != r:
-                    R.add_edge(host, f"{hub}@to{r}", links=[(host, hub)])
+    _add_socket_edges(R, nodes, sockets, policy)
     for r in (0, 1):
         for c in classes:
             up, down = f"@u{c}", f"@d{arrives(r, c)}"

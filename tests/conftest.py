@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -11,6 +12,46 @@ import pytest
 from collsim.platforms import crossbar, write_platform
 from collsim.profiles import load_profile
 from collsim.harness import REPO_ROOT, registry
+
+
+def _toml(value) -> str:
+    """A value as TOML: a string, a number, a list or an inline table."""
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{key} = {_toml(item)}" for key, item in value.items()) + " }"
+    return repr(value)
+
+
+def _scenario_toml(name: str, np: list[int], machines: dict[str, dict], workloads: list[dict],
+                   **study) -> str:
+    """The text of a scenario: its [study] (name, np and any other key), one [[machine]]
+    per entry of ``machines`` (name -> its keys: platform, price) and one [[workload]]
+    per table of ``workloads``."""
+    lines = ["[study]", f"name = {_toml(name)}", f"np = {_toml(np)}"]
+    lines += [f"{key} = {_toml(value)}" for key, value in study.items()]
+    for machine, table in machines.items():
+        lines += ["", "[[machine]]", f"name = {_toml(machine)}"]
+        lines += [f"{key} = {_toml(value)}" for key, value in table.items()]
+    for workload in workloads:
+        lines += ["", "[[workload]]"] + [f"{key} = {_toml(value)}" for key, value in workload.items()]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="session")
+def write_scenario():
+    """``write_scenario(path, name, np, machines, workloads, **study)``: a scenario file
+    (the study tests' shared shape: machines by name, workloads as tables); returns path."""
+
+    def write(path, name, np, machines, workloads, **study):
+        path.write_text(_scenario_toml(name, np, machines, workloads, **study))
+        return path
+
+    return write
 
 
 @pytest.fixture(scope="session")

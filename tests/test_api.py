@@ -5,22 +5,10 @@ import pytest
 import collsim
 from collsim.errors import CollsimError
 
-SCENARIO = """\
-[study]
-name = "api"
-np = [4]
-
-[[machine]]
-name = "xbar"
-platform = { generator = "crossbar", nodes = 4 }
-price = { per_node = 100.0 }
-
-[[workload]]
-collective = "allreduce"
-weight = 1.0
-sizes = ["8", "1KiB"]
-algorithms = ["ring", "recursive_doubling"]
-"""
+XBAR = {"xbar": {"platform": {"generator": "crossbar", "nodes": 4},
+                 "price": {"per_node": 100.0}}}
+ALLREDUCE = {"collective": "allreduce", "weight": 1.0, "sizes": ["8", "1KiB"],
+             "algorithms": ["ring", "recursive_doubling"]}
 
 
 def test_run_returns_the_rows_of_collsim_run_with_units(capsys):
@@ -50,9 +38,8 @@ def test_bad_input_is_one_collsim_error(call, message):
         call()
 
 
-def test_study_then_load(tmp_path):
-    scenario = tmp_path / "api.toml"
-    scenario.write_text(SCENARIO)
+def test_study_then_load(tmp_path, write_scenario):
+    scenario = write_scenario(tmp_path / "api.toml", "api", [4], XBAR, [ALLREDUCE])
     df = collsim.study(scenario, jobs=1)
     assert len(df) == 4 and set(df["algorithm"]) == {"ring", "recursive_doubling"}
     assert df.attrs["studies"][0]["name"] == "api"

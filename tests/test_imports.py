@@ -9,7 +9,9 @@ from pathlib import Path
 
 import networkx as nx
 
-ROOT = Path(__file__).resolve().parent.parent
+from collsim.harness import REPO_ROOT
+
+ROOT = REPO_ROOT
 PACKAGES = {  # import name -> folder (pyproject.toml, [tool.scikit-build] wheel.packages)
     "collsim": "sim/collsim",
     "collsim.platforms": "platforms",

@@ -7,21 +7,10 @@ import sys
 import time
 from pathlib import Path
 
-SCENARIO = """\
-[study]
-name = "killed"
-np = [32]
-
-[[machine]]
-name = "xbar"
-platform = { generator = "crossbar", nodes = 32 }
-
-[[workload]]
-collective = "allreduce"
-sizes = ["8", "1MiB"]
-algorithms = ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast", "binary_blocks",
-              "binary_tree"]
-"""
+XBAR = {"xbar": {"platform": {"generator": "crossbar", "nodes": 32}}}
+ALLREDUCE = {"collective": "allreduce", "sizes": ["8", "1MiB"],
+             "algorithms": ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast",
+                            "binary_blocks", "binary_tree"]}
 
 
 def _processes_of(session: int, marker: str) -> list[str]:
@@ -53,9 +42,9 @@ def _worker_simulating(scratch: Path) -> bool:
     return False
 
 
-def test_killing_the_main_process_ends_workers_and_removes_temporary_directories(tmp_path):
-    scenario = tmp_path / "killed.toml"
-    scenario.write_text(SCENARIO)
+def test_killing_the_main_process_ends_workers_and_removes_temporary_directories(
+        tmp_path, write_scenario):
+    scenario = write_scenario(tmp_path / "killed.toml", "killed", [32], XBAR, [ALLREDUCE])
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     process = subprocess.Popen(

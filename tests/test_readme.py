@@ -104,9 +104,8 @@ def test_no_file_points_outside_the_repository():
     """The seed papers are cited by title: the folder beside the checkout that holds
     them does not exist for a user who clones the repository."""
     import subprocess
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = REPO_ROOT
     tracked = subprocess.run(["git", "-C", str(root), "ls-files"], capture_output=True,
                              text=True, check=True).stdout.split()
     needle = "../" + "shared"

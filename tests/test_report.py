@@ -12,33 +12,17 @@ from collsim.cli import main
 from collsim.report import workload_times
 from collsim.store import open_store, read_rows, read_study
 
-SCENARIO = """\
-[study]
-name = "report"
-np = [4, 8]
-
-[[machine]]
-name = "xbar-slow"
-platform = { generator = "crossbar", nodes = 8, bandwidth_Bps = 5e9 }
-price = { per_node = 100.0, per_switch = 1000.0 }
-
-[[machine]]
-name = "xbar-fast"
-platform = { generator = "crossbar", nodes = 8, cores_per_node = 2, bandwidth_Bps = 25e9 }
-price = { per_node = 300.0, per_switch = 1000.0 }
-
-[[workload]]
-collective = "allreduce"
-weight = 0.37
-sizes = ["8", "64KiB", "1MiB"]
-size_weights = [2, 1, 1]
-
-[[workload]]
-collective = "bcast"
-weight = 0.63
-sizes = ["8", "1MiB"]
-algorithms = ["binomial", "linear"]
-"""
+MACHINES = {
+    "xbar-slow": {"platform": {"generator": "crossbar", "nodes": 8, "bandwidth_Bps": 5e9},
+                  "price": {"per_node": 100.0, "per_switch": 1000.0}},
+    "xbar-fast": {"platform": {"generator": "crossbar", "nodes": 8, "cores_per_node": 2,
+                               "bandwidth_Bps": 25e9},
+                  "price": {"per_node": 300.0, "per_switch": 1000.0}},
+}
+WORKLOADS = [{"collective": "allreduce", "weight": 0.37, "sizes": ["8", "64KiB", "1MiB"],
+              "size_weights": [2, 1, 1]},
+             {"collective": "bcast", "weight": 0.63, "sizes": ["8", "1MiB"],
+              "algorithms": ["binomial", "linear"]}]
 # ranking (one per np) + per collective and np: the machines compared
 # + per machine: topology + per collective: one per np (time and ratio), fastest map
 PLOTS = 2 + 2 * 2 + 2 * (1 + 2 * 3)
@@ -49,10 +33,9 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu",
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
+def report(tmp_path_factory, write_scenario):
     tmp_path = tmp_path_factory.mktemp("report")
-    scenario = tmp_path / "report.toml"
-    scenario.write_text(SCENARIO)
+    scenario = write_scenario(tmp_path / "report.toml", "report", [4, 8], MACHINES, WORKLOADS)
     db = tmp_path / "report.db"
     # in a subprocess: a process pool forked from a pytest-xdist worker is not safe
     subprocess.run([sys.executable, "-m", "collsim", "study", str(scenario), "--db", str(db),

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import importlib.util
 import math
-from pathlib import Path
 
 import pytest
 
+from collsim.harness import REPO_ROOT
 from collsim.platforms.catalog import CATALOG, catalog_platform, catalog_profile
 from collsim.profiles import load_profile
 
-SCRIPT = Path(__file__).resolve().parents[1] / "docs" / "seeds" / "seed000.py"
+SCRIPT = REPO_ROOT / "docs" / "seeds" / "seed000.py"
 
 
 @pytest.fixture(scope="module")

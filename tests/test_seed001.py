@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from collsim.harness import REPO_ROOT
 from collsim.platforms.catalog import CATALOG, catalog_platform, catalog_profile
 
-SCRIPT = Path(__file__).resolve().parents[1] / "docs" / "seeds" / "seed001.py"
+SCRIPT = REPO_ROOT / "docs" / "seeds" / "seed001.py"
 
 
 def test_seed001_script_draws_the_map_on_a_tiny_grid(tmp_path):

@@ -7,25 +7,10 @@ import sys
 from collsim.cli import main
 from collsim.store import open_store, read_rows
 
-SCENARIO = """\
-[study]
-name = "shared"
-np = [3, 4]
-
-[[machine]]
-name = "xbar"
-platform = { generator = "crossbar", nodes = 4 }
-
-[[workload]]
-collective = "allreduce"
-sizes = ["8", "4KiB"]
-algorithms = ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast"]
-
-[[workload]]
-collective = "bcast"
-sizes = ["8", "4KiB"]
-algorithms = ["binomial", "linear"]
-"""
+XBAR = {"xbar": {"platform": {"generator": "crossbar", "nodes": 4}}}
+WORKLOADS = [{"collective": "allreduce", "sizes": ["8", "4KiB"],
+              "algorithms": ["recursive_doubling", "ring", "rabenseifner", "reduce_bcast"]},
+             {"collective": "bcast", "sizes": ["8", "4KiB"], "algorithms": ["binomial", "linear"]}]
 SIMULATIONS = (4 + 2) * 2
 ROWS = SIMULATIONS * 2
 
@@ -37,9 +22,8 @@ def _rows(db):
     return rows
 
 
-def test_two_studies_on_one_database_share_the_work(tmp_path, capsys):
-    scenario = tmp_path / "shared.toml"
-    scenario.write_text(SCENARIO)
+def test_two_studies_on_one_database_share_the_work(tmp_path, capsys, write_scenario):
+    scenario = write_scenario(tmp_path / "shared.toml", "shared", [3, 4], XBAR, WORKLOADS)
     db = tmp_path / "shared.db"
     command = [sys.executable, "-m", "collsim", "study", str(scenario), "--db", str(db),
                "--jobs", "1"]

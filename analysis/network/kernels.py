@@ -171,25 +171,23 @@ def _usage(link, link_start, link_flow, open_flow, weight):
 
 
 @numba.njit(cache=_CACHE)
-def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty, bound,
-         level_rtol):
-    """Max-min fair rates of the ``active`` flows (CM02: ``rate * penalty`` equal on a
-    saturated link), by progressive filling; 0 for the others.
-
-    The rounds (:mod:`collsim.analysis.network.maxmin` says why): a link
-    only one active flow crosses is that flow's bound; the lowest
-    level (a link's remaining capacity over the sum of 1 / penalty of its
-    open flows, or an open flow's bound times its penalty) and every link or
-    bound within ``level_rtol`` of it saturate together; their flows are
-    fixed at ``min(level / penalty, bound)``.
-    """
-    m = len(penalty)
-    k = len(capacity)
+def _crossings(active, flow_start, flow_link, m, k):
+    """How many of the first m flows, the active ones, cross each of the k links."""
     crossings = np.zeros(k, dtype=np.int64)
     for f in range(m):
         if active[f]:
             for e in range(flow_start[f], flow_start[f + 1]):
                 crossings[flow_link[e]] += 1
+    return crossings
+
+
+@numba.njit(cache=_CACHE)
+def _own_bounds(active, flow_start, flow_link, crossings, capacity, penalty, bound):
+    """Each active flow's own bound (its bound, and the links only it crosses): the rate
+    of a flow that shares no link, which is fixed at once; the others stay open.
+
+    Returns (rate, weight = 1 / penalty, own bound, open, number open)."""
+    m = len(penalty)
     rate = np.zeros(m)
     weight = np.empty(m)
     own_bound = np.empty(m)
@@ -214,7 +212,14 @@ def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty
             n_open += 1
         else:
             rate[f] = b
-    # the open flows' bounds as levels, lowest first
+    return rate, weight, own_bound, open_flow, n_open
+
+
+@numba.njit(cache=_CACHE)
+def _bounds_by_level(open_flow, own_bound, penalty, n_open):
+    """The open flows with a finite bound, lowest level (bound times penalty) first, and
+    every open flow's level."""
+    m = len(penalty)
     bounded = np.empty(n_open, dtype=np.int64)
     bound_level = np.empty(m)
     nb = 0
@@ -224,7 +229,57 @@ def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty
             if bound_level[f] < np.inf:
                 bounded[nb] = f
                 nb += 1
-    bounded = bounded[:nb][np.argsort(bound_level[bounded[:nb]], kind="mergesort")]
+    return bounded[:nb][np.argsort(bound_level[bounded[:nb]], kind="mergesort")], bound_level
+
+
+@numba.njit(cache=_CACHE)
+def _give_back(fixed_now, rate, flow_start, flow_link, crossings, taken, touched,
+               touched_list, remaining, version, link_start, link_flow, open_flow, weight,
+               heap):
+    """The fixed flows' rates come off their shared links (summed in ascending flow
+    order), and each such link's new level goes on the heap."""
+    n_touched = 0
+    for f in fixed_now:
+        for e in range(flow_start[f], flow_start[f + 1]):
+            link = flow_link[e]
+            if crossings[link] < 2:
+                continue
+            taken[link] += rate[f]
+            if not touched[link]:
+                touched[link] = True
+                touched_list[n_touched] = link
+                n_touched += 1
+    for i in range(n_touched):
+        link = touched_list[i]
+        remaining[link] -= taken[link]
+        taken[link] = 0.0
+        touched[link] = False
+        version[link] += 1
+        usage = _usage(link, link_start, link_flow, open_flow, weight)
+        if usage > 0:
+            heapq.heappush(heap, (max(remaining[link], 0.0) / usage, link, version[link]))
+
+
+@numba.njit(cache=_CACHE)
+def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty, bound,
+         level_rtol):
+    """Max-min fair rates of the ``active`` flows (CM02: ``rate * penalty`` equal on a
+    saturated link), by progressive filling; 0 for the others.
+
+    The rounds (:mod:`collsim.analysis.network.maxmin` says why): a link
+    only one active flow crosses is that flow's bound; the lowest
+    level (a link's remaining capacity over the sum of 1 / penalty of its
+    open flows, or an open flow's bound times its penalty) and every link or
+    bound within ``level_rtol`` of it saturate together; their flows are
+    fixed at ``min(level / penalty, bound)``.
+    """
+    m = len(penalty)
+    k = len(capacity)
+    crossings = _crossings(active, flow_start, flow_link, m, k)
+    rate, weight, own_bound, open_flow, n_open = _own_bounds(
+        active, flow_start, flow_link, crossings, capacity, penalty, bound)
+    bounded, bound_level = _bounds_by_level(open_flow, own_bound, penalty, n_open)
+    nb = len(bounded)
     next_bound = 0
     remaining = capacity.copy()
     version = np.zeros(k, dtype=np.int64)
@@ -283,7 +338,6 @@ def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty
             fixed_now = np.flatnonzero(chosen)
         else:
             fixed_now = np.sort(chosen_list[:n_chosen])
-        n_touched = 0
         for f in fixed_now:
             value = lowest * weight[f]
             rate[f] = value if value < own_bound[f] else own_bound[f]
@@ -292,25 +346,9 @@ def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty
             n_open -= 1
         if n_open == 0:
             break
-        for f in fixed_now:
-            for e in range(flow_start[f], flow_start[f + 1]):
-                link = flow_link[e]
-                if crossings[link] < 2:
-                    continue
-                taken[link] += rate[f]
-                if not touched[link]:
-                    touched[link] = True
-                    touched_list[n_touched] = link
-                    n_touched += 1
-        for i in range(n_touched):
-            link = touched_list[i]
-            remaining[link] -= taken[link]
-            taken[link] = 0.0
-            touched[link] = False
-            version[link] += 1
-            usage = _usage(link, link_start, link_flow, open_flow, weight)
-            if usage > 0:
-                heapq.heappush(heap, (max(remaining[link], 0.0) / usage, link, version[link]))
+        _give_back(fixed_now, rate, flow_start, flow_link, crossings, taken, touched,
+                   touched_list, remaining, version, link_start, link_flow, open_flow, weight,
+                   heap)
     return rate
 
 

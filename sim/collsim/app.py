@@ -524,7 +524,8 @@ def _rank_files(trace_dir: Path) -> list[Path]:
     return sorted(trace_dir.glob("trace.*.tsv"))
 
 
-def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Callable) -> int:
+def _program(args: argparse.Namespace) -> tuple[list[str], Path]:
+    """The program's command line (without a leading ``--``) and its file, checked."""
     program = list(args.program)
     if program[:1] == ["--"]:
         program = program[1:]
@@ -540,11 +541,73 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
                      "the program")
     if args.output is not None:
         check_output_path(args.output, "-o")
-    rules = _collect_rules(args.use, args.rules)
-    _check_rules(rules, args.np)
-    check_interposed(Path(program[0]) if executable.is_file() else Path(shutil.which(program[0])),
-                     args.real_mpi)
-    platform = None
+    return program, executable
+
+
+@dataclass
+class _Launch:
+    """How the program is started, and what the messages call the run."""
+
+    argv: list[str]
+    env: dict[str, str]
+    where: str  # the summary's line about the run
+    what: str  # the program, in error messages
+    privatize_hint: str = ""
+    # simulated: (G, rank_hosts, profile, net, alpha/beta) for the models; None under mpirun
+    platform: tuple | None = None
+
+
+def _simulated_launch(args: argparse.Namespace, program: list[str], work: Path, env: dict,
+                      build_platform: Callable, load_profile: Callable) -> _Launch:
+    """The smpirun command of the program on the platform the options name."""
+    executable = Path(program[0])
+    profile = load_profile(args.profile)
+    G, label = build_platform(args, args.np)
+    try:
+        rank_hosts = map_ranks(G, args.np, args.mapping)
+    except ValueError as error:
+        raise CollsimError(str(error)) from None
+    net, _ = model_parameters(G, rank_hosts, profile)
+    ratio = net.alpha_s / net.beta_s_per_byte if net.beta_s_per_byte > 0 else 0.0
+    env["COLLSIM_ALPHA_OVER_BETA_BYTES"] = repr(ratio)
+    run_env = engine_environment({**os.environ, **env})
+    privatize, mutable = args.privatize, []
+    if privatize is None:
+        mutable = mutable_globals(executable if executable.is_file()
+                                  else Path(shutil.which(program[0]) or program[0]))
+        privatize = bool(mutable)
+    argv = smpirun_command(G, rank_hosts, profile, work, program, privatize=privatize)
+    where = (f"simulated on {label}, {args.np} ranks, profile {profile.name}"
+             + (f", privatized: the program's globals {', '.join(mutable[:3])}"
+                + (", ..." if len(mutable) > 3 else "") if mutable else ""))
+    hint = "" if privatize else " (if its ranks keep state in global variables: --privatize)"
+    return _Launch(argv, run_env, where, f"{executable.name} on {label}", hint,
+                   (G, rank_hosts, profile, net, ratio))
+
+
+def _refuse_failed_run(launch: _Launch, status: int, stderr: str) -> None:
+    """A run that failed, deadlocked or aborted is one line naming the reason."""
+    what, hint = launch.what, launch.privatize_hint
+    reason = next((line[len("collsim: error: "):] for line in stderr.splitlines()
+                   if line.startswith("collsim: error: ")), None)
+    if status != 0 or reason:
+        # (a call refused on some ranks can leave smpirun's status at 0)
+        if reason:
+            raise CollsimError(f"{what} " + (f"exited with status {status}" if status else
+                                             "was stopped") + f": {reason}")
+        raise CollsimError(failure_line(what, status, stderr, hint=hint))
+    if "deadlock detected" in stderr.lower():
+        raise CollsimError(f"{what} deadlocked (SimGrid found no rank able to progress)" + hint)
+    if _called_abort(stderr):
+        raise CollsimError(failure_line(what, status, stderr, hint=hint))
+
+
+def _traced_run(args: argparse.Namespace, program: list[str], rules: list[Rule],
+                build_platform: Callable, load_profile: Callable
+                ) -> tuple[_Launch, dict, list[Rule]]:
+    """Run the program with its rules, once: its launch, its ranks' trace and the rules
+    as the library read them (their lines in the file it was given)."""
+    executable = Path(program[0])
     with tempfile.TemporaryDirectory(prefix="collsim-app-") as workdir:
         work = Path(workdir)
         if args.rules and not args.use:
@@ -557,41 +620,17 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
         env = {"COLLSIM_RULES": rules_path, "COLLSIM_TRACE": str(work / "trace")}
         program = [str(executable.resolve()) if executable.is_file() else program[0],
                    *program[1:]]
-        privatize_hint = ""
         if args.real_mpi:
             argv, run_env = mpirun_command(args.np, env)
-            argv += program
-            where = f"measured under mpirun on {args.np} processes"
-            what = f"{executable.name} under mpirun"
+            launch = _Launch(argv + program, run_env,
+                             f"measured under mpirun on {args.np} processes",
+                             f"{executable.name} under mpirun")
         else:
-            profile = load_profile(args.profile)
-            G, label = build_platform(args, args.np)
-            try:
-                rank_hosts = map_ranks(G, args.np, args.mapping)
-            except ValueError as error:
-                raise CollsimError(str(error)) from None
-            net, _ = model_parameters(G, rank_hosts, profile)
-            ratio = net.alpha_s / net.beta_s_per_byte if net.beta_s_per_byte > 0 else 0.0
-            env["COLLSIM_ALPHA_OVER_BETA_BYTES"] = repr(ratio)
-            run_env = engine_environment({**os.environ, **env})
-            privatize, mutable = args.privatize, []
-            if privatize is None:
-                mutable = mutable_globals(Path(program[0]) if Path(program[0]).is_file()
-                                          else Path(shutil.which(program[0]) or program[0]))
-                privatize = bool(mutable)
-            argv = smpirun_command(G, rank_hosts, profile, work, program,
-                                   privatize=privatize)
-            where = (f"simulated on {label}, {args.np} ranks, profile {profile.name}"
-                     + (f", privatized: the program's globals {', '.join(mutable[:3])}"
-                        + (", ..." if len(mutable) > 3 else "") if mutable else ""))
-            if not privatize:
-                privatize_hint = " (if its ranks keep state in global variables: --privatize)"
-            what = f"{executable.name} on {label}"
-            platform = (G, rank_hosts, profile, net, ratio)
+            launch = _simulated_launch(args, program, work, env, build_platform, load_profile)
         # a refused call aborts the program, and SimGrid may call the ranks left
         # waiting a deadlock: the library's reason comes first
-        status, stdout, stderr = run_program(argv, cwd=os.getcwd(), what=what,
-                                             timeout_s=args.timeout_s, env=run_env,
+        status, stdout, stderr = run_program(launch.argv, cwd=os.getcwd(), what=launch.what,
+                                             timeout_s=args.timeout_s, env=launch.env,
                                              deadlock_is_error=False, scratch=work)
         if status != 0 and not args.real_mpi:
             # smpirun's own echo of its command line after a failure
@@ -604,19 +643,7 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
                 stderr = stderr.replace(f"rule at {rules_path}:{rule.line}",
                                         "--use " + ":".join(rule.to_line().split(" ")))
         _pass_stderr(stderr)
-        reason = next((line[len("collsim: error: "):] for line in stderr.splitlines()
-                       if line.startswith("collsim: error: ")), None)
-        if status != 0 or reason:
-            # (a call refused on some ranks can leave smpirun's status at 0)
-            if reason:
-                raise CollsimError(f"{what} " + (f"exited with status {status}" if status else
-                                                 "was stopped") + f": {reason}")
-            raise CollsimError(failure_line(what, status, stderr, hint=privatize_hint))
-        if "deadlock detected" in stderr.lower():
-            raise CollsimError(f"{what} deadlocked (SimGrid found no rank able to progress)"
-                               + privatize_hint)
-        if _called_abort(stderr):
-            raise CollsimError(failure_line(what, status, stderr, hint=privatize_hint))
+        _refuse_failed_run(launch, status, stderr)
         files = _rank_files(work)
         if not files:
             raise CollsimError(f"{executable.name} did not load collsim's interposition "
@@ -624,13 +651,23 @@ def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Calla
                                + (" --real-mpi" if args.real_mpi else "") + "'")
         if len(files) != args.np:
             raise CollsimError(f"{len(files)} of {args.np} ranks wrote a trace")
-        trace = read_trace(files)
+        return launch, read_trace(files), rules
+
+
+def _run(args: argparse.Namespace, build_platform: Callable, load_profile: Callable) -> int:
+    program, executable = _program(args)
+    rules = _collect_rules(args.use, args.rules)
+    _check_rules(rules, args.np)
+    check_interposed(executable if executable.is_file() else Path(shutil.which(program[0])),
+                     args.real_mpi)
+    launch, trace, rules = _traced_run(args, program, rules, build_platform, load_profile)
+    platform = launch.platform
     model = _model(*platform, rules, trace["comms"]) if platform else None
     rows, program_s = summarize(trace, model)
     if args.json:
         text = "".join(json.dumps(row) + "\n" for row in rows)
     else:
-        text = format_summary(rows, program_s, where,
+        text = format_summary(rows, program_s, launch.where,
                               gamma_s_per_byte=platform[3].gamma_s_per_byte if platform else None,
                               clock_error_s=trace["clock_error_s"])
     if args.output:

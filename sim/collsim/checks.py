@@ -19,6 +19,8 @@ row recorded on another platform is reported as stale (not as a drift) until
 version still holds: the supported versions give the same simulated times
 (3.32 to 4.1), so a difference is a drift, whose line names both versions.
 
+The suite's keys are declared by its schema (:class:`SuiteFile`).
+
 Exit status: 0 everything holds, 1 something drifted (or a baseline is stale
 or missing), 2 bad input.
 """
@@ -35,28 +37,28 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from collsim.params import AlgorithmParams, parameter_names
-from collsim.native import is_selector
-from collsim.errors import CollsimError
-from collsim.grid import Grid, Job
-from collsim.files import check_output_path, read_text, read_toml
-from collsim.limits import check
-from collsim.network_model import NETWORK_REL_TOL, network_agrees
-from collsim.platforms import MAPPINGS, platform_from_spec
-from collsim.files import write_output
-from collsim.profiles import load_profile
-from collsim.harness import find_algorithm, registry
-from collsim.runner import NONCOMMUTATIVE_OPS, RunSpec, validate_run
-from collsim.units import format_bytes, format_seconds, parse_bytes
+from typing import Annotated
 
-__all__ = ["Suite", "Case", "Outcome", "load_suite", "run_suite", "main_check"]
+from pydantic import AfterValidator, Field, PlainValidator, field_validator, model_validator
+
+from collsim.errors import CollsimError
+from collsim.files import check_output_path, read_text, read_toml, write_output
+from collsim.grid import Grid, Job
+from collsim.harness import find_algorithm, registry
+from collsim.native import is_selector
+from collsim.network_model import NETWORK_REL_TOL, network_agrees
+from collsim.params import AlgorithmParams, algorithm_params
+from collsim.platforms import platform_from_spec
+from collsim.profiles import load_profile
+from collsim.runner import NONCOMMUTATIVE_OPS, RunSpec, validate_run
+from collsim.schema import (Mapping, Problem, Table, bounded, byte_sizes,
+                            process_counts, validate)
+from collsim.units import format_bytes, format_seconds
+
+__all__ = ["Suite", "SuiteFile", "Case", "Outcome", "load_suite", "run_suite", "main_check"]
 
 # printable, no tab (the baseline's separator), no slash (the case id's), no line break
 _CASE_NAME = re.compile(r"[^\t\n\r\x00-\x1f\x7f/]+")
-_SUITE_KEYS = {"name", "baseline", "profile", "baseline_rel_tol", "network_rel_tol"}
-_CASE_KEYS = {"name", "platform", "collective", "algorithms", "np", "bytes", "dtype", "op",
-              "root", "profile", "checks", "baseline_rel_tol", "network_rel_tol", "params",
-              "timing_only", "mapping"}
 _CHECKS = ("model", "baseline")
 BASELINE_HEADER = "# case\tsimgrid\tplatform_hash\ttime_s"
 
@@ -114,39 +116,101 @@ class Outcome:
         return not self.failures
 
 
-def _fail(path: Path, where: str, reason: str) -> CollsimError:
-    return CollsimError(f"{path}: {where}: {reason}")
+# -- the schema -------------------------------------------------------------------------
+
+def _profile(name: object) -> str:
+    if not isinstance(name, str):
+        raise ValueError(f"must be a string, got {name!r}")
+    load_profile(name)  # a bad one: its ValueError names it
+    return name
 
 
-def _positive_ints(path: Path, where: str, value: object) -> tuple[int, ...]:
-    """Process counts: one or a list, each within ``limits.BOUNDS["np"]``."""
-    values = value if isinstance(value, list) else [value]
-    if not values:
-        raise _fail(path, where, "must be a positive integer or a list of them")
-    return tuple(check("np", v, label=f"{path}: {where}") for v in values)
+def _baseline(name: str) -> str:
+    if not name or Path(name).name != name or name in (".", ".."):
+        raise ValueError(f"must be a file name beside the suite (no directory), got {name!r}")
+    return name
 
 
-def _sizes(path: Path, where: str, value: object) -> tuple[int, ...]:
-    values = value if isinstance(value, list) else [value]
-    if not values:
-        raise _fail(path, where, "must list at least one size")
-    sizes = []
-    for v in values:
-        try:
-            if isinstance(v, bool) or not isinstance(v, (int, str)):
-                raise ValueError("a size is an integer or a string such as '64KiB'")
-            sizes.append(parse_bytes(str(v)))
-        except ValueError as error:
-            raise _fail(path, where, str(error)) from None
-    return tuple(sizes)
+def _case_name(name: str) -> str:
+    # a case's name is a field of the baseline's tab-separated lines and a JUnit name
+    if not _CASE_NAME.fullmatch(name):
+        raise ValueError("must be a non-empty string of printable characters without tabs, "
+                         "slashes or line breaks")
+    return name
 
 
-def _platform(path: Path, where: str, value: object) -> tuple[str, dict]:
-    try:
-        label = platform_from_spec(value).graph["label"]
-    except ValueError as error:
-        raise _fail(path, where, str(error)) from None
-    return label, dict(value)
+def _platform(value: object) -> dict:
+    platform_from_spec(value)  # a bad one: its ValueError names it
+    return dict(value)
+
+
+def _algorithms(value: object) -> str | tuple[str, ...]:
+    if value == "all" or value == ["all"]:
+        return "all"
+    if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
+        raise ValueError("must be 'all' or a list of names")
+    return tuple(value)
+
+
+def _checks(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value or not all(c in _CHECKS for c in value):
+        raise ValueError(f"must be a non-empty list of {_CHECKS}")
+    return tuple(value)
+
+
+_Profile = Annotated[str, PlainValidator(_profile)]
+_RelTol = Annotated[float, bounded("rel_tol")]
+
+
+class _Settings(Table):
+    name: str | None = None
+    baseline: Annotated[str, AfterValidator(_baseline)] | None = None
+    profile: _Profile = "hockney"
+    baseline_rel_tol: _RelTol = 1e-9
+    network_rel_tol: _RelTol = NETWORK_REL_TOL
+
+
+class _Case(Table):
+    name: Annotated[str, AfterValidator(_case_name)] | None = None
+    platform: Annotated[dict, PlainValidator(_platform)]
+    collective: str
+    algorithms: Annotated[str | tuple[str, ...], PlainValidator(_algorithms)] = "all"
+    np: Annotated[tuple[int, ...], process_counts(
+        scalar=True, empty="must be a positive integer or a list of them")]
+    bytes: Annotated[tuple[int, ...], byte_sizes(scalar=True)]
+    dtype: str = "double"
+    op: str = "sum"
+    root: Annotated[int, bounded("root")] = 0
+    profile: _Profile | None = None
+    checks: Annotated[tuple[str, ...], PlainValidator(_checks)] = ("model",)
+    baseline_rel_tol: _RelTol | None = None
+    network_rel_tol: _RelTol | None = None
+    params: Annotated[AlgorithmParams, algorithm_params()] = AlgorithmParams()
+    timing_only: bool = False
+    mapping: Mapping = "block"
+
+    @field_validator("collective")
+    @classmethod
+    def _registered(cls, collective: str) -> str:
+        if collective not in {e["collective"] for e in registry()}:
+            raise ValueError(f"unknown collective {collective!r}")
+        return collective
+
+    @model_validator(mode="after")
+    def _known_algorithms(self) -> "_Case":
+        for algorithm in () if self.algorithms == "all" else self.algorithms:
+            try:
+                find_algorithm(self.collective, algorithm)
+            except CollsimError as error:
+                raise Problem(str(error), "algorithms") from None
+        return self
+
+
+class SuiteFile(Table):
+    """What a suite file may hold (its schema); :func:`load_suite` reads one."""
+
+    suite: _Settings = _Settings()
+    case: Annotated[list[_Case], Field(min_length=1)] = Field(description="the suite has no [[case]]")
 
 
 def load_suite(path: str | os.PathLike, *, timing_only: bool = False) -> Suite:
@@ -163,133 +227,53 @@ def load_suite(path: str | os.PathLike, *, timing_only: bool = False) -> Suite:
     """
     path = Path(path)
     data, _ = read_toml(path, "suite")
-
-    unknown = set(data) - {"suite", "case"}
-    if unknown:
-        raise _fail(path, sorted(unknown)[0], "unknown key (expected [suite] and [[case]])")
-    suite = data.get("suite", {})
-    if not isinstance(suite, dict):
-        raise _fail(path, "suite", "must be a table")
-    unknown = set(suite) - _SUITE_KEYS
-    if unknown:
-        raise _fail(path, f"suite.{sorted(unknown)[0]}", "unknown key")
-    name = suite.get("name", path.stem)
-    baseline = suite.get("baseline", f"{path.stem}.baseline.tsv")
-    if not isinstance(name, str) or not isinstance(baseline, str):
-        raise _fail(path, "suite", "name and baseline must be strings")
-    if not baseline or Path(baseline).name != baseline or baseline in (".", ".."):
-        raise _fail(path, "suite.baseline", f"must be a file name beside the suite (no "
-                    f"directory), got {baseline!r}")
-    default_profile = suite.get("profile", "hockney")
-    default_tol = check("rel_tol", suite.get("baseline_rel_tol", 1e-9),
-                        label=f"{path}: suite.baseline_rel_tol")
-    default_network_tol = check("rel_tol", suite.get("network_rel_tol", NETWORK_REL_TOL),
-                                label=f"{path}: suite.network_rel_tol")
-
-    raw_cases = data.get("case", [])
-    if not isinstance(raw_cases, list) or not raw_cases:
-        raise _fail(path, "case", "the suite has no [[case]]")
-    entries = registry()
-    cases: list[Case] = []
-    for index, raw in enumerate(raw_cases):
-        where = f"case[{index}]"
-        if not isinstance(raw, dict):
-            raise _fail(path, where, "must be a table")
-        unknown = set(raw) - _CASE_KEYS
-        if unknown:
-            raise _fail(path, f"{where}.{sorted(unknown)[0]}", "unknown key")
-        for required in ("platform", "collective", "np", "bytes"):
-            if required not in raw:
-                raise _fail(path, where, f"missing key {required!r}")
-        platform_name, platform = _platform(path, f"{where}.platform", raw["platform"])
-        collective = raw["collective"]
-        if collective not in {e["collective"] for e in entries}:
-            raise _fail(path, f"{where}.collective", f"unknown collective {collective!r}")
-        algorithms = raw.get("algorithms", "all")
-        every = algorithms == "all" or algorithms == ["all"]
-        if every:
-            # every algorithm but the selectors, which run one of the others
-            algorithms = [e["algorithm"] for e in entries
-                          if e["collective"] == collective and not is_selector(e["algorithm"])]
-        if not isinstance(algorithms, list) or not all(isinstance(a, str) for a in algorithms):
-            raise _fail(path, f"{where}.algorithms", "must be 'all' or a list of names")
-        for algorithm in algorithms:
-            try:
-                find_algorithm(collective, algorithm)
-            except CollsimError as error:
-                raise _fail(path, f"{where}.algorithms", str(error)) from None
-        nps = _positive_ints(path, f"{where}.np", raw["np"])
-        sizes = _sizes(path, f"{where}.bytes", raw["bytes"])
-        checks = raw.get("checks", ["model"])
-        if (not isinstance(checks, list) or not checks
-                or not all(c in _CHECKS for c in checks)):
-            raise _fail(path, f"{where}.checks", f"must be a non-empty list of {_CHECKS}")
-        tol = check("rel_tol", raw.get("baseline_rel_tol", default_tol),
-                    label=f"{path}: {where}.baseline_rel_tol")
-        network_tol = check("rel_tol", raw.get("network_rel_tol", default_network_tol),
-                            label=f"{path}: {where}.network_rel_tol")
-        mapping = raw.get("mapping", "block")
-        if not isinstance(mapping, str) or mapping.partition(":")[0] not in MAPPINGS:
-            raise _fail(path, f"{where}.mapping",
-                        f"unknown mapping {mapping!r} (known: {', '.join(MAPPINGS)})")
-        profile = raw.get("profile", default_profile)
-        try:
-            load_profile(profile)
-        except ValueError as error:
-            raise _fail(path, f"{where}.profile", str(error)) from None
-        params_raw = raw.get("params", {})
-        param_keys = set(parameter_names())  # algorithms/params.def, as collbench publishes it
-        if not isinstance(params_raw, dict) or set(params_raw) - param_keys:
-            raise _fail(path, f"{where}.params", f"keys must be among {sorted(param_keys)}")
-        try:
-            params = AlgorithmParams.from_values(params_raw)
-        except (TypeError, ValueError) as error:
-            raise _fail(path, f"{where}.params", str(error)) from None
-        for key, kind in (("dtype", str), ("op", str), ("root", int)):
-            if key in raw and (not isinstance(raw[key], kind) or isinstance(raw[key], bool)):
-                raise _fail(path, f"{where}.{key}", f"must be a {kind.__name__}")
-        check("root", raw.get("root", 0), label=f"{path}: {where}.root")
-        G = platform_from_spec(platform)
-        case_timing_only = raw.get("timing_only", False)
-        if not isinstance(case_timing_only, bool):
-            raise _fail(path, f"{where}.timing_only", "must be true or false")
-        id_prefix = raw.get("name", f"{platform_name}")
-        # a case's name is a field of the baseline's tab-separated lines and a JUnit name
-        if not isinstance(id_prefix, str) or not _CASE_NAME.fullmatch(id_prefix):
-            raise _fail(path, f"{where}.name", "must be a non-empty string of printable "
-                        "characters without tabs, slashes or line breaks")
-        for algorithm in algorithms:
-            restrictions = find_algorithm(collective, algorithm)["restrictions"]
-            for np in nps:
-                # "all": only the algorithms whose restrictions this np and op meet
-                if every and (("power_of_two" in restrictions and np & (np - 1))
-                              or ("commutative" in restrictions
-                                  and raw.get("op", "sum") in NONCOMMUTATIVE_OPS)):
-                    continue
-                spec = RunSpec(
-                    collective=collective,
-                    algorithm=algorithm,
-                    np=np,
-                    sizes_bytes=sizes,
-                    dtype=raw.get("dtype", "double"),
-                    op=raw.get("op", "sum"),
-                    root=min(raw.get("root", 0), np - 1),
-                    params=params,
-                    mapping=mapping,
-                    timing_only=timing_only or case_timing_only,
-                )
-                try:  # everything a run checks, before the first simulation
-                    validate_run(spec, G)
-                except CollsimError as error:
-                    raise _fail(path, where, str(error)) from None
-                cases.append(Case(id_prefix, platform_name, platform, spec, profile,
-                                  tuple(checks), float(tol), float(network_tol)))
+    suite = validate(SuiteFile, data, str(path))
+    settings = suite.suite
+    cases = [case for index, raw in enumerate(suite.case)
+             for case in _cases(path, index, raw, settings, timing_only)]
     ids = [case.measurement_id(n) for case in cases for n in case.spec.sizes_bytes]
     duplicates = {i for i in ids if ids.count(i) > 1}
     if duplicates:
-        raise _fail(path, "case", f"measurement {sorted(duplicates)[0]} appears twice "
-                    "(give the cases distinct names)")
-    return Suite(path, name, path.parent / baseline, tuple(cases))
+        raise CollsimError(f"{path}: case: measurement {sorted(duplicates)[0]} appears twice "
+                           "(give the cases distinct names)")
+    baseline = settings.baseline or f"{path.stem}.baseline.tsv"
+    return Suite(path, settings.name or path.stem, path.parent / baseline, tuple(cases))
+
+
+def _cases(path: Path, index: int, raw: _Case, settings: _Settings,
+           timing_only: bool) -> list[Case]:
+    """A case of the file expanded to its algorithms and process counts, each checked as a
+    run would check it."""
+    G = platform_from_spec(raw.platform)
+    platform_name = G.graph["label"]
+    every = raw.algorithms == "all"
+    # every algorithm but the selectors, which run one of the others
+    algorithms = [e["algorithm"] for e in registry() if e["collective"] == raw.collective
+                  and not is_selector(e["algorithm"])] if every else raw.algorithms
+    cases = []
+    for algorithm in algorithms:
+        restrictions = find_algorithm(raw.collective, algorithm)["restrictions"]
+        for np in raw.np:
+            # "all": only the algorithms whose restrictions this np and op meet
+            if every and (("power_of_two" in restrictions and np & (np - 1))
+                          or ("commutative" in restrictions and raw.op in NONCOMMUTATIVE_OPS)):
+                continue
+            spec = RunSpec(collective=raw.collective, algorithm=algorithm, np=np,
+                           sizes_bytes=raw.bytes, dtype=raw.dtype, op=raw.op,
+                           root=min(raw.root, np - 1), params=raw.params, mapping=raw.mapping,
+                           timing_only=timing_only or raw.timing_only)
+            try:  # everything a run checks, before the first simulation
+                validate_run(spec, G)
+            except CollsimError as error:
+                raise CollsimError(f"{path}: case[{index}]: {error}") from None
+            cases.append(Case(
+                raw.name if raw.name is not None else platform_name, platform_name,
+                raw.platform, spec, raw.profile or settings.profile, raw.checks,
+                settings.baseline_rel_tol if raw.baseline_rel_tol is None
+                else raw.baseline_rel_tol,
+                settings.network_rel_tol if raw.network_rel_tol is None
+                else raw.network_rel_tol))
+    return cases
 
 
 def read_baseline(path: Path) -> dict[str, tuple[str, str, float]]:

@@ -18,7 +18,9 @@ import functools
 import math
 from dataclasses import dataclass, field, fields, make_dataclass
 
-__all__ = ["AlgorithmParams", "DEFAULT_PARAMS", "check_parameter", "parameter_names",
+from pydantic import PlainValidator
+
+__all__ = ["AlgorithmParams", "DEFAULT_PARAMS", "algorithm_params", "check_parameter", "parameter_names",
            "parameter_table", "user_parameters"]
 
 # C's LLONG_MAX: a published maximum this large is no bound
@@ -224,3 +226,26 @@ def _rebuilt(values: dict) -> AlgorithmParams:
 
 
 DEFAULT_PARAMS = AlgorithmParams()
+
+
+def algorithm_params() -> PlainValidator:
+    """The pydantic validator of a scenario's or suite's ``params`` table.
+
+    Its keys are the names of :func:`parameter_names` (``algorithms/params.def``);
+    it becomes an :class:`AlgorithmParams`.  ``selected`` (what a selector ran:
+    an output, never an input) is not one.
+    """
+
+    def validate_params(value: object) -> AlgorithmParams:
+        if not isinstance(value, dict):
+            raise ValueError(f"must be a table, got {value!r}")
+        names = parameter_names()
+        for key in value:
+            if key not in names:
+                raise ValueError(f"unknown key {key!r} (expected one of: {', '.join(names)})")
+        try:
+            return AlgorithmParams.from_values(value)
+        except TypeError as error:
+            raise ValueError(str(error)) from None
+
+    return PlainValidator(validate_params)

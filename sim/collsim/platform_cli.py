@@ -42,6 +42,7 @@ from collsim.platforms.xml_file import xml_file_platform
 from collsim.units import format_seconds, parse_bandwidth, parse_time
 
 __all__ = ["PlatformRequest", "add_platform_arguments", "build_platform", "build_requested",
+           "refuse_shape_options",
            "register_platform_command", "resolve_platform"]
 
 # a family by its generator's name or with dashes (fat-tree, dual-rail)
@@ -193,7 +194,7 @@ _SHAPE_OPTIONS = tuple(dict.fromkeys(
      "nodes", "levels"]))
 
 
-def _refuse_options(args: argparse.Namespace, allowed: set[str], what: str) -> None:
+def refuse_shape_options(args: argparse.Namespace, allowed: set[str], what: str) -> None:
     """A shape option the platform does not take is an error, never silently ignored."""
     for dest in _SHAPE_OPTIONS:
         if dest not in allowed and getattr(args, dest, None) is not None:
@@ -224,13 +225,13 @@ def resolve_platform(args: argparse.Namespace, np: int | None = None, *,
     try:
         if name in CATALOG:
             if strict_options:
-                _refuse_options(args, set(), f"catalog machine {name} (it comes with its own "
+                refuse_shape_options(args, set(), f"catalog machine {name} (it comes with its own "
                                 "values)")
             return PlatformRequest(label=name, catalog=name)
         if name not in FAMILIES:
             if name.endswith(".xml") or os.path.sep in name or Path(name).exists():
                 if strict_options:
-                    _refuse_options(args, set(), f"the platform file {name} (it comes with its "
+                    refuse_shape_options(args, set(), f"the platform file {name} (it comes with its "
                                     "own values)")
                 return PlatformRequest(label=f"file:{name}", xml=name)
             raise CollsimError(f"unknown platform {name!r} (generators: crossbar, fat-tree, "
@@ -243,7 +244,7 @@ def resolve_platform(args: argparse.Namespace, np: int | None = None, *,
                 allowed |= set(_MULTICORE)
             if family == "dragonfly":
                 allowed.discard("nodes")
-            _refuse_options(args, allowed, f"a {name} (see collsim run --help)")
+            refuse_shape_options(args, allowed, f"a {name} (see collsim run --help)")
         multicore_kwargs = {}
         if family != "dual_rail":
             multicore_kwargs = _generator_kwargs(family, args, _MULTICORE)

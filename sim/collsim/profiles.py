@@ -3,7 +3,8 @@
 The built-in profiles live in ``profiles.toml`` beside this module; a user
 profile is a TOML file with the same keys (``description``, ``envelope_bytes``,
 ``exact_models``, ``cfg``, and the machine-model elements ``send_overhead_s``,
-``recv_overhead_s``, ``eager_threshold_bytes``, ``sources``) at the top level.
+``recv_overhead_s``, ``eager_threshold_bytes``, ``sources``) at the top level; both
+are checked against one schema (:class:`ProfileFile`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import PlainValidator, model_validator
 
 from collsim.analysis.models._base import NetworkParams, parse_factors
 from collsim.errors import CollsimError
@@ -18,9 +22,11 @@ from collsim.files import read_toml
 from collsim.files import BadInput
 from collsim.limits import BOUNDS, check
 from collsim.platforms.catalog import CATALOG, catalog_profile
+from collsim.schema import Problem, Table, bounded, validate
 
 
-__all__ = ["Profile", "HARNESS_CFG", "overhead_cfg_value", "builtin_profiles", "checked_profile", "default_profile", "load_profile"]
+__all__ = ["Profile", "HARNESS_CFG", "ProfileFile", "builtin_profiles", "checked_profile",
+           "default_profile", "load_profile", "overhead_cfg_value"]
 
 # What collbench needs whatever the network model: simulated times must not
 # depend on the host (no timing of host code), timing calls must not cost
@@ -78,8 +84,6 @@ ALLOWED_CFG = frozenset({
 NETWORK_MODELS = ("SMPI", "CM02", "LV08", "IB", "Constant", "ns-3", "Vegas", "Reno", "Reno2")
 
 _BUILTIN = Path(__file__).with_name("profiles.toml")
-_KEYS = {"description", "envelope_bytes", "exact_models", "cfg", "send_overhead_s",
-         "recv_overhead_s", "eager_threshold_bytes", "sources"}
 # The machine-model elements a profile names with units, and the SMPI option
 # each becomes; a profile gives an element or its option, not both.
 _ELEMENT_CFG = {"send_overhead_s": "smpi/os", "recv_overhead_s": "smpi/or",
@@ -223,66 +227,63 @@ def _cfg_value_problem(key: str, value: str) -> str | None:
     return None
 
 
-def _profile_from_table(name: str, table: dict, origin: str) -> Profile:
-    unknown = set(table) - _KEYS
-    if unknown:
-        raise ValueError(f"{origin}: unknown key {sorted(unknown)[0]!r} in profile {name!r}")
-    cfg = table.get("cfg", {})
-    if not isinstance(cfg, dict) or not all(
-            isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in cfg.values()):
-        raise ValueError(f"{origin}: 'cfg' of profile {name!r} must map option names to values")
-    for key in cfg:
+def _cfg(value: object) -> dict[str, str]:
+    """A profile's ``cfg``: SMPI options a profile may set, with well-formed values."""
+    if not isinstance(value, dict) or not all(
+            isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value.values()):
+        raise ValueError("must map option names to values (strings or numbers)")
+    for key in value:
         if key in HARNESS_CFG:
-            raise ValueError(f"{origin}: profile {name!r} may not set {key!r} (collsim fixes it)")
+            raise ValueError(f"may not set {key!r} (collsim fixes it)")
         if key not in ALLOWED_CFG:
-            raise ValueError(f"{origin}: profile {name!r} may not set {key!r} (a profile sets "
-                             "the network model and SMPI's costs only: network/*, "
-                             "smpi/lat-factor, smpi/bw-factor, smpi/os, smpi/or, smpi/ois, ...)")
-    for key, value in cfg.items():
-        problem = _cfg_value_problem(key, str(value))
+            raise ValueError(f"may not set {key!r} (a profile sets the network model and "
+                             "SMPI's costs only: network/*, smpi/lat-factor, smpi/bw-factor, "
+                             "smpi/os, smpi/or, smpi/ois, ...)")
+    cfg = {str(k): str(v) for k, v in value.items()}
+    for key, text in cfg.items():
+        problem = _cfg_value_problem(key, text)
         if problem:
-            raise ValueError(f"{origin}: profile {name!r}: {key} {str(value)[:60]!r}: {problem}")
-    if str(cfg.get("network/model", "SMPI")) not in NETWORK_MODELS:
-        raise ValueError(f"{origin}: profile {name!r}: network/model must be one of "
-                         f"{', '.join(NETWORK_MODELS)}, got {cfg['network/model']!r}")
-    if not isinstance(table.get("description", ""), str):
-        raise ValueError(f"{origin}: description of profile {name!r} must be a string")
-    envelope = check("envelope_bytes", table.get("envelope_bytes", 16),
-                     label=f"{origin}: envelope_bytes of profile {name!r}")
-    exact_models = table.get("exact_models", False)
-    if not isinstance(exact_models, bool):
-        raise ValueError(f"{origin}: exact_models of profile {name!r} must be true or false")
-    elements = {}
-    for key, option in _ELEMENT_CFG.items():
-        if key not in table:
-            continue
-        value = check(key, table[key], label=f"{origin}: {key} of profile {name!r}")
-        if option in cfg or (key == "send_overhead_s" and "smpi/ois" in cfg):
-            raise ValueError(f"{origin}: profile {name!r} gives both {key} and cfg {option!r}")
-        elements[key] = value
-    if elements.get("send_overhead_s") or elements.get("recv_overhead_s"):
-        if not elements.get("eager_threshold_bytes"):
+            raise Problem(f"{text[:60]!r}: {problem}", key)
+    if cfg.get("network/model", "SMPI") not in NETWORK_MODELS:
+        raise Problem(f"network/model must be one of {', '.join(NETWORK_MODELS)}, "
+                      f"got {cfg['network/model']!r}", "network/model")
+    return cfg
+
+
+class ProfileFile(Table):
+    """What a profile may hold (its schema): a user profile's file, or a table of
+    ``profiles.toml``."""
+
+    description: str = ""
+    envelope_bytes: Annotated[int, bounded("envelope_bytes")] = 16
+    exact_models: bool = False
+    cfg: Annotated[dict[str, str], PlainValidator(_cfg)] = {}
+    send_overhead_s: Annotated[float, bounded("send_overhead_s")] = 0.0
+    recv_overhead_s: Annotated[float, bounded("recv_overhead_s")] = 0.0
+    eager_threshold_bytes: Annotated[int, bounded("eager_threshold_bytes")] = 0
+    sources: dict[str, str] = {}
+
+    @model_validator(mode="after")
+    def _elements_once(self) -> "ProfileFile":
+        for key, option in _ELEMENT_CFG.items():
+            if key in self.model_fields_set and (
+                    option in self.cfg or (key == "send_overhead_s" and "smpi/ois" in self.cfg)):
+                raise Problem(f"gives both {key} and cfg {option!r}", key)
+        if (self.send_overhead_s or self.recv_overhead_s) and not self.eager_threshold_bytes:
             # SimGrid charges o only to eager sends: an overhead without them would be ignored
-            raise ValueError(f"{origin}: profile {name!r} has an overhead but no "
-                             "eager_threshold_bytes (SMPI charges it to eager messages only)")
-    sources = table.get("sources", {})
-    if not isinstance(sources, dict) or not all(isinstance(v, str) for v in sources.values()):
-        raise ValueError(f"{origin}: 'sources' of profile {name!r} must map names to strings")
-    profile = Profile(
-        name=name,
-        description=str(table.get("description", "")),
-        envelope_bytes=envelope,
-        exact_models=exact_models,
-        cfg={str(k): str(v) for k, v in cfg.items()},
-        send_overhead_s=float(elements.get("send_overhead_s", 0.0)),
-        recv_overhead_s=float(elements.get("recv_overhead_s", 0.0)),
-        eager_threshold_bytes=int(elements.get("eager_threshold_bytes", 0)),
-        sources=dict(sources),
-    )
+            raise ValueError("has an overhead but no eager_threshold_bytes (SMPI charges it "
+                             "to eager messages only)")
+        return self
+
+
+def _profile_from_table(name: str, table: dict, origin: str) -> Profile:
+    where = f"{origin}: profile {name!r}"
+    checked = validate(ProfileFile, table, where)
+    profile = Profile(name=name, **checked.model_dump())
     try:
         profile.network_factors
     except ValueError as error:
-        raise ValueError(f"{origin}: profile {name!r}: {error}") from None
+        raise BadInput(f"{where}: {error}") from None
     return profile
 
 

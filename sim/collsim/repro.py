@@ -43,7 +43,7 @@ from collsim.params import AlgorithmParams
 from collsim.analysis.trees import in_order_root, tree
 from collsim.errors import CollsimError
 from collsim.limits import argument_type
-from collsim.platform_cli import _refuse_options, add_platform_arguments
+from collsim.platform_cli import add_platform_arguments, refuse_shape_options
 from collsim.platforms import map_ranks, platform_hash
 from collsim.platforms.draw import figure_bytes
 from collsim.files import write_output
@@ -631,8 +631,8 @@ def add_repro_command(commands, parser_class, build_platform, load_profile, pars
             platforms.append((label, G))
         if args.machines:
             if not names:  # the machines file says everything about its machines
-                _refuse_options(args, set(), "the machines of --machines (give their shape "
-                                "in the file)")
+                refuse_shape_options(args, set(), "the machines of --machines (give their "
+                                     "shape in the file)")
             platforms += load_machines(args.machines)
         labels = [label for label, _ in platforms]
         if len(set(labels)) != len(labels):

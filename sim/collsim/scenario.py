@@ -27,37 +27,37 @@ one process count, one mapping, all the workload's sizes of one collective)::
     algorithms = "best"          # every registered algorithm, ranked by the fastest;
                                  # or "all", or a list of names
 
-A scenario is data: it is read with ``collsim.files.read_toml`` and every key is checked; it
-can name generators, catalog machines, algorithms and profiles but never
-code.  Every problem is one line naming the file, the key and the reason.
+A scenario is data: it is read with ``collsim.files.read_toml`` and checked against its
+schema (:class:`ScenarioFile`); it can name generators, catalog machines, algorithms and
+profiles but never code.  Every problem is one line naming the file, the key and the reason.
 """
 
 from __future__ import annotations
 
-import math
-import numbers
 import os
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
 import networkx as nx
+from pydantic import AfterValidator, Field, PlainValidator, field_validator, model_validator
 
 from collsim import platforms
-from collsim.params import AlgorithmParams, parameter_names
-from collsim.native import is_selector
-from collsim.checks import _fail, _positive_ints
 from collsim.errors import CollsimError
 from collsim.files import read_toml
-from collsim.limits import check
-from collsim.network_model import has_pattern
-from collsim.platforms import GENERATORS, MAPPINGS
-from collsim.profiles import load_profile
 from collsim.harness import find_algorithm, registry
+from collsim.native import is_selector
+from collsim.network_model import has_pattern
+from collsim.params import AlgorithmParams, algorithm_params
+from collsim.platforms import GENERATORS
+from collsim.profiles import load_profile
 from collsim.runner import DTYPE_BYTES, OPS, RunSpec, validate_spec
-from collsim.units import parse_bytes
+from collsim.schema import (Mapping, Problem, Table, Text, bounded, byte_sizes,
+                            finite, finite_number, process_counts, validate)
 
 __all__ = ["Machine", "Workload", "Simulation", "Scenario", "load_scenario", "build_machine",
-           "machine_cost"]
+           "machine_cost", "ScenarioFile"]
 
 #: ``model_class`` of a row the network model predicted instead of a simulation
 #: (a study's process counts above ``predict_above_np``); its ``time_s`` is the
@@ -65,13 +65,6 @@ __all__ = ["Machine", "Workload", "Simulation", "Scenario", "load_scenario", "bu
 PREDICTED_CLASS = "predicted"
 PREDICTED_LIBRARY = "network model"
 
-_TOP_KEYS = {"study", "machine", "workload"}
-_STUDY_KEYS = {"name", "profile", "seed", "np", "mappings", "timeout_s", "timing_only",
-               "predict_above_np"}
-_MACHINE_KEYS = {"name", "platform", "catalog", "price"}
-_PRICE_KEYS = {"per_node", "per_switch", "per_link", "fixed"}
-_WORKLOAD_KEYS = {"collective", "weight", "sizes", "size_weights", "algorithms", "root",
-                  "dtype", "op", "params"}
 _ALGORITHM_CHOICES = ("best", "all")
 
 
@@ -169,154 +162,138 @@ def machine_cost(G: nx.Graph, price: dict) -> float | None:
             + G.number_of_edges() * price.get("per_link", 0.0) + price.get("fixed", 0.0))
 
 
-def _table(path: Path, where: str, value: object, keys: set[str]) -> dict:
-    if not isinstance(value, dict):
-        raise _fail(path, where, "must be a table")
-    unknown = set(value) - keys
-    if unknown:
-        raise _fail(path, f"{where}.{sorted(unknown)[0]}",
-                    f"unknown key (expected one of: {', '.join(sorted(keys))})")
-    return value
+# -- the schema -------------------------------------------------------------------------
+
+class _Price(Table):
+    per_node: Annotated[float, finite()] = 0.0
+    per_switch: Annotated[float, finite()] = 0.0
+    per_link: Annotated[float, finite()] = 0.0
+    fixed: Annotated[float, finite()] = 0.0
 
 
-def _string(path: Path, where: str, value: object) -> str:
-    if not isinstance(value, str) or not value:
-        raise _fail(path, where, f"must be a non-empty string, got {value!r}")
-    return value
+def _buildable(source: dict) -> dict:
+    build_machine(source)  # a bad one: its ValueError names what is wrong
+    return source
 
 
-def _number(path: Path, where: str, value: object, *, positive: bool = False) -> float:
-    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
-            or not math.isfinite(value) or value < 0 or (positive and value == 0)):
-        bound = "> 0" if positive else ">= 0"
-        raise _fail(path, where, f"must be a finite number {bound}, got {value!r}")
-    return float(value)
+def _platform_table(value: object) -> dict:
+    if not isinstance(value, dict) or "generator" not in value:
+        raise ValueError(f"must be a table with a 'generator' key, one of "
+                         f"{', '.join(sorted(GENERATORS))}")
+    return _buildable(dict(value))
 
 
-def _nonempty_list(path: Path, where: str, value: object) -> list:
+class _Machine(Table):
+    name: Text
+    platform: Annotated[dict, PlainValidator(_platform_table)] | None = None
+    catalog: Annotated[Text, AfterValidator(lambda name: _buildable({"catalog": name}))] | None \
+        = None
+    price: _Price = _Price()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_source(cls, data: object) -> object:
+        if isinstance(data, dict) and ("platform" in data) == ("catalog" in data):
+            raise ValueError("give exactly one of 'platform' (a generator and its parameters) "
+                             "or 'catalog' (a machine name)")
+        return data
+
+
+def _algorithm_choice(value: object) -> str | tuple[str, ...]:
+    if isinstance(value, str):
+        if value not in _ALGORITHM_CHOICES:
+            raise ValueError(f"must be 'best', 'all' or a list of names, got {value!r}")
+        return value
     if not isinstance(value, list):
-        raise _fail(path, where, f"must be a list, got {type(value).__name__}")
+        raise ValueError(f"must be 'best', 'all' or a list of names, got {value!r}")
     if not value:
-        raise _fail(path, where, "is empty: the grid would be empty")
+        raise ValueError("is empty: the grid would be empty")
+    for name in value:
+        if not isinstance(name, str):
+            raise ValueError(f"an algorithm is a name, got {name!r}")
+    if len(set(value)) != len(value):
+        raise ValueError("an algorithm appears twice")
+    return tuple(value)
+
+
+def _known(value: str, known: typing.Iterable[str], what: str) -> str:
+    if value not in known:
+        raise ValueError(f"unknown {what} {value!r} (known: {', '.join(known)})")
     return value
 
 
-def _sizes(path: Path, where: str, value: object) -> tuple[int, ...]:
-    sizes = []
-    for item in _nonempty_list(path, where, value):
-        if isinstance(item, bool) or not isinstance(item, (int, str)):
-            raise _fail(path, where, f"a size is an integer or a string such as '64KiB', "
-                        f"got {item!r}")
-        if isinstance(item, int) and item < 0 or isinstance(item, str) and \
-                item.strip().startswith("-"):
-            raise _fail(path, where, f"negative size {item!r}")
-        try:
-            sizes.append(parse_bytes(str(item)))
-        except ValueError as error:
-            raise _fail(path, where, str(error)) from None
-    if len(set(sizes)) != len(sizes):
-        raise _fail(path, where, "a size appears twice")
-    return tuple(sizes)
+def _size_weights(value: object) -> tuple[float, ...]:
+    if not isinstance(value, list):
+        raise ValueError(f"must be a list, got {type(value).__name__}")
+    if not value:
+        raise ValueError("is empty: the grid would be empty")
+    return tuple(finite_number(weight) for weight in value)
 
 
-def _machine(path: Path, index: int, raw: object) -> Machine:
-    where = f"machine[{index}]"
-    raw = _table(path, where, raw, _MACHINE_KEYS)
-    if "name" not in raw:
-        raise _fail(path, where, "missing key 'name'")
-    name = _string(path, f"{where}.name", raw["name"])
-    if ("platform" in raw) == ("catalog" in raw):
-        raise _fail(path, where, "give exactly one of 'platform' (a generator and its "
-                    "parameters) or 'catalog' (a machine name)")
-    if "catalog" in raw:
-        source = {"catalog": _string(path, f"{where}.catalog", raw["catalog"])}
-        key = f"{where}.catalog"
-    else:
-        platform = raw["platform"]
-        if not isinstance(platform, dict) or "generator" not in platform:
-            raise _fail(path, f"{where}.platform", "must be a table with a 'generator' key, "
-                        f"one of {', '.join(sorted(GENERATORS))}")
-        source = dict(platform)
-        key = f"{where}.platform"
-    try:
-        build_machine(source)
-    except ValueError as error:
-        raise _fail(path, key, str(error)) from None
-    price = {k: _number(path, f"{where}.price.{k}", v)
-             for k, v in _table(path, f"{where}.price", raw.get("price", {}),
-                                _PRICE_KEYS).items()}
-    return Machine(name=name, source=source, price=price)
+class _Workload(Table):
+    collective: Text
+    weight: Annotated[float, finite(positive=True)] = 1.0
+    sizes: Annotated[tuple[int, ...], byte_sizes(distinct=True)]
+    size_weights: Annotated[tuple[float, ...], PlainValidator(_size_weights)] | None = None
+    algorithms: Annotated[str | tuple[str, ...], PlainValidator(_algorithm_choice)] = "best"
+    root: Annotated[int, Field(ge=0)] = 0
+    dtype: Annotated[str, AfterValidator(lambda v: _known(v, DTYPE_BYTES, "datatype"))] = "double"
+    op: Annotated[str, AfterValidator(lambda v: _known(v, OPS, "op"))] = "sum"
+    params: Annotated[AlgorithmParams, algorithm_params()] = AlgorithmParams()
+
+    @field_validator("collective")
+    @classmethod
+    def _registered(cls, collective: str) -> str:
+        return _known(collective, sorted({e["collective"] for e in registry()}), "collective")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "_Workload":
+        if self.size_weights is not None:
+            if len(self.size_weights) != len(self.sizes):
+                raise Problem(f"has {len(self.size_weights)} weights for {len(self.sizes)} "
+                              "sizes", "size_weights")
+            if not sum(self.size_weights) > 0:
+                raise Problem("must not all be zero", "size_weights")
+        if not isinstance(self.algorithms, str):
+            for name in self.algorithms:
+                try:
+                    find_algorithm(self.collective, name)
+                except CollsimError as error:
+                    raise Problem(str(error), "algorithms") from None
+        return self
 
 
-def _workload(path: Path, index: int, raw: object, entries: tuple[dict, ...]) -> tuple[
-        Workload, dict]:
-    where = f"workload[{index}]"
-    raw = _table(path, where, raw, _WORKLOAD_KEYS)
-    for required in ("collective", "sizes"):
-        if required not in raw:
-            raise _fail(path, where, f"missing key {required!r}")
-    collective = _string(path, f"{where}.collective", raw["collective"])
-    collectives = sorted({e["collective"] for e in entries})
-    if collective not in collectives:
-        raise _fail(path, f"{where}.collective",
-                    f"unknown collective {collective!r} (known: {', '.join(collectives)})")
-    weight = _number(path, f"{where}.weight", raw.get("weight", 1.0), positive=True)
-    sizes = _sizes(path, f"{where}.sizes", raw["sizes"])
-    if "size_weights" in raw:
-        size_weights = tuple(_number(path, f"{where}.size_weights", w) for w in
-                             _nonempty_list(path, f"{where}.size_weights", raw["size_weights"]))
-        if len(size_weights) != len(sizes):
-            raise _fail(path, f"{where}.size_weights",
-                        f"has {len(size_weights)} weights for {len(sizes)} sizes")
-        if not sum(size_weights) > 0:
-            raise _fail(path, f"{where}.size_weights", "must not all be zero")
-    else:
-        size_weights = tuple(1.0 for _ in sizes)
-    algorithms = raw.get("algorithms", "best")
-    known = [e["algorithm"] for e in entries if e["collective"] == collective]
-    if isinstance(algorithms, str):
-        if algorithms not in _ALGORITHM_CHOICES:
-            raise _fail(path, f"{where}.algorithms",
-                        f"must be 'best', 'all' or a list of names, got {algorithms!r}")
-        # "best"/"all": every algorithm but the selectors, which run one of the others
-        choice, names = algorithms, tuple(name for name in known if not is_selector(name))
-    else:
-        names = tuple(_nonempty_list(path, f"{where}.algorithms", algorithms))
+class _Study(Table):
+    name: Text | None = None
+    profile: Text = "hockney"
+    seed: Annotated[int, bounded("seed")] = 1
+    np: Annotated[tuple[int, ...], process_counts()] = Field(description="the process counts")
+    mappings: Annotated[list[Mapping], Field(min_length=1)] = ["block"]
+    timeout_s: Annotated[float, bounded("timeout_s")] = 600.0
+    timing_only: bool = False
+    predict_above_np: Annotated[int, bounded("np")] | None = None
+
+
+class ScenarioFile(Table):
+    """What a scenario file may hold (its schema); :func:`load_scenario` reads one."""
+
+    study: _Study = Field(default_factory=dict, validate_default=True)
+    machine: Annotated[list[_Machine], Field(min_length=1)] = Field(
+        description="a study needs at least one [[machine]]")
+    workload: Annotated[list[_Workload], Field(min_length=1)] = Field(
+        description="a study needs at least one [[workload]]")
+
+    @model_validator(mode="after")
+    def _distinct(self) -> "ScenarioFile":
+        names = [machine.name for machine in self.machine]
         for name in names:
-            if not isinstance(name, str):
-                raise _fail(path, f"{where}.algorithms", f"an algorithm is a name, got {name!r}")
-            try:
-                find_algorithm(collective, name)
-            except CollsimError as error:
-                raise _fail(path, f"{where}.algorithms", str(error)) from None
-        if len(set(names)) != len(names):
-            raise _fail(path, f"{where}.algorithms", "an algorithm appears twice")
-        choice = "list"
-    run_fields: dict = {}
-    for key, kind in (("dtype", str), ("op", str), ("root", int)):
-        if key in raw:
-            value = raw[key]
-            if isinstance(value, bool) or not isinstance(value, kind):
-                expected = "a string" if kind is str else "an integer"
-                raise _fail(path, f"{where}.{key}", f"must be {expected}, got {value!r}")
-            run_fields[key] = value
-    if run_fields.get("dtype", "double") not in DTYPE_BYTES:
-        raise _fail(path, f"{where}.dtype", f"unknown datatype {run_fields['dtype']!r} "
-                    f"(known: {', '.join(DTYPE_BYTES)})")
-    if run_fields.get("op", "sum") not in OPS:
-        raise _fail(path, f"{where}.op", f"unknown op {run_fields['op']!r} "
-                    f"(known: {', '.join(OPS)})")
-    if run_fields.get("root", 0) < 0:
-        raise _fail(path, f"{where}.root", f"must be >= 0, got {run_fields['root']}")
-    params_raw = _table(path, f"{where}.params", raw.get("params", {}),
-                        set(parameter_names()))  # algorithms/params.def, as published
-    try:
-        run_fields["params"] = AlgorithmParams.from_values(params_raw)
-    except (TypeError, ValueError) as error:
-        raise _fail(path, f"{where}.params", str(error)) from None
-    workload = Workload(collective=collective, weight=weight, sizes_bytes=sizes,
-                        size_weights=size_weights, algorithms=names, choice=choice)
-    return workload, run_fields
+            if names.count(name) > 1:
+                raise Problem(f"machine name {name!r} appears twice", "machine")
+        collectives = [workload.collective for workload in self.workload]
+        for collective in collectives:
+            if collectives.count(collective) > 1:
+                raise Problem(f"collective {collective!r} appears twice", "workload")
+        return self
 
 
 def load_scenario(path: str | os.PathLike, *, timing_only: bool = False) -> Scenario:
@@ -346,105 +323,122 @@ def load_scenario(path: str | os.PathLike, *, timing_only: bool = False) -> Scen
     """
     path = Path(path)
     data, text = read_toml(path, "scenario")
+    scenario = validate(ScenarioFile, data, str(path))
+    study = scenario.study
+    machines = tuple(Machine(name=m.name, source=dict(m.platform) if m.platform is not None
+                             else {"catalog": m.catalog},
+                             price=m.price.model_dump(exclude_unset=True))
+                     for m in scenario.machine)
+    workloads = tuple(_workload(w) for w in scenario.workload)
+    grid = _Grid(path=path, profile=_profile(path, study.profile), nps=study.np,
+                 mappings=tuple(study.mappings), seed=study.seed, timeout_s=study.timeout_s,
+                 timing_only=timing_only or study.timing_only,
+                 predict_above_np=study.predict_above_np)
+    simulations, predictions, not_predicted = grid.expand(
+        machines, [(workload, raw) for workload, raw in zip(workloads, scenario.workload)])
+    if not simulations and not predictions:
+        raise _fail(path, "workload", "the grid is empty: no algorithm applies to any "
+                    "process count")
+    return Scenario(path=path, name=study.name or path.stem, profile=grid.profile,
+                    seed=study.seed, nps=study.np, mappings=grid.mappings, machines=machines,
+                    workloads=workloads, simulations=tuple(simulations), text=text,
+                    predict_above_np=study.predict_above_np, predictions=tuple(predictions),
+                    not_predicted=tuple(dict.fromkeys(not_predicted)))
 
-    unknown = set(data) - _TOP_KEYS
-    if unknown:
-        raise _fail(path, sorted(unknown)[0],
-                    "unknown key (expected [study], [[machine]] and [[workload]])")
-    study = _table(path, "study", data.get("study", {}), _STUDY_KEYS)
-    name = _string(path, "study.name", study.get("name", path.stem))
-    profile = _string(path, "study.profile", study.get("profile", "hockney"))
+
+def _fail(path: Path, where: str, reason: str) -> CollsimError:
+    return CollsimError(f"{path}: {where}: {reason}")
+
+
+def _profile(path: Path, profile: str) -> str:
+    """The study's profile: a built-in name, or a profile file (beside the scenario when
+    relative) as an absolute path; checked now."""
+    relative = profile.endswith(".toml") and not os.path.isabs(profile)
     try:
-        load_profile(profile if os.path.isabs(profile) or not profile.endswith(".toml")
-                     else str(path.parent / profile))
+        load_profile(str(path.parent / profile) if relative else profile)
     except ValueError as error:
         raise _fail(path, "study.profile", str(error)) from None
-    if profile.endswith(".toml") and not os.path.isabs(profile):
-        profile = str((path.parent / profile).resolve())
-    seed = check("seed", study.get("seed", 1), label=f"{path}: study.seed")
-    if "np" not in study:
-        raise _fail(path, "study", "missing key 'np' (the process counts)")
-    _nonempty_list(path, "study.np", study["np"])
-    nps = _positive_ints(path, "study.np", study["np"])
-    mappings = tuple(_nonempty_list(path, "study.mappings", study.get("mappings", ["block"])))
-    for mapping in mappings:
-        if not isinstance(mapping, str) or mapping.partition(":")[0] not in MAPPINGS:
-            raise _fail(path, "study.mappings",
-                        f"unknown mapping {mapping!r} (known: {', '.join(MAPPINGS)})")
-    timeout_s = check("timeout_s", study.get("timeout_s", 600.0), label=f"{path}: study.timeout_s")
-    scenario_timing_only = study.get("timing_only", False)
-    if not isinstance(scenario_timing_only, bool):
-        raise _fail(path, "study.timing_only",
-                    f"must be true or false, got {scenario_timing_only!r}")
-    timing_only = timing_only or scenario_timing_only
-    predict_above_np = study.get("predict_above_np")
-    if predict_above_np is not None:
-        predict_above_np = check("np", predict_above_np, label=f"{path}: study.predict_above_np")
+    return str((path.parent / profile).resolve()) if relative else profile
 
-    raw_machines = data.get("machine")
-    if raw_machines is None:
-        raise _fail(path, "machine", "missing: a study needs at least one [[machine]]")
-    machines = tuple(_machine(path, i, raw) for i, raw in
-                     enumerate(_nonempty_list(path, "machine", raw_machines)))
-    names = [m.name for m in machines]
-    for machine in machines:
-        if names.count(machine.name) > 1:
-            raise _fail(path, "machine", f"machine name {machine.name!r} appears twice")
-    raw_workloads = data.get("workload")
-    if raw_workloads is None:
-        raise _fail(path, "workload", "missing: a study needs at least one [[workload]]")
-    entries = registry()
-    loaded = [_workload(path, i, raw, entries) for i, raw in
-              enumerate(_nonempty_list(path, "workload", raw_workloads))]
-    collectives = [w.collective for w, _ in loaded]
-    for collective in collectives:
-        if collectives.count(collective) > 1:
-            raise _fail(path, "workload", f"collective {collective!r} appears twice")
 
-    simulations, predictions, not_predicted = [], [], []
-    for machine in machines:
-        G = build_machine(machine.source)
-        cores = sum(c for _, c in G.nodes(data="cores") if c)
-        for np in nps:
-            if np > cores:
-                raise _fail(path, "study.np", f"np={np} is larger than machine "
-                            f"{machine.name!r} ({cores} cores)")
-            for mapping in mappings:  # a mapping file is read and checked now, not in a worker
-                try:
-                    platforms.map_ranks(G, np, mapping)
-                except ValueError as error:
-                    raise _fail(path, "study.mappings", str(error)) from None
-        for index, (workload, run_fields) in enumerate(loaded):
-            for algorithm in workload.algorithms:
-                entry = find_algorithm(workload.collective, algorithm)
-                for np in nps:
-                    for mapping in mappings:
-                        fields = dict(run_fields)
-                        # as in `collsim check`: a root past the communicator is its last rank
-                        fields["root"] = min(fields.get("root", 0), np - 1)
-                        spec = RunSpec(collective=workload.collective, algorithm=algorithm,
-                                       np=np, sizes_bytes=workload.sizes_bytes, seed=seed,
-                                       mapping=mapping, timing_only=timing_only, **fields)
-                        predicted = predict_above_np is not None and np > predict_above_np
-                        try:
-                            validate_spec(spec, entry, total_cores=cores, simulated=not predicted)
-                        except CollsimError as error:
-                            if workload.choice == "list":
-                                raise _fail(path, f"workload[{index}]", str(error)) from None
-                            continue  # "best"/"all": only the algorithms that apply
+def _workload(raw: _Workload) -> Workload:
+    if isinstance(raw.algorithms, str):
+        # "best"/"all": every algorithm but the selectors, which run one of the others
+        choice = raw.algorithms
+        names = tuple(e["algorithm"] for e in registry() if e["collective"] == raw.collective
+                      and not is_selector(e["algorithm"]))
+    else:
+        choice, names = "list", raw.algorithms
+    return Workload(collective=raw.collective, weight=raw.weight, sizes_bytes=raw.sizes,
+                    size_weights=raw.size_weights or tuple(1.0 for _ in raw.sizes),
+                    algorithms=names, choice=choice)
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """A study's settings, and its expansion to simulations and predictions."""
+
+    path: Path
+    profile: str
+    nps: tuple[int, ...]
+    mappings: tuple[str, ...]
+    seed: int
+    timeout_s: float
+    timing_only: bool
+    predict_above_np: int | None
+
+    def expand(self, machines: tuple[Machine, ...], workloads: list[tuple[Workload, _Workload]]
+               ) -> tuple[list[Simulation], list[Simulation], list[str]]:
+        """The simulations, the predictions and the entries not predicted (no network
+        pattern), machine x workload x algorithm x np x mapping."""
+        simulations, predictions, not_predicted = [], [], []
+        for machine in machines:
+            cores = self._fitting(machine)
+            for index, (workload, raw) in enumerate(workloads):
+                for algorithm in workload.algorithms:
+                    for spec, predicted in self._specs(index, workload, raw, algorithm, cores):
                         if predicted and not has_pattern(workload.collective, algorithm):
                             not_predicted.append(f"{machine.name}: {workload.collective}/"
                                                  f"{algorithm}")
                             continue
                         (predictions if predicted else simulations).append(Simulation(
-                            machine=machine.name, source=machine.source, profile=profile,
-                            spec=spec, timeout_s=timeout_s, predicted=predicted))
-    if not simulations and not predictions:
-        raise _fail(path, "workload", "the grid is empty: no algorithm applies to any "
-                    "process count")
-    return Scenario(path=path, name=name, profile=profile, seed=seed, nps=nps,
-                    mappings=mappings, machines=machines,
-                    workloads=tuple(w for w, _ in loaded), simulations=tuple(simulations),
-                    text=text, predict_above_np=predict_above_np,
-                    predictions=tuple(predictions),
-                    not_predicted=tuple(dict.fromkeys(not_predicted)))
+                            machine=machine.name, source=machine.source, profile=self.profile,
+                            spec=spec, timeout_s=self.timeout_s, predicted=predicted))
+        return simulations, predictions, not_predicted
+
+    def _fitting(self, machine: Machine) -> int:
+        """The machine's cores, once every process count and mapping is checked on it."""
+        G = build_machine(machine.source)
+        cores = sum(c for _, c in G.nodes(data="cores") if c)
+        for np in self.nps:
+            if np > cores:
+                raise _fail(self.path, "study.np", f"np={np} is larger than machine "
+                            f"{machine.name!r} ({cores} cores)")
+            for mapping in self.mappings:  # a mapping file is read and checked now, not in a worker
+                try:
+                    platforms.map_ranks(G, np, mapping)
+                except ValueError as error:
+                    raise _fail(self.path, "study.mappings", str(error)) from None
+        return cores
+
+    def _specs(self, index: int, workload: Workload, raw: _Workload, algorithm: str,
+               cores: int):
+        """(spec, predicted) of one algorithm, the cells it does not apply to left out
+        ("best"/"all") or refused (a list)."""
+        entry = find_algorithm(workload.collective, algorithm)
+        for np in self.nps:
+            for mapping in self.mappings:
+                # as in `collsim check`: a root past the communicator is its last rank
+                spec = RunSpec(collective=workload.collective, algorithm=algorithm, np=np,
+                               sizes_bytes=workload.sizes_bytes, seed=self.seed,
+                               mapping=mapping, timing_only=self.timing_only,
+                               dtype=raw.dtype, op=raw.op, root=min(raw.root, np - 1),
+                               params=raw.params)
+                predicted = self.predict_above_np is not None and np > self.predict_above_np
+                try:
+                    validate_spec(spec, entry, total_cores=cores, simulated=not predicted)
+                except CollsimError as error:
+                    if workload.choice == "list":
+                        raise _fail(self.path, f"workload[{index}]", str(error)) from None
+                    continue  # "best"/"all": only the algorithms that apply
+                yield spec, predicted

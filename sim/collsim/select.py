@@ -17,6 +17,7 @@ either way.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import os
 import sys
@@ -398,69 +399,83 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
     add_platform_arguments(parser)
     add_grid_arguments(parser)
 
-    def handler(args) -> int:
-        if args.coll not in ("allreduce", "reduce", "bcast"):
-            raise CollsimError(f"unknown collective {args.coll!r} (allreduce, reduce, bcast)")
-        if args.output:
-            if args.output.endswith(os.sep) or os.path.isdir(args.output):
-                raise CollsimError(f"-o {args.output}: a prefix of file names, not a directory")
-            for suffix in (".csv", ".png"):
-                check_output_path(args.output + suffix, "-o")
-        for path, option in ((args.rules, "--rules"), (args.openmpi_rules, "--openmpi-rules"),
-                             (args.mpich_json, "--mpich-json")):
-            if path:
-                check_output_path(path, option)
-        sizes = parse_sizes(args.bytes)
-        cores_per_node = max(args.cores_per_node or 1, 1)
-        if args.np is not None:
-            try:
-                nps = [int(x) for x in args.np.split(",")]
-            except ValueError:
-                raise CollsimError(f"malformed --np list {args.np!r}") from None
-        else:
-            total = (args.nodes or 64) * cores_per_node
-            nps = sorted({q for k in range(1, 20) for q in (2 ** k, 3 * 2 ** (k - 1))
-                          if 2 <= q <= total})
-        if min(nps) < 1:
-            raise CollsimError("process counts must be >= 1")
-        for n in sizes:
-            if n < 0 or n % 8:
-                raise CollsimError(f"sizes must be multiples of 8 (double elements), got {n}")
-        candidates = None if args.algorithms is None else args.algorithms.split(",")
-        how = ""
+    parser.set_defaults(handler=functools.partial(
+        _select_command, build_platform=build_platform, load_profile=load_profile,
+        parse_sizes=parse_sizes))
+
+
+def _check_select_outputs(args) -> None:
+    """Every file ``collsim select`` will write, checked before the first simulation."""
+    if args.output:
+        if args.output.endswith(os.sep) or os.path.isdir(args.output):
+            raise CollsimError(f"-o {args.output}: a prefix of file names, not a directory")
+        for suffix in (".csv", ".png"):
+            check_output_path(args.output + suffix, "-o")
+    for path, option in ((args.rules, "--rules"), (args.openmpi_rules, "--openmpi-rules"),
+                         (args.mpich_json, "--mpich-json")):
+        if path:
+            check_output_path(path, option)
+
+
+def _select_nps(args) -> list[int]:
+    """The process counts of ``--np``, or 2, 3, 4, 6, 8, ... up to the platform's cores."""
+    if args.np is not None:
         try:
-            if args.predict:
-                from collsim.network_model import model_graph
-                from collsim.platform_cli import resolve_platform
+            nps = [int(x) for x in args.np.split(",")]
+        except ValueError:
+            raise CollsimError(f"malformed --np list {args.np!r}") from None
+    else:
+        total = (args.nodes or 64) * max(args.cores_per_node or 1, 1)
+        nps = sorted({q for k in range(1, 20) for q in (2 ** k, 3 * 2 ** (k - 1))
+                      if 2 <= q <= total})
+    if min(nps) < 1:
+        raise CollsimError("process counts must be >= 1")
+    return nps
 
-                request = resolve_platform(args, max(nps))
-                cells, left_out = select_predicted(
-                    collective=args.coll, process_counts=nps, sizes_bytes=sizes,
-                    request=request, profile=load_profile(args.profile), mapping=args.mapping,
-                    algorithms=candidates, graph=model_graph(request))
-                if left_out:
-                    print(f"collsim: select --predict: no network pattern yet for "
-                          f"{', '.join(left_out)}: not ranked", file=sys.stderr)
-                how = ", predicted by the network model"
-            else:
-                cells = _simulated_cells(args, nps, sizes, candidates, build_platform,
-                                         load_profile)
-        except ValueError as error:
-            raise CollsimError(str(error)) from None
-        print(format_cells(cells), end="")
-        print(write_native_maps(cells, openmpi_rules=args.openmpi_rules,
-                                mpich_json=args.mpich_json), end="")
-        if args.output:
-            write_output(args.output + ".csv", cells_csv(cells).encode())
-            title = f"{args.coll}: fastest algorithm on {args.platform}" + (
-                " (predicted)" if args.predict else "")
-            write_output(args.output + ".png", heatmap_png(cells, title=title))
-        if args.rules:
-            write_rules(cells, args.rules, origin=f"platform {args.platform}, profile "
-                        f"{args.profile}{how}")
-        return 0
 
-    parser.set_defaults(handler=handler)
+def _select_command(args, *, build_platform: Callable, load_profile: Callable,
+                    parse_sizes: Callable) -> int:
+    """``collsim select``: rank the candidates, print the map, write what was asked."""
+    if args.coll not in ("allreduce", "reduce", "bcast"):
+        raise CollsimError(f"unknown collective {args.coll!r} (allreduce, reduce, bcast)")
+    _check_select_outputs(args)
+    sizes = parse_sizes(args.bytes)
+    nps = _select_nps(args)
+    for n in sizes:
+        if n < 0 or n % 8:
+            raise CollsimError(f"sizes must be multiples of 8 (double elements), got {n}")
+    candidates = None if args.algorithms is None else args.algorithms.split(",")
+    how = ""
+    try:
+        if args.predict:
+            from collsim.network_model import model_graph
+            from collsim.platform_cli import resolve_platform
+
+            request = resolve_platform(args, max(nps))
+            cells, left_out = select_predicted(
+                collective=args.coll, process_counts=nps, sizes_bytes=sizes,
+                request=request, profile=load_profile(args.profile), mapping=args.mapping,
+                algorithms=candidates, graph=model_graph(request))
+            if left_out:
+                print(f"collsim: select --predict: no network pattern yet for "
+                      f"{', '.join(left_out)}: not ranked", file=sys.stderr)
+            how = ", predicted by the network model"
+        else:
+            cells = _simulated_cells(args, nps, sizes, candidates, build_platform, load_profile)
+    except ValueError as error:
+        raise CollsimError(str(error)) from None
+    print(format_cells(cells), end="")
+    print(write_native_maps(cells, openmpi_rules=args.openmpi_rules,
+                            mpich_json=args.mpich_json), end="")
+    if args.output:
+        write_output(args.output + ".csv", cells_csv(cells).encode())
+        title = f"{args.coll}: fastest algorithm on {args.platform}" + (
+            " (predicted)" if args.predict else "")
+        write_output(args.output + ".png", heatmap_png(cells, title=title))
+    if args.rules:
+        write_rules(cells, args.rules, origin=f"platform {args.platform}, profile "
+                    f"{args.profile}{how}")
+    return 0
 
 
 def _simulated_cells(args, nps: list[int], sizes: tuple[int, ...], candidates,

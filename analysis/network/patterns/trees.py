@@ -45,21 +45,10 @@ def post(peer: int, n_bytes: int) -> Op:
     return Op("post", peer, n_bytes)
 
 
-def programs_pattern(programs: list[list[Task]]) -> Pattern:
-    """The pattern of per-rank programs (:class:`collsim.analysis.schedule.Step`
-    lists: the operations a rank posts together and waits for, then its
-    reduction; ``post`` ops for receives posted ahead).
-
-    Raises
-    ------
-    ValueError
-        If a send has no matching receive or the sizes differ, a task waits
-        for nothing, two tasks of one rank would share a step, or the
-        programs deadlock.
-    """
-    p = len(programs)
-    first_task = np.cumsum([0] + [len(program) for program in programs])
-    n_tasks = int(first_task[-1])
+def _matched_messages(programs: list[list[Task]], first_task: np.ndarray) -> list[tuple]:
+    """Each send matched with its receive: (src, src task, dst, dst task, bytes, ahead),
+    tasks numbered over all ranks (``first_task``); ``ahead``: the tasks the receive
+    was posted before its wait."""
     sends: dict[tuple[int, int], list[tuple[int, int]]] = {}
     receives: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
     for rank, program in enumerate(programs):
@@ -76,7 +65,7 @@ def programs_pattern(programs: list[list[Task]]) -> Pattern:
                     early = posted.get(op.peer)
                     ahead = index - early.pop(0) if early else 0
                     receives.setdefault((op.peer, rank), []).append((index, op.n_bytes, ahead))
-    messages = []   # (src, src task, dst, dst task, bytes, ahead)
+    messages = []
     for (src, dst), out in sends.items():
         into = receives.get((src, dst), [])
         if len(into) != len(out):
@@ -88,6 +77,25 @@ def programs_pattern(programs: list[list[Task]]) -> Pattern:
                              s_bytes, ahead))
     if sum(len(into) for into in receives.values()) != len(messages):
         raise ValueError("a receive has no matching send")
+    return messages
+
+
+def programs_pattern(programs: list[list[Task]]) -> Pattern:
+    """The pattern of per-rank programs (:class:`collsim.analysis.schedule.Step`
+    lists: the operations a rank posts together and waits for, then its
+    reduction; ``post`` ops for receives posted ahead).
+
+    Raises
+    ------
+    ValueError
+        If a send has no matching receive or the sizes differ, a task waits
+        for nothing, two tasks of one rank would share a step, or the
+        programs deadlock.
+    """
+    p = len(programs)
+    first_task = np.cumsum([0] + [len(program) for program in programs])
+    n_tasks = int(first_task[-1])
+    messages = _matched_messages(programs, first_task)
     # the tasks one message links must run in one step: union them
     group = list(range(n_tasks))
 
