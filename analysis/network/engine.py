@@ -244,6 +244,8 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     links with every other (the early finishers' next messages compete with
     the late ones' current messages, as in SimGrid).
     """
+    from . import kernels
+
     n_steps = len(steps)
     src = np.concatenate([step.src for step in steps])
     dst = np.concatenate([step.dst for step in steps])
@@ -286,9 +288,6 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
 
     first = np.ones(n_tasks, dtype=bool)
     first[1:] = task_rank[1:] != task_rank[:-1]
-    task_start = np.full(n_tasks, np.inf)
-    task_last = np.full(n_tasks, -np.inf)
-    posted = np.full(m, np.inf)
     # an eager message (under the eager threshold): its sender pays o_s and goes on, the
     # transfer starts once the receive is posted too, the receiver pays o_r after it
     eager = n_bytes < net.eager_threshold_bytes
@@ -304,88 +303,19 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
                            np.where(sendrecv[post_tasks[1]], net.send_overhead_s, 0.0)])
     serial_receiver = ((np.bincount(msg_tasks[1], minlength=n_tasks) > 1)
                        if net.recv_overhead_s else np.zeros(n_tasks, dtype=bool))
-    receiver_free = np.full(n_tasks, -np.inf)
-
-    def messages_of(tasks):
-        if not tasks.size:
-            return np.zeros(0, dtype=np.int64)
-        return np.unique(np.concatenate([end_msg[task_first[t]:task_first[t + 1]] for t in tasks]))
-
-    def start(tasks, times):
-        """Start tasks at times: post their messages, settle their eager sends; cascade."""
-        while tasks.size:
-            task_start[tasks] = times
-            # a task whose receives (posted ahead) all arrived before it started ends at once
-            idle = tasks[pending[tasks] == 0]
-            task_last[idle] = np.maximum(task_last[idle], task_start[idle])
-            candidates = messages_of(tasks)
-            starts = task_start[post_tasks[:, candidates]]
-            ready = np.all(np.isfinite(starts), axis=0) & ~np.isfinite(posted[candidates])
-            ready_msgs = candidates[ready]
-            posted[ready_msgs] = np.max(starts[:, ready] + post_delay[:, ready_msgs], axis=0)
-            # the sender's side of an eager message is done o_s after its task started
-            sends = candidates[eager[candidates] & np.isin(msg_tasks[0, candidates], tasks)]
-            if not sends.size and not idle.size:
-                return
-            senders = msg_tasks[0, sends]
-            np.maximum.at(task_last, senders, task_start[senders] + send_cost[sends])
-            np.subtract.at(pending, senders, 1)
-            tasks, times = following_tasks(np.unique(np.concatenate(
-                [idle, senders[pending[senders] == 0]])))
-
-    def following_tasks(completed):
-        following = completed + 1
-        same_rank = following < n_tasks
-        same_rank[same_rank] = task_rank[following[same_rank]] == task_rank[completed[same_rank]]
-        done_here = completed[same_rank]
-        return following[same_rank], task_last[done_here] + reduce_s[done_here]
-
-    start(np.flatnonzero(first), clock[task_rank[first]])
     size = (n_bytes + net.envelope_bytes).astype(float)
     flows = _Flows(size, fabric.routes(hosts[src], hosts[dst]), fabric, net, weight_S)
-    left = size.copy()
-    done = np.zeros(m, dtype=bool)
-    now = (posted + flows.latency).min()
-    while not done.all():
-        data_start = posted + flows.latency
-        active = ~done & (data_start <= now)
-        waiting = ~done & ~active & np.isfinite(data_start)
-        next_start = data_start[waiting].min() if waiting.any() else np.inf
-        if active.any():
-            index = np.nonzero(active)[0]
-            rate = flows.rates(index, active)
-            finish = now + left[index] / rate
-            until = min(finish.min(), next_start)
-            ends = finish <= until + abs(until) * _DONE_RTOL
-            finished, finished_at = index[ends], finish[ends]
-            going = index[~ends]
-            left[going] = np.maximum(left[going] - rate[~ends] * (until - now),
-                                     size[going] * _DONE_RTOL)
-        elif np.isfinite(next_start):
-            until, finished, finished_at = next_start, np.zeros(0, dtype=np.int64), np.zeros(0)
-        else:
-            raise ValueError("the steps deadlock (a message's ranks never reach its step)")
-        now = until
-        if not finished.size:
-            continue
-        done[finished] = True
-        # the receiver's side always; the sender's when it waited (rendezvous)
-        rendezvous = ~eager[finished]
-        tasks = np.concatenate([msg_tasks[1, finished], msg_tasks[0, finished[rendezvous]]])
-        received = finished_at + receive_cost[finished]
-        serial = serial_receiver[msg_tasks[1, finished]]
-        if serial.any():
-            received[serial] = _serial_receives(msg_tasks[1, finished[serial]],
-                                                finished_at[serial],
-                                                receive_cost[finished[serial]], receiver_free)
-        ends_at = np.concatenate([received, finished_at[rendezvous]])
-        np.maximum.at(task_last, tasks, ends_at)
-        np.subtract.at(pending, tasks, 1)
-        # a receive posted ahead may complete a task before it starts (it then ends when it
-        # starts), or before the start its previous task set for it, later than now
-        completed = np.unique(tasks[(pending[tasks] == 0) & np.isfinite(task_start[tasks])])
-        task_last[completed] = np.maximum(task_last[completed], task_start[completed])
-        start(*following_tasks(completed))
+    task_last, deadlock = kernels.run_together(
+        np.flatnonzero(first), clock[task_rank[first]], task_rank, pending.astype(np.int64),
+        reduce_s, task_first.astype(np.int64), end_msg.astype(np.int64),
+        np.ascontiguousarray(msg_tasks, dtype=np.int64),
+        np.ascontiguousarray(post_tasks, dtype=np.int64),
+        np.ascontiguousarray(post_delay, dtype=float), eager, np.asarray(send_cost, dtype=float),
+        np.asarray(receive_cost, dtype=float), serial_receiver,
+        np.asarray(flows.latency, dtype=float), size, np.asarray(flows.rate_factor, dtype=float),
+        *flows.lists, flows.capacity, flows.penalty, flows.bound, LEVEL_RTOL, _DONE_RTOL)
+    if deadlock:
+        raise ValueError("the steps deadlock (a message's ranks never reach its step)")
     after = clock.copy()
     np.maximum.at(after, task_rank, task_last + reduce_s)
     return after
