@@ -230,9 +230,18 @@ def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty
     version = np.zeros(k, dtype=np.int64)
     heap = [(np.inf, np.int64(-1), np.int64(-1))]
     heap.pop()
+    # each shared link's sum of 1 / penalty over its open flows, added in ascending flow
+    # order as _usage adds them, over the open flows' crossings only
+    usage_of = np.zeros(k)
+    for f in range(m):
+        if open_flow[f]:
+            for e in range(flow_start[f], flow_start[f + 1]):
+                link = flow_link[e]
+                if crossings[link] >= 2:
+                    usage_of[link] += weight[f]
     for link in range(k):
         if crossings[link] >= 2:
-            usage = _usage(link, link_start, link_flow, open_flow, weight)
+            usage = usage_of[link]
             if usage > 0:
                 heap.append((max(remaining[link], 0.0) / usage, np.int64(link), np.int64(0)))
     heapq.heapify(heap)
