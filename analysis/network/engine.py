@@ -25,10 +25,12 @@ rank's several sends in one step are posted ``o_s`` apart (one ``MPI_Isend``
 after another), its several eager receives pay ``o_r`` in turn, in order of
 arrival (:func:`_staggered_sends`, :func:`_serial_receives`).
 
-A step's flows, the filling and its event loop run compiled
-(:mod:`collsim.analysis.network.kernels`, numba, loaded on first use): at a
-million ranks a step is a million flows, and numpy's passes over their
-crossings, once per round of the filling, were most of the time.
+A step's flows, the filling, its event loop and the event loop of steps
+run together run compiled (:mod:`collsim.analysis.network.kernels`, numba,
+loaded on first use): at a million ranks a step is a million flows, and
+numpy's passes over their crossings, once per round of the filling, were
+most of the time; the steps run together made one numpy pass over all
+their messages per event.
 
 What it leaves out: SMPI's cross-traffic (the reverse route's 5 % load; off
 in the ``hockney`` profile and the catalog's) and, above

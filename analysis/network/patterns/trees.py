@@ -12,6 +12,14 @@ order whatever the numbering; the numbers group messages for it.  The
 patterns are windowed (``Pattern.windowed``): a pipeline's thousands of
 short steps run together in windows rather than each step alone.
 
+The generic trees and the linear reduce and allreduce are written as op
+arrays with numpy over ranks (:func:`arrays_pattern`'s form: a program of
+Python objects per rank was most of a million-rank prediction); the others'
+programs are flattened into the same arrays.  Matching sends to receives,
+the receives posted ahead and the step numbers are numpy and compiled
+loops (:mod:`collsim.analysis.network.kernels`), in the order the per-rank
+version took them, so the steps are the same, message for message.
+
 The pipelined engines' programs are the models' own
 (:mod:`collsim.analysis.models._pipelined`: the same trees, block plans and
 order of operations), so the pattern and the model cannot drift apart.
@@ -31,7 +39,7 @@ from collsim.analysis.models._lookup import parameter_default
 from collsim.analysis.models.bcast import (binomial_children, knomial_children,
                                            level_order_binary_children)
 from collsim.analysis.models.reduce import in_order_binomial_children
-from collsim.analysis.schedule import Op, Step as Task, recv, send
+from collsim.analysis.schedule import Op, Step as Task
 from collsim.params import DEFAULT_PARAMS
 
 from ..pattern import Pattern, Step
