@@ -252,8 +252,7 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     src = np.concatenate([step.src for step in steps])
     dst = np.concatenate([step.dst for step in steps])
     n_bytes = np.concatenate([step.n_bytes for step in steps])
-    step_of = np.concatenate([np.full(len(step.src), k, dtype=np.int64)
-                              for k, step in enumerate(steps)])
+    step_of = np.repeat(np.arange(n_steps, dtype=np.int64), [len(step.src) for step in steps])
     m = len(src)
     # tasks: (rank, step) pairs in rank-major order, so a rank's next task is the next index
     end_rank = np.concatenate([src, dst])
@@ -276,13 +275,17 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
         post_tasks = np.stack([msg_tasks[0], posted_in])
     pending = np.bincount(end_task, minlength=n_tasks)
     reduce_s = np.zeros(n_tasks)
-    for k, step in enumerate(steps):
-        if len(step.reduce_ranks):
-            keys = step.reduce_ranks * n_steps + k
-            where = np.searchsorted(task_keys, keys)
-            if np.any(where >= n_tasks) or np.any(task_keys[np.minimum(where, n_tasks - 1)] != keys):
-                raise ValueError(f"step {k}: a rank reduces without a message in the step")
-            np.add.at(reduce_s, where, step.reduce_bytes * fabric.gamma_s_per_byte)
+    reducing = [(k, step) for k, step in enumerate(steps) if len(step.reduce_ranks)]
+    if reducing:
+        # every step's reductions at once, added step by step as before
+        keys = np.concatenate([step.reduce_ranks * n_steps + k for k, step in reducing])
+        where = np.searchsorted(task_keys, keys)
+        wrong = (where >= n_tasks) | (task_keys[np.minimum(where, n_tasks - 1)] != keys)
+        if np.any(wrong):
+            raise ValueError(f"step {int(keys[np.argmax(wrong)] % n_steps)}: a rank reduces "
+                             "without a message in the step")
+        np.add.at(reduce_s, where, np.concatenate([step.reduce_bytes for _, step in reducing])
+                  * fabric.gamma_s_per_byte)
     post_task = post_tasks.reshape(-1)
     order = np.argsort(post_task, kind="stable")
     task_first = np.searchsorted(post_task[order], np.arange(n_tasks + 1))

@@ -42,7 +42,7 @@ from collsim.analysis.models.reduce import in_order_binomial_children
 from collsim.analysis.schedule import Op, Step as Task
 from collsim.params import DEFAULT_PARAMS
 
-from ..pattern import Pattern, Step
+from ..pattern import Pattern, _checked_steps
 from . import rounds
 from ._common import nothing_to_send
 
@@ -164,14 +164,11 @@ def arrays_pattern(p: int, n_tasks_of: np.ndarray, compute: np.ndarray, op_rank:
     reducing = np.flatnonzero(compute)
     by_reduce = reducing[np.argsort(step_of[reducing], kind="stable")]
     reduce_cuts = np.searchsorted(step_of[by_reduce], np.arange(n_steps + 1))
-    steps = []
-    for k in range(n_steps):
-        chosen = by_step[cuts[k]:cuts[k + 1]]
-        reducers = by_reduce[reduce_cuts[k]:reduce_cuts[k + 1]]
-        steps.append(Step(src[chosen], dst[chosen], n_bytes[chosen], task_rank[reducers],
-                          compute[reducers], post_ahead=ahead[chosen] if ahead.any() else ()))
+    steps = _checked_steps(src[by_step], dst[by_step], n_bytes[by_step], task_rank[by_reduce],
+                           compute[by_reduce], ahead[by_step] if ahead.any() else (),
+                           cuts, reduce_cuts)
     # thousands of short steps for a pipeline: simulated together, in windows when many
-    return Pattern(p, tuple(steps), windowed=True)
+    return Pattern(p, steps, windowed=True)
 
 
 def _params(params):
