@@ -76,15 +76,18 @@ def measure(collsim: str, machine: str, collective: str, algorithm: str, np_rank
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         return {"model_s": None, "wall_s": timeout_s, "cpu_s": None, "maxrss_MB": None,
-                "timed_out": True}
-    if process.returncode:
-        raise SystemExit(f"{' '.join(command[2:])}: exit {process.returncode}\n{report}")
+                "timed_out": True, "failed": 0}
+    if process.returncode:   # a row that says so (out of memory under ulimit -v, say)
+        print(f"{' '.join(command[2:])}: exit {process.returncode}\n{report[-2000:]}",
+              file=sys.stderr)
+        return {"model_s": None, "wall_s": None, "cpu_s": None, "maxrss_MB": None,
+                "timed_out": False, "failed": process.returncode}
     row = json.loads(stdout.splitlines()[0])
 
     def field(name):
         return re.search(rf"{re.escape(name)}: (.+)", report).group(1).strip()
 
-    return {"model_s": row["model_s"],
+    return {"failed": 0, "model_s": row["model_s"],
             "wall_s": _wall_s(field("Elapsed (wall clock) time (h:mm:ss or m:ss)")),
             "cpu_s": float(field("User time (seconds)")) + float(field("System time (seconds)")),
             "maxrss_MB": int(field("Maximum resident set size (kbytes)")) / 1024,
@@ -143,6 +146,13 @@ def main() -> None:
                 model_s = next((r["model_s"] for r in rows if r["model_s"] is not None), None)
                 over = any(r["timed_out"] for r in rows)
                 wall, cpu, peak = (_median(rows, k) for k in ("wall_s", "cpu_s", "maxrss_MB"))
+                failed = next((r["failed"] for r in rows if r["failed"]), 0)
+                if failed:
+                    print(f"| {entry} | {machine} | failed (exit {failed}) | - | - | - |"
+                          if args.markdown else
+                          f"{machine:<8} {entry:<46} {args.np:>8} failed (exit {failed})  "
+                          f"{collsim}", flush=True)
+                    continue
                 if args.markdown:
                     cells = ["-" if model_s is None else f"{model_s:.9g}",
                              f"> {args.timeout:g}" if over else f"{cpu:.1f}",
