@@ -130,6 +130,63 @@ def test_programs_pattern_refuses_unmatched_and_deadlocked_programs():
                                 [Task((recv(0, 8),)), Task((send(0, 8),))]])
 
 
+def _per_rank_generic_tree(p, n, root, children, reduce):
+    """Open MPI's generic bcast or reduce as one program of Python objects per rank
+    (the form the array builders replaced), through ``programs_pattern``."""
+    kids_of = [[(c + root) % p for c in children(v)] for v in range(p)]
+    parent_of = {child: (v + root) % p for v in range(p) for child in kids_of[v]}
+    programs = []
+    for rank in range(p):
+        kids = kids_of[(rank - root) % p]
+        if reduce:
+            program = [Task(((trees.post(kids[i + 1], n),) if i + 1 < len(kids) else ())
+                            + (recv(child, n),), compute_bytes=n)
+                       for i, child in enumerate(kids)]
+            program += [Task((send(parent_of[rank], n),))] if rank != root else []
+        else:
+            program = [Task((recv(parent_of[rank], n),))] if rank != root else []
+            program += [Task(tuple(send(child, n) for child in kids))] if kids else []
+        programs.append(program)
+    return trees.programs_pattern(programs)
+
+
+def _same_steps(a, b):
+    assert (a.p, a.windowed, len(a.steps)) == (b.p, b.windowed, len(b.steps))
+    for x, y in zip(a.steps, b.steps):
+        for name in ("src", "dst", "n_bytes", "reduce_ranks", "reduce_bytes", "post_ahead"):
+            assert getattr(x, name).tolist() == getattr(y, name).tolist(), name
+        assert x.repeat == y.repeat
+
+
+@pytest.mark.parametrize("p", [2, 5, 13, 64])
+@pytest.mark.parametrize("root", [0, 1, -1])
+def test_the_array_builders_give_the_per_rank_programs_steps(p, root):
+    # message for message, in the same order: the order fixes the engine's sums
+    from collsim.analysis.models.bcast import binomial_children, level_order_binary_children
+    from collsim.analysis.models.reduce import in_order_binomial_children
+
+    root %= p
+    n = 8 * 100
+    cases = [(trees.bcast_concurrent_binomial, binomial_children, False),
+             (trees.bcast_concurrent_binary, level_order_binary_children, False),
+             (trees.reduce_overlapped_binomial, in_order_binomial_children, True),
+             (trees.reduce_overlapped_binary, level_order_binary_children, True),
+             (trees.bcast_linear, lambda v, p: list(range(1, p)) if v == 0 else [], False)]
+    for build, children, reduce in cases:
+        _same_steps(build(p, 100, elem_bytes=8, root=root),
+                    _per_rank_generic_tree(p, n, root, lambda v: children(v, p), reduce))
+
+
+def test_arrays_pattern_refuses_mismatched_sizes_idle_tasks_and_unmatched_receives():
+    with pytest.raises(ValueError, match="received as"):
+        trees.programs_pattern([[Task((send(1, 8),))], [Task((recv(0, 16),))]])
+    with pytest.raises(ValueError, match="waits for no message"):
+        trees.programs_pattern([[Task((send(1, 8),)), Task(())], [Task((recv(0, 8),))]])
+    with pytest.raises(ValueError, match="a receive has no matching send"):
+        trees.programs_pattern([[Task((send(1, 8),))], [Task((recv(0, 8),)), Task((recv(2, 8),))],
+                                [Task((recv(3, 8),))], [Task((send(2, 8),))]])
+
+
 TAPERED_FAT_TREE = {"generator": "fat_tree", "levels": 2, "down_ports": [16, 16],
                     "up_ports": [1, 4]}
 

@@ -25,10 +25,12 @@ rank's several sends in one step are posted ``o_s`` apart (one ``MPI_Isend``
 after another), its several eager receives pay ``o_r`` in turn, in order of
 arrival (:func:`_staggered_sends`, :func:`_serial_receives`).
 
-A step's flows, the filling and its event loop run compiled
-(:mod:`collsim.analysis.network.kernels`, numba, loaded on first use): at a
-million ranks a step is a million flows, and numpy's passes over their
-crossings, once per round of the filling, were most of the time.
+A step's flows, the filling, its event loop and the event loop of steps
+run together run compiled (:mod:`collsim.analysis.network.kernels`, numba,
+loaded on first use): at a million ranks a step is a million flows, and
+numpy's passes over their crossings, once per round of the filling, were
+most of the time; the steps run together made one numpy pass over all
+their messages per event.
 
 What it leaves out: SMPI's cross-traffic (the reverse route's 5 % load; off
 in the ``hockney`` profile and the catalog's) and, above
@@ -232,161 +234,6 @@ def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
     return after
 
 
-class _Tasks:
-    """The tasks of several steps run together, and the messages between them.
-
-    A task is a rank's part in a step: (rank, step) pairs in rank-major order,
-    so a rank's next task is the next index.  :meth:`start` starts tasks (and
-    the tasks that follow them, cascading) and posts their messages;
-    :meth:`complete` ends the tasks a finished message completes.
-    """
-
-    def __init__(self, steps: list[Step], fabric: Fabric, net: NetworkParams) -> None:
-        n_steps = len(steps)
-        self.src = src = np.concatenate([step.src for step in steps])
-        self.dst = dst = np.concatenate([step.dst for step in steps])
-        self.n_bytes = np.concatenate([step.n_bytes for step in steps])
-        step_of = np.concatenate([np.full(len(step.src), k, dtype=np.int64)
-                                  for k, step in enumerate(steps)])
-        self.m = m = len(src)
-        end_rank = np.concatenate([src, dst])
-        task_keys, end_task = np.unique(end_rank * n_steps + np.concatenate([step_of, step_of]),
-                                        return_inverse=True)
-        end_task = end_task.reshape(-1)
-        self.task_rank = task_keys // n_steps
-        self.n_tasks = n_tasks = len(task_keys)
-        self.msg_tasks = np.stack([end_task[:m], end_task[m:]])
-        self.post_tasks = self._posting_tasks(steps)
-        self.pending = np.bincount(end_task, minlength=n_tasks)
-        self.reduce_s = self._reduce_s(steps, task_keys, fabric)
-        post_task = self.post_tasks.reshape(-1)
-        order = np.argsort(post_task, kind="stable")
-        self.task_first = np.searchsorted(post_task[order], np.arange(n_tasks + 1))
-        self.end_msg = np.concatenate([np.arange(m), np.arange(m)])[order]
-        self.task_start = np.full(n_tasks, np.inf)
-        self.task_last = np.full(n_tasks, -np.inf)
-        self.posted = np.full(m, np.inf)
-        self._costs(net)
-
-    def _posting_tasks(self, steps: list[Step]) -> np.ndarray:
-        """The tasks that post each message (sender's, receiver's): the receiver's may be
-        an earlier one (an MPI_Irecv waited for later); a rank's tasks are consecutive,
-        so earlier is a smaller index."""
-        post_ahead = np.concatenate([step.post_ahead if len(step.post_ahead)
-                                     else np.zeros(len(step.src), dtype=np.int64)
-                                     for step in steps])
-        if not post_ahead.any():
-            return self.msg_tasks
-        # a receive posted before these steps (an earlier window) is posted at the first
-        posted_in = np.maximum(self.msg_tasks[1] - post_ahead, 0)
-        earlier = self.task_rank[posted_in] != self.dst
-        posted_in[earlier] = np.searchsorted(self.task_rank, self.dst[earlier])
-        return np.stack([self.msg_tasks[0], posted_in])
-
-    def _reduce_s(self, steps: list[Step], task_keys: np.ndarray, fabric: Fabric) -> np.ndarray:
-        """Each task's reduction time, after its messages."""
-        n_steps, n_tasks = len(steps), self.n_tasks
-        reduce_s = np.zeros(n_tasks)
-        for k, step in enumerate(steps):
-            if len(step.reduce_ranks):
-                keys = step.reduce_ranks * n_steps + k
-                where = np.searchsorted(task_keys, keys)
-                if np.any(where >= n_tasks) or np.any(
-                        task_keys[np.minimum(where, n_tasks - 1)] != keys):
-                    raise ValueError(f"step {k}: a rank reduces without a message in the step")
-                np.add.at(reduce_s, where, step.reduce_bytes * fabric.gamma_s_per_byte)
-        return reduce_s
-
-    def _costs(self, net: NetworkParams) -> None:
-        """The overheads: an eager message (under the eager threshold): its sender pays
-        o_s and goes on, the transfer starts once the receive is posted too, the receiver
-        pays o_r after it.  A rank that sends and receives in one step (MPI_Sendrecv)
-        pays its MPI_Isend's overhead (smpi/ois) before it posts either; a part's several
-        sends are posted o_s apart and its several eager receives pay o_r in turn, as
-        SMPI charges them."""
-        n_tasks, post_tasks = self.n_tasks, self.post_tasks
-        self.eager = self.n_bytes < net.eager_threshold_bytes
-        self.receive_cost = np.where(self.eager, net.recv_overhead_s, 0.0)
-        sendrecv = ((np.bincount(post_tasks[0], minlength=n_tasks) > 0)
-                    & (np.bincount(post_tasks[1], minlength=n_tasks) > 0))
-        send_delay, self.send_cost = _staggered_sends(post_tasks[0], self.eager,
-                                                      sendrecv[post_tasks[0]],
-                                                      net.send_overhead_s)
-        self.post_delay = np.stack([send_delay,
-                                    np.where(sendrecv[post_tasks[1]], net.send_overhead_s, 0.0)])
-        self.serial_receiver = ((np.bincount(self.msg_tasks[1], minlength=n_tasks) > 1)
-                                if net.recv_overhead_s else np.zeros(n_tasks, dtype=bool))
-        self.receiver_free = np.full(n_tasks, -np.inf)
-
-    def first_tasks(self) -> np.ndarray:
-        """Whether each task is its rank's first."""
-        first = np.ones(self.n_tasks, dtype=bool)
-        first[1:] = self.task_rank[1:] != self.task_rank[:-1]
-        return first
-
-    def _messages_of(self, tasks: np.ndarray) -> np.ndarray:
-        if not tasks.size:
-            return np.zeros(0, dtype=np.int64)
-        return np.unique(np.concatenate([self.end_msg[self.task_first[t]:self.task_first[t + 1]]
-                                         for t in tasks]))
-
-    def start(self, tasks: np.ndarray, times: np.ndarray) -> None:
-        """Start tasks at times: post their messages, settle their eager sends; cascade."""
-        task_start, task_last, pending, msg_tasks = (self.task_start, self.task_last,
-                                                     self.pending, self.msg_tasks)
-        while tasks.size:
-            task_start[tasks] = times
-            # a task whose receives (posted ahead) all arrived before it started ends at once
-            idle = tasks[pending[tasks] == 0]
-            task_last[idle] = np.maximum(task_last[idle], task_start[idle])
-            candidates = self._messages_of(tasks)
-            starts = task_start[self.post_tasks[:, candidates]]
-            ready = np.all(np.isfinite(starts), axis=0) & ~np.isfinite(self.posted[candidates])
-            ready_msgs = candidates[ready]
-            self.posted[ready_msgs] = np.max(starts[:, ready] + self.post_delay[:, ready_msgs],
-                                             axis=0)
-            # the sender's side of an eager message is done o_s after its task started
-            sends = candidates[self.eager[candidates] & np.isin(msg_tasks[0, candidates], tasks)]
-            if not sends.size and not idle.size:
-                return
-            senders = msg_tasks[0, sends]
-            np.maximum.at(task_last, senders, task_start[senders] + self.send_cost[sends])
-            np.subtract.at(pending, senders, 1)
-            tasks, times = self.following_tasks(np.unique(np.concatenate(
-                [idle, senders[pending[senders] == 0]])))
-
-    def following_tasks(self, completed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The tasks after completed ones on their ranks, and when they start."""
-        following = completed + 1
-        same_rank = following < self.n_tasks
-        same_rank[same_rank] = (self.task_rank[following[same_rank]]
-                                == self.task_rank[completed[same_rank]])
-        done_here = completed[same_rank]
-        return following[same_rank], self.task_last[done_here] + self.reduce_s[done_here]
-
-    def complete(self, finished: np.ndarray, finished_at: np.ndarray) -> None:
-        """Messages finished at these times: their tasks end (the receiver's side always;
-        the sender's when it waited, rendezvous), and what follows starts."""
-        msg_tasks, task_last, pending = self.msg_tasks, self.task_last, self.pending
-        rendezvous = ~self.eager[finished]
-        tasks = np.concatenate([msg_tasks[1, finished], msg_tasks[0, finished[rendezvous]]])
-        received = finished_at + self.receive_cost[finished]
-        serial = self.serial_receiver[msg_tasks[1, finished]]
-        if serial.any():
-            received[serial] = _serial_receives(msg_tasks[1, finished[serial]],
-                                                finished_at[serial],
-                                                self.receive_cost[finished[serial]],
-                                                self.receiver_free)
-        ends_at = np.concatenate([received, finished_at[rendezvous]])
-        np.maximum.at(task_last, tasks, ends_at)
-        np.subtract.at(pending, tasks, 1)
-        # a receive posted ahead may complete a task before it starts (it then ends when it
-        # starts), or before the start its previous task set for it, later than now
-        completed = np.unique(tasks[(pending[tasks] == 0) & np.isfinite(self.task_start[tasks])])
-        task_last[completed] = np.maximum(task_last[completed], self.task_start[completed])
-        self.start(*self.following_tasks(completed))
-
-
 def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
                   net: NetworkParams, weight_S: float = 0.0) -> np.ndarray:
     """Several steps as one event-driven flow simulation: each rank runs its own steps in order.
@@ -399,40 +246,83 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     links with every other (the early finishers' next messages compete with
     the late ones' current messages, as in SimGrid).
     """
-    tasks = _Tasks(steps, fabric, net)
-    first = tasks.first_tasks()
-    tasks.start(np.flatnonzero(first), clock[tasks.task_rank[first]])
-    size = (tasks.n_bytes + net.envelope_bytes).astype(float)
-    flows = _Flows(size, fabric.routes(hosts[tasks.src], hosts[tasks.dst]), fabric, net, weight_S)
-    left = size.copy()
-    done = np.zeros(tasks.m, dtype=bool)
-    now = (tasks.posted + flows.latency).min()
-    while not done.all():
-        data_start = tasks.posted + flows.latency
-        active = ~done & (data_start <= now)
-        waiting = ~done & ~active & np.isfinite(data_start)
-        next_start = data_start[waiting].min() if waiting.any() else np.inf
-        if active.any():
-            index = np.nonzero(active)[0]
-            rate = flows.rates(index, active)
-            finish = now + left[index] / rate
-            until = min(finish.min(), next_start)
-            ends = finish <= until + abs(until) * _DONE_RTOL
-            finished, finished_at = index[ends], finish[ends]
-            going = index[~ends]
-            left[going] = np.maximum(left[going] - rate[~ends] * (until - now),
-                                     size[going] * _DONE_RTOL)
-        elif np.isfinite(next_start):
-            until, finished, finished_at = next_start, np.zeros(0, dtype=np.int64), np.zeros(0)
-        else:
-            raise ValueError("the steps deadlock (a message's ranks never reach its step)")
-        now = until
-        if not finished.size:
-            continue
-        done[finished] = True
-        tasks.complete(finished, finished_at)
+    from . import kernels
+
+    n_steps = len(steps)
+    src = np.concatenate([step.src for step in steps])
+    dst = np.concatenate([step.dst for step in steps])
+    n_bytes = np.concatenate([step.n_bytes for step in steps])
+    step_of = np.repeat(np.arange(n_steps, dtype=np.int64), [len(step.src) for step in steps])
+    m = len(src)
+    # tasks: (rank, step) pairs in rank-major order, so a rank's next task is the next index
+    end_rank = np.concatenate([src, dst])
+    task_keys, end_task = np.unique(end_rank * n_steps + np.concatenate([step_of, step_of]),
+                                    return_inverse=True)
+    end_task = end_task.reshape(-1)
+    task_rank = task_keys // n_steps
+    n_tasks = len(task_keys)
+    msg_tasks = np.stack([end_task[:m], end_task[m:]])
+    # the tasks that post each message: the receiver's may be an earlier one (an MPI_Irecv
+    # waited for later); a rank's tasks are consecutive, so earlier is a smaller index
+    post_ahead = np.concatenate([step.post_ahead if len(step.post_ahead)
+                                 else np.zeros(len(step.src), dtype=np.int64) for step in steps])
+    post_tasks = msg_tasks
+    if post_ahead.any():
+        # a receive posted before these steps (an earlier window) is posted at the first
+        posted_in = np.maximum(msg_tasks[1] - post_ahead, 0)
+        earlier = task_rank[posted_in] != dst
+        posted_in[earlier] = np.searchsorted(task_rank, dst[earlier])
+        post_tasks = np.stack([msg_tasks[0], posted_in])
+    pending = np.bincount(end_task, minlength=n_tasks)
+    reduce_s = np.zeros(n_tasks)
+    reducing = [(k, step) for k, step in enumerate(steps) if len(step.reduce_ranks)]
+    if reducing:
+        # every step's reductions at once, added step by step as before
+        keys = np.concatenate([step.reduce_ranks * n_steps + k for k, step in reducing])
+        where = np.searchsorted(task_keys, keys)
+        wrong = (where >= n_tasks) | (task_keys[np.minimum(where, n_tasks - 1)] != keys)
+        if np.any(wrong):
+            raise ValueError(f"step {int(keys[np.argmax(wrong)] % n_steps)}: a rank reduces "
+                             "without a message in the step")
+        np.add.at(reduce_s, where, np.concatenate([step.reduce_bytes for _, step in reducing])
+                  * fabric.gamma_s_per_byte)
+    post_task = post_tasks.reshape(-1)
+    order = np.argsort(post_task, kind="stable")
+    task_first = np.searchsorted(post_task[order], np.arange(n_tasks + 1))
+    end_msg = np.concatenate([np.arange(m), np.arange(m)])[order]
+
+    first = np.ones(n_tasks, dtype=bool)
+    first[1:] = task_rank[1:] != task_rank[:-1]
+    # an eager message (under the eager threshold): its sender pays o_s and goes on, the
+    # transfer starts once the receive is posted too, the receiver pays o_r after it
+    eager = n_bytes < net.eager_threshold_bytes
+    receive_cost = np.where(eager, net.recv_overhead_s, 0.0)
+    # a rank that sends and receives in one step (MPI_Sendrecv) pays its MPI_Isend's
+    # overhead (smpi/ois) before it posts either; a part's several sends are posted o_s
+    # apart and its several eager receives pay o_r in turn, as SMPI charges them
+    sendrecv = ((np.bincount(post_tasks[0], minlength=n_tasks) > 0)
+                & (np.bincount(post_tasks[1], minlength=n_tasks) > 0))
+    send_delay, send_cost = _staggered_sends(post_tasks[0], eager, sendrecv[post_tasks[0]],
+                                             net.send_overhead_s)
+    post_delay = np.stack([send_delay,
+                           np.where(sendrecv[post_tasks[1]], net.send_overhead_s, 0.0)])
+    serial_receiver = ((np.bincount(msg_tasks[1], minlength=n_tasks) > 1)
+                       if net.recv_overhead_s else np.zeros(n_tasks, dtype=bool))
+    size = (n_bytes + net.envelope_bytes).astype(float)
+    flows = _Flows(size, fabric.routes(hosts[src], hosts[dst]), fabric, net, weight_S)
+    task_last, deadlock = kernels.run_together(
+        np.flatnonzero(first), clock[task_rank[first]], task_rank, pending.astype(np.int64),
+        reduce_s, task_first.astype(np.int64), end_msg.astype(np.int64),
+        np.ascontiguousarray(msg_tasks, dtype=np.int64),
+        np.ascontiguousarray(post_tasks, dtype=np.int64),
+        np.ascontiguousarray(post_delay, dtype=float), eager, np.asarray(send_cost, dtype=float),
+        np.asarray(receive_cost, dtype=float), serial_receiver,
+        np.asarray(flows.latency, dtype=float), size, np.asarray(flows.rate_factor, dtype=float),
+        *flows.lists, flows.capacity, flows.penalty, flows.bound, LEVEL_RTOL, _DONE_RTOL)
+    if deadlock:
+        raise ValueError("the steps deadlock (a message's ranks never reach its step)")
     after = clock.copy()
-    np.maximum.at(after, tasks.task_rank, tasks.task_last + tasks.reduce_s)
+    np.maximum.at(after, task_rank, task_last + reduce_s)
     return after
 
 

@@ -233,6 +233,30 @@ def _bounds_by_level(open_flow, own_bound, penalty, n_open):
 
 
 @numba.njit(cache=_CACHE)
+def _first_levels(crossings, open_flow, weight, flow_start, flow_link, remaining):
+    """The heap of the shared links' first levels: remaining capacity over the sum of
+    1 / penalty of their open flows, summed in ascending flow order as :func:`_usage`
+    adds them, over the open flows' crossings only (one pass, not one per link)."""
+    k = len(crossings)
+    usage_of = np.zeros(k)
+    for f in range(len(open_flow)):
+        if open_flow[f]:
+            for e in range(flow_start[f], flow_start[f + 1]):
+                link = flow_link[e]
+                if crossings[link] >= 2:
+                    usage_of[link] += weight[f]
+    heap = [(np.inf, np.int64(-1), np.int64(-1))]
+    heap.pop()
+    for link in range(k):
+        if crossings[link] >= 2:
+            usage = usage_of[link]
+            if usage > 0:
+                heap.append((max(remaining[link], 0.0) / usage, np.int64(link), np.int64(0)))
+    heapq.heapify(heap)
+    return heap
+
+
+@numba.njit(cache=_CACHE)
 def _give_back(fixed_now, rate, flow_start, flow_link, crossings, taken, touched,
                touched_list, remaining, version, link_start, link_flow, open_flow, weight,
                heap):
@@ -283,14 +307,7 @@ def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty
     next_bound = 0
     remaining = capacity.copy()
     version = np.zeros(k, dtype=np.int64)
-    heap = [(np.inf, np.int64(-1), np.int64(-1))]
-    heap.pop()
-    for link in range(k):
-        if crossings[link] >= 2:
-            usage = _usage(link, link_start, link_flow, open_flow, weight)
-            if usage > 0:
-                heap.append((max(remaining[link], 0.0) / usage, np.int64(link), np.int64(0)))
-    heapq.heapify(heap)
+    heap = _first_levels(crossings, open_flow, weight, flow_start, flow_link, remaining)
     chosen = np.zeros(m, dtype=np.bool_)
     chosen_list = np.empty(m, dtype=np.int64)
     taken = np.zeros(k, dtype=np.float64)
@@ -521,3 +538,331 @@ def class_properties(links, class_bounds, class_capacity, class_latency, loopbac
         latency[i] = class_latency[c]
         pipe[i] = link == loopback
     return capacity, latency, pipe
+
+
+@numba.njit(cache=_CACHE)
+def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending, task_rank,
+                 reduce_s, task_first, task_msg, post_tasks, post_delay, msg_tasks, eager,
+                 send_cost, posted):
+    """Start the tasks on the stack at their times and every task that follows from them.
+
+    A started task posts its messages whose two posting tasks have both
+    started (each at the later of its side's start plus delay), settles its
+    eager sends (done ``send_cost`` after it started), and, when it then waits
+    for nothing, ends: its rank's next task starts when it ended, plus its
+    reduction.  The engine's ``start`` cascade, task by task: every update
+    is a maximum or a count, so the order does not change the times.
+    """
+    n_tasks = len(task_start)
+    while n_stack > 0:
+        n_stack -= 1
+        t = stack_task[n_stack]
+        task_start[t] = stack_time[n_stack]
+        for e in range(task_first[t], task_first[t + 1]):
+            msg = task_msg[e]
+            if posted[msg] == np.inf:
+                a = task_start[post_tasks[0, msg]]
+                b = task_start[post_tasks[1, msg]]
+                if a < np.inf and b < np.inf:
+                    a += post_delay[0, msg]
+                    b += post_delay[1, msg]
+                    posted[msg] = a if a > b else b
+            if eager[msg] and msg_tasks[0, msg] == t:
+                settled = task_start[t] + send_cost[msg]
+                if settled > task_last[t]:
+                    task_last[t] = settled
+                pending[t] -= 1
+        if pending[t] == 0:
+            if task_start[t] > task_last[t]:
+                task_last[t] = task_start[t]
+            following = t + 1
+            if following < n_tasks and task_rank[following] == task_rank[t]:
+                stack_task[n_stack] = following
+                stack_time[n_stack] = task_last[t] + reduce_s[t]
+                n_stack += 1
+    return n_stack
+
+
+@numba.njit(cache=_CACHE)
+def _next_events(now, posted, data_latency, done, active, left, size, rate_factor, finish,
+                 finished, finished_at, flow_start, flow_link, link_start, link_flow, capacity,
+                 penalty, bound, level_rtol, done_rtol):
+    """The flows in flight from ``now`` (``active``) at their max-min rates, up to the
+    first end or start: the flows that end then (``finished``, ``finished_at``),
+    the others' bytes left.  Returns (until, number finished, deadlocked): deadlocked
+    when nothing is in flight and nothing will start."""
+    m = len(size)
+    next_start = np.inf
+    any_active = False
+    for f in range(m):
+        active[f] = False
+        if done[f]:
+            continue
+        data_start = posted[f] + data_latency[f]
+        if data_start <= now:
+            active[f] = True
+            any_active = True
+        elif data_start < np.inf and data_start < next_start:
+            next_start = data_start
+    if not any_active:
+        return next_start, 0, next_start == np.inf
+    rate = fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty,
+                bound, level_rtol)
+    first_end = np.inf
+    for f in range(m):
+        if active[f]:
+            rate[f] = rate[f] * rate_factor[f]
+            finish[f] = now + left[f] / rate[f]
+            if finish[f] < first_end:
+                first_end = finish[f]
+    until = min(first_end, next_start)
+    threshold = until + abs(until) * done_rtol
+    n_finished = 0
+    for f in range(m):
+        if not active[f]:
+            continue
+        if finish[f] <= threshold:
+            finished[n_finished] = f
+            finished_at[n_finished] = finish[f]
+            n_finished += 1
+        else:
+            left[f] = max(left[f] - rate[f] * (until - now), size[f] * done_rtol)
+    return until, n_finished, False
+
+
+@numba.njit(cache=_CACHE)
+def _end_messages(n_finished, finished, finished_at, done, received, receive_cost,
+                  serial_receiver, msg_tasks, receiver_free, task_last, pending, touched,
+                  eager):
+    """The finished messages end their receiver's task side (o_r after the data, in
+    turn of arrival for a rank receiving several in its part) and, when it waited
+    (rendezvous), their sender's.  Returns the tasks they touched, ascending."""
+    n_serial = 0
+    for i in range(n_finished):
+        f = finished[i]
+        done[f] = True
+        received[i] = finished_at[i] + receive_cost[f]
+        if serial_receiver[msg_tasks[1, f]]:
+            n_serial += 1
+    if n_serial:
+        serial = np.empty(n_serial, dtype=np.int64)
+        j = 0
+        for i in range(n_finished):
+            if serial_receiver[msg_tasks[1, finished[i]]]:
+                serial[j] = i
+                j += 1
+        for i in serial[np.argsort(finished_at[serial], kind="mergesort")]:
+            f = finished[i]
+            r = msg_tasks[1, f]
+            free = receiver_free[r]
+            if finished_at[i] > free:
+                free = finished_at[i]
+            receiver_free[r] = free + receive_cost[f]
+            received[i] = receiver_free[r]
+    n_touched = 0
+    for i in range(n_finished):
+        f = finished[i]
+        r = msg_tasks[1, f]
+        if received[i] > task_last[r]:
+            task_last[r] = received[i]
+        pending[r] -= 1
+        touched[n_touched] = r
+        n_touched += 1
+        if not eager[f]:
+            s = msg_tasks[0, f]
+            if finished_at[i] > task_last[s]:
+                task_last[s] = finished_at[i]
+            pending[s] -= 1
+            touched[n_touched] = s
+            n_touched += 1
+    return np.unique(touched[:n_touched])
+
+
+@numba.njit(cache=_CACHE)
+def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_first, task_msg,
+                 msg_tasks, post_tasks, post_delay, eager, send_cost, receive_cost,
+                 serial_receiver, data_latency, size, rate_factor, flow_start, flow_link,
+                 link_start, link_flow, capacity, penalty, bound, level_rtol, done_rtol):
+    """The event simulation of several steps (the engine's ``_run_together``), compiled.
+
+    Tasks are (rank, step) pairs, a rank's in order; a message is posted
+    when both its posting tasks have started, its data starts a route
+    latency later and moves at its max-min rate (:func:`fill`) among every
+    flow in flight, re-shared whenever one ends or starts.  A finished
+    message ends its receiver's task side (after ``receive_cost``, in turn
+    of arrival for a ``serial_receiver``) and, rendezvous, its sender's.
+    Returns (each task's end, False) or, when the tasks deadlock, (.., True).
+    ``pending`` is consumed.
+    """
+    n_tasks = len(task_rank)
+    m = len(size)
+    task_start = np.full(n_tasks, np.inf)
+    task_last = np.full(n_tasks, -np.inf)
+    posted = np.full(m, np.inf)
+    receiver_free = np.full(n_tasks, -np.inf)
+    stack_task = np.empty(n_tasks, dtype=np.int64)
+    stack_time = np.empty(n_tasks)
+    n_stack = 0
+    for i in range(len(first_tasks) - 1, -1, -1):
+        stack_task[n_stack] = first_tasks[i]
+        stack_time[n_stack] = first_times[i]
+        n_stack += 1
+    n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending,
+                           task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
+                           msg_tasks, eager, send_cost, posted)
+    left = size.copy()
+    done = np.zeros(m, dtype=np.bool_)
+    n_done = 0
+    active = np.zeros(m, dtype=np.bool_)
+    finish = np.empty(m)
+    finished = np.empty(m, dtype=np.int64)
+    finished_at = np.empty(m)
+    received = np.empty(m)
+    touched = np.empty(2 * m, dtype=np.int64)
+    now = np.inf
+    for f in range(m):
+        if posted[f] + data_latency[f] < now:
+            now = posted[f] + data_latency[f]
+    while n_done < m:
+        until, n_finished, deadlocked = _next_events(
+            now, posted, data_latency, done, active, left, size, rate_factor, finish, finished,
+            finished_at, flow_start, flow_link, link_start, link_flow, capacity, penalty, bound,
+            level_rtol, done_rtol)
+        if deadlocked:
+            return task_last, True
+        now = until
+        if n_finished == 0:
+            continue
+        n_done += n_finished
+        completed = _end_messages(n_finished, finished, finished_at, done, received,
+                                  receive_cost, serial_receiver, msg_tasks, receiver_free,
+                                  task_last, pending, touched, eager)
+        # a receive posted ahead may complete a task before it starts (it then ends when
+        # it starts), or before the start its previous task set for it, later than now
+        for t in completed[::-1]:
+            if pending[t] != 0 or task_start[t] == np.inf:
+                continue
+            if task_start[t] > task_last[t]:
+                task_last[t] = task_start[t]
+            following = t + 1
+            if following < n_tasks and task_rank[following] == task_rank[t]:
+                stack_task[n_stack] = following
+                stack_time[n_stack] = task_last[t] + reduce_s[t]
+                n_stack += 1
+        n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending,
+                               task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
+                               msg_tasks, eager, send_cost, posted)
+    return task_last, False
+
+
+@numba.njit(cache=_CACHE)
+def receives_ahead(is_post, key, task, order):
+    """Per receive op, how many of its rank's tasks before the one that waits for it
+    posted it: the earliest ``post`` from the same peer not yet waited for (0: none).
+
+    ``is_post`` (else a receive), ``key`` (rank and peer in one number) and
+    ``task`` (the op's task index in its rank's program) per op; ``order``
+    lists the ops grouped by key, each group in program order.
+    """
+    ahead = np.zeros(len(task), dtype=np.int64)
+    queue = np.empty(len(order), dtype=np.int64)
+    head = 0
+    tail = 0
+    for j in range(len(order)):
+        i = order[j]
+        if j == 0 or key[order[j - 1]] != key[i]:
+            head = 0
+            tail = 0
+        if is_post[i]:
+            queue[tail] = task[i]
+            tail += 1
+        elif head < tail:
+            ahead[i] = task[i] - queue[head]
+            head += 1
+    return ahead
+
+
+@numba.njit(cache=_CACHE)
+def program_steps(first_task, send_task, recv_task):
+    """The step of each task of per-rank programs whose messages link a sender's task
+    to a receiver's (``send_task[i]``, ``recv_task[i]``: global task ids, a rank's
+    tasks numbered consecutively from ``first_task[rank]``).
+
+    The tasks one message links run in one step (their union); a union's
+    step is one after the latest step of its members' previous tasks (the
+    longest path, so any order of evaluation gives it).  Returns (step per
+    task, -1 where the programs deadlock; a task id of a union holding two
+    tasks of one rank, else -1).
+    """
+    p = len(first_task) - 1
+    n_tasks = first_task[p]
+    group = np.arange(n_tasks)
+    for i in range(len(send_task)):
+        a = send_task[i]
+        while group[a] != a:
+            group[a] = group[group[a]]
+            a = group[a]
+        b = recv_task[i]
+        while group[b] != b:
+            group[b] = group[group[b]]
+            b = group[b]
+        if a != b:
+            if a < b:
+                group[b] = a
+            else:
+                group[a] = b
+    for t in range(n_tasks):
+        r = t
+        while group[r] != r:
+            r = group[r]
+        group[t] = r
+    task_rank = np.empty(n_tasks, dtype=np.int64)
+    for rank in range(p):
+        for t in range(first_task[rank], first_task[rank + 1]):
+            task_rank[t] = rank
+    # members of each union (CSR by representative)
+    size = np.zeros(n_tasks + 1, dtype=np.int64)
+    for t in range(n_tasks):
+        size[group[t] + 1] += 1
+    start = np.cumsum(size)
+    cursor = start[:-1].copy()
+    members = np.empty(n_tasks, dtype=np.int64)
+    for t in range(n_tasks):
+        members[cursor[group[t]]] = t
+        cursor[group[t]] += 1
+    # a union waits for each member's previous task
+    waiting = np.zeros(n_tasks, dtype=np.int64)
+    for t in range(n_tasks):
+        if t > first_task[task_rank[t]]:
+            waiting[group[t]] += 1
+    step_of = np.full(n_tasks, -1, dtype=np.int64)
+    latest = np.full(n_tasks, -1, dtype=np.int64)   # per union: its members' previous steps
+    ready = np.empty(n_tasks, dtype=np.int64)
+    n_ready = 0
+    for g in range(n_tasks):
+        if group[g] == g and waiting[g] == 0:
+            ready[n_ready] = g
+            n_ready += 1
+    seen = np.full(p, -1, dtype=np.int64)
+    while n_ready > 0:
+        n_ready -= 1
+        g = ready[n_ready]
+        step = latest[g] + 1
+        for e in range(start[g], start[g + 1]):
+            t = members[e]
+            if seen[task_rank[t]] == g:
+                return step_of, t
+            seen[task_rank[t]] = g
+            step_of[t] = step
+        for e in range(start[g], start[g + 1]):
+            t = members[e]
+            following = t + 1
+            if following < first_task[task_rank[t] + 1]:
+                h = group[following]
+                if step > latest[h]:
+                    latest[h] = step
+                waiting[h] -= 1
+                if waiting[h] == 0:
+                    ready[n_ready] = h
+                    n_ready += 1
+    return step_of, -1

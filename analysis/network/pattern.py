@@ -72,6 +72,39 @@ class Step:
             raise ValueError(f"repeat must be an integer >= 1, got {self.repeat!r}")
 
 
+def _checked_steps(src, dst, n_bytes, reduce_ranks, reduce_bytes, post_ahead,
+                   cuts, reduce_cuts) -> tuple[Step, ...]:
+    """Steps cut out of whole-pattern arrays: step k holds messages ``cuts[k]:cuts[k + 1]``
+    and reductions ``reduce_cuts[k]:reduce_cuts[k + 1]`` (``post_ahead`` empty: all 0).
+
+    The checks of :class:`Step` are made once over the arrays, not once per
+    step: a pipeline at a million ranks has hundreds of thousands of steps.
+    """
+    src, dst, n_bytes, reduce_ranks, reduce_bytes, post_ahead = (
+        _ints(a) for a in (src, dst, n_bytes, reduce_ranks, reduce_bytes, post_ahead))
+    if not len(src) == len(dst) == len(n_bytes) == cuts[-1]:
+        raise ValueError("src, dst and n_bytes must have one entry per message")
+    if len(post_ahead) not in (0, len(src)) or np.any(post_ahead < 0):
+        raise ValueError("post_ahead must be empty or one integer >= 0 per message")
+    if not len(reduce_ranks) == len(reduce_bytes) == reduce_cuts[-1]:
+        raise ValueError("reduce_ranks and reduce_bytes must have one entry per rank")
+    if np.any(src == dst):
+        raise ValueError("a message goes from one rank to another")
+    no_ahead = np.zeros(0, dtype=np.int64)
+    steps = []
+    for k in range(len(cuts) - 1):
+        step = object.__new__(Step)
+        a, b = cuts[k], cuts[k + 1]
+        c, d = reduce_cuts[k], reduce_cuts[k + 1]
+        for name, value in (("src", src[a:b]), ("dst", dst[a:b]), ("n_bytes", n_bytes[a:b]),
+                            ("reduce_ranks", reduce_ranks[c:d]),
+                            ("reduce_bytes", reduce_bytes[c:d]), ("repeat", 1),
+                            ("post_ahead", post_ahead[a:b] if len(post_ahead) else no_ahead)):
+            object.__setattr__(step, name, value)
+        steps.append(step)
+    return tuple(steps)
+
+
 def exchange(a, b, n_bytes_ab, n_bytes_ba=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The messages of ``MPI_Sendrecv`` between the pairs (a[i], b[i]): both directions."""
     a, b = _ints(a), _ints(b)

@@ -12,6 +12,14 @@ order whatever the numbering; the numbers group messages for it.  The
 patterns are windowed (``Pattern.windowed``): a pipeline's thousands of
 short steps run together in windows rather than each step alone.
 
+The generic trees and the linear reduce and allreduce are written as op
+arrays with numpy over ranks (:func:`arrays_pattern`'s form: a program of
+Python objects per rank was most of a million-rank prediction); the others'
+programs are flattened into the same arrays.  Matching sends to receives,
+the receives posted ahead and the step numbers are numpy and compiled
+loops (:mod:`collsim.analysis.network.kernels`), in the order the per-rank
+version took them, so the steps are the same, message for message.
+
 The pipelined engines' programs are the models' own
 (:mod:`collsim.analysis.models._pipelined`: the same trees, block plans and
 order of operations), so the pattern and the model cannot drift apart.
@@ -22,6 +30,8 @@ Block counts come from ``params`` as the C code takes them (``--blocks``,
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from collsim.analysis.models import _pipelined
@@ -29,14 +39,14 @@ from collsim.analysis.models._lookup import parameter_default
 from collsim.analysis.models.bcast import (binomial_children, knomial_children,
                                            level_order_binary_children)
 from collsim.analysis.models.reduce import in_order_binomial_children
-from collsim.analysis.schedule import Op, Step as Task, recv, send
+from collsim.analysis.schedule import Op, Step as Task
 from collsim.params import DEFAULT_PARAMS
 
-from ..pattern import Pattern, Step
+from ..pattern import Pattern, _checked_steps
 from . import rounds
 from ._common import nothing_to_send
 
-__all__ = ["PATTERNS", "programs_pattern", "post"]
+__all__ = ["PATTERNS", "programs_pattern", "arrays_pattern", "post"]
 
 
 def post(peer: int, n_bytes: int) -> Op:
@@ -45,45 +55,15 @@ def post(peer: int, n_bytes: int) -> Op:
     return Op("post", peer, n_bytes)
 
 
-def _matched_messages(programs: list[list[Task]], first_task: np.ndarray) -> list[tuple]:
-    """Each send matched with its receive: (src, src task, dst, dst task, bytes, ahead),
-    tasks numbered over all ranks (``first_task``); ``ahead``: the tasks the receive
-    was posted before its wait."""
-    sends: dict[tuple[int, int], list[tuple[int, int]]] = {}
-    receives: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
-    for rank, program in enumerate(programs):
-        posted: dict[int, list[int]] = {}
-        for index, task in enumerate(program):
-            if not any(op.kind in ("send", "recv") for op in task.ops):
-                raise ValueError(f"rank {rank} task {index} waits for no message")
-            for op in task.ops:
-                if op.kind == "post":
-                    posted.setdefault(op.peer, []).append(index)
-                elif op.kind == "send":
-                    sends.setdefault((rank, op.peer), []).append((index, op.n_bytes))
-                else:
-                    early = posted.get(op.peer)
-                    ahead = index - early.pop(0) if early else 0
-                    receives.setdefault((op.peer, rank), []).append((index, op.n_bytes, ahead))
-    messages = []
-    for (src, dst), out in sends.items():
-        into = receives.get((src, dst), [])
-        if len(into) != len(out):
-            raise ValueError(f"{len(out)} sends but {len(into)} receives from {src} to {dst}")
-        for (s_task, s_bytes), (r_task, r_bytes, ahead) in zip(out, into):
-            if s_bytes != r_bytes:
-                raise ValueError(f"message {src} -> {dst} of {s_bytes} bytes received as {r_bytes}")
-            messages.append((src, first_task[src] + s_task, dst, first_task[dst] + r_task,
-                             s_bytes, ahead))
-    if sum(len(into) for into in receives.values()) != len(messages):
-        raise ValueError("a receive has no matching send")
-    return messages
+_KINDS = {"send": 0, "recv": 1, "post": 2}
 
 
 def programs_pattern(programs: list[list[Task]]) -> Pattern:
     """The pattern of per-rank programs (:class:`collsim.analysis.schedule.Step`
     lists: the operations a rank posts together and waits for, then its
     reduction; ``post`` ops for receives posted ahead).
+
+    The programs are flattened into op arrays (:func:`arrays_pattern`).
 
     Raises
     ------
@@ -92,70 +72,103 @@ def programs_pattern(programs: list[list[Task]]) -> Pattern:
         for nothing, two tasks of one rank would share a step, or the
         programs deadlock.
     """
-    p = len(programs)
-    first_task = np.cumsum([0] + [len(program) for program in programs])
+    n_tasks_of, compute, columns = [], [], []
+    kinds = _KINDS
+    for rank, program in enumerate(programs):
+        n_tasks_of.append(len(program))
+        for index, task in enumerate(program):
+            compute.append(task.compute_bytes)
+            columns.extend((rank, index, kinds[op.kind], op.peer, op.n_bytes) for op in task.ops)
+    ops = np.array(columns, dtype=np.int64).reshape(-1, 5)
+    return arrays_pattern(len(programs), np.array(n_tasks_of, dtype=np.int64),
+                          np.array(compute, dtype=np.int64), *ops.T)
+
+
+def arrays_pattern(p: int, n_tasks_of: np.ndarray, compute: np.ndarray, op_rank: np.ndarray,
+                   op_task: np.ndarray, op_kind: np.ndarray, op_peer: np.ndarray,
+                   op_bytes: np.ndarray) -> Pattern:
+    """The pattern of per-rank programs given as arrays, one entry per operation in
+    program order (rank by rank, task by task): its rank, its task's index in the
+    rank's program, its kind (0 send, 1 receive, 2 ``post``), its peer and bytes;
+    ``n_tasks_of`` each rank's number of tasks, ``compute`` each task's
+    reduction bytes (tasks rank by rank).
+
+    The k-th send from a to b is the k-th receive at b from a; a receive
+    posted ahead is waited for by the first later receive from its peer;
+    the messages are ordered pair by pair, in order of each pair's first
+    send, then by k (:func:`programs_pattern`'s order, which fixes the
+    order of the engine's sums); a message's two tasks get one step, the
+    lowest after both ranks' previous tasks
+    (:func:`collsim.analysis.network.kernels.program_steps`).
+    """
+    from .. import kernels
+
+    first_task = np.concatenate([[0], np.cumsum(n_tasks_of)]).astype(np.int64)
     n_tasks = int(first_task[-1])
-    messages = _matched_messages(programs, first_task)
-    # the tasks one message links must run in one step: union them
-    group = list(range(n_tasks))
-
-    def find(task: int) -> int:
-        while group[task] != task:
-            group[task] = group[group[task]]
-            task = group[task]
-        return task
-
-    for _, a, _, b, _, _ in messages:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            group[max(ra, rb)] = min(ra, rb)
+    op_rank, op_task, op_kind, op_peer, op_bytes = (
+        np.asarray(a, dtype=np.int64) for a in (op_rank, op_task, op_kind, op_peer, op_bytes))
+    global_task = first_task[op_rank] + op_task
+    waits = np.zeros(n_tasks, dtype=bool)
+    waits[global_task[op_kind != 2]] = True
+    if not waits.all():
+        task = int(np.argmin(waits))
+        rank = int(np.searchsorted(first_task, task, side="right") - 1)
+        raise ValueError(f"rank {rank} task {task - first_task[rank]} waits for no message")
+    sends, receives = np.flatnonzero(op_kind == 0), np.flatnonzero(op_kind == 1)
+    send_key = op_rank[sends] * p + op_peer[sends]
+    receive_key = op_peer[receives] * p + op_rank[receives]
+    send_order = np.argsort(send_key, kind="stable")
+    receive_order = np.argsort(receive_key, kind="stable")
+    sorted_send_key = send_key[send_order]
+    if len(sends) != len(receives) or np.any(sorted_send_key != receive_key[receive_order]):
+        pairs, first, out = np.unique(send_key, return_index=True, return_counts=True)
+        into = dict(zip(*(a.tolist() for a in np.unique(receive_key, return_counts=True))))
+        for index in np.argsort(first, kind="stable"):
+            key, count = int(pairs[index]), int(out[index])
+            if into.get(key, 0) != count:
+                raise ValueError(f"{count} sends but {into.get(key, 0)} receives "
+                                 f"from {key // p} to {key % p}")
+        raise ValueError("a receive has no matching send")
+    # a receive's ahead: the earliest post from its peer not yet waited for
+    ends = np.flatnonzero(op_kind != 0)
+    end_key = op_rank[ends] * p + op_peer[ends]
+    ahead_of = kernels.receives_ahead(op_kind[ends] == 2, end_key, op_task[ends],
+                                      np.argsort(end_key, kind="stable"))
+    ahead = np.zeros(len(op_kind), dtype=np.int64)
+    ahead[ends] = ahead_of
+    # the messages pair by pair in order of each pair's first send, then by k
+    new_pair = np.ones(len(sends), dtype=bool)
+    new_pair[1:] = sorted_send_key[1:] != sorted_send_key[:-1]
+    pair_first = send_order[np.flatnonzero(new_pair)][np.cumsum(new_pair) - 1]
+    by_message = np.argsort(pair_first, kind="stable")
+    sent, taken = sends[send_order[by_message]], receives[receive_order[by_message]]
+    src, dst = op_rank[sent], op_rank[taken]
+    s_task, d_task = global_task[sent], global_task[taken]
+    n_bytes, ahead = op_bytes[sent], ahead[taken]
+    wrong = np.flatnonzero(n_bytes != op_bytes[taken])
+    if len(wrong):
+        i = wrong[0]
+        raise ValueError(f"message {src[i]} -> {dst[i]} of {n_bytes[i]} bytes "
+                         f"received as {op_bytes[taken][i]}")
+    step_of, shared = kernels.program_steps(first_task, s_task, d_task)
+    if shared >= 0:
+        raise ValueError(f"two tasks of one rank are linked into one step (task {shared})")
     task_rank = np.repeat(np.arange(p), np.diff(first_task))
-    members: dict[int, list[int]] = {}
-    for task in range(n_tasks):
-        members.setdefault(find(task), []).append(task)
-    # number the groups: a group's step is after every member's previous task
-    step_of = np.full(n_tasks, -1, dtype=np.int64)
-    waiting = {g: len(tasks) for g, tasks in members.items()}
-    ready = [find(int(first_task[r])) for r in range(p) if first_task[r] < first_task[r + 1]]
-    for g in ready:
-        waiting[g] -= 1
-    ready = [g for g in dict.fromkeys(ready) if waiting[g] == 0]
-    while ready:
-        following = []
-        for g in ready:
-            tasks = members[g]
-            if len(set(task_rank[tasks].tolist())) != len(tasks):
-                raise ValueError(f"two tasks of one rank are linked into one step (tasks {tasks})")
-            before = [step_of[t - 1] for t in tasks if t > first_task[task_rank[t]]]
-            step_of[tasks] = max(before, default=-1) + 1
-            for t in tasks:
-                if t + 1 < first_task[task_rank[t] + 1]:
-                    nxt = find(t + 1)
-                    waiting[nxt] -= 1
-                    if waiting[nxt] == 0:
-                        following.append(nxt)
-        ready = following
     if np.any(step_of < 0):
-        stuck = sorted(set(task_rank[step_of < 0].tolist()))
+        stuck = np.unique(task_rank[step_of < 0]).tolist()
         raise ValueError(f"the programs deadlock (ranks {stuck[:8]} cannot progress)")
-    src, s_task, dst, d_task, n_bytes, ahead = (np.array(column, dtype=np.int64).reshape(-1)
-                                               for column in zip(*messages))
-    compute = np.array([task.compute_bytes for program in programs for task in program],
-                       dtype=np.int64)
+    compute = np.asarray(compute, dtype=np.int64)
     n_steps = int(step_of.max()) + 1
     by_step = np.argsort(step_of[s_task], kind="stable")
     cuts = np.searchsorted(step_of[s_task][by_step], np.arange(n_steps + 1))
     reducing = np.flatnonzero(compute)
     by_reduce = reducing[np.argsort(step_of[reducing], kind="stable")]
     reduce_cuts = np.searchsorted(step_of[by_reduce], np.arange(n_steps + 1))
-    steps = []
-    for k in range(n_steps):
-        chosen = by_step[cuts[k]:cuts[k + 1]]
-        reducers = by_reduce[reduce_cuts[k]:reduce_cuts[k + 1]]
-        steps.append(Step(src[chosen], dst[chosen], n_bytes[chosen], task_rank[reducers],
-                          compute[reducers], post_ahead=ahead[chosen] if ahead.any() else ()))
+    steps = _checked_steps(src[by_step], dst[by_step], n_bytes[by_step], task_rank[by_reduce],
+                           compute[by_reduce], ahead[by_step] if ahead.any() else (),
+                           cuts, reduce_cuts)
     # thousands of short steps for a pipeline: simulated together, in windows when many
-    return Pattern(p, tuple(steps), windowed=True)
+    return Pattern(p, steps, windowed=True)
 
 
 def _params(params):
@@ -163,46 +176,103 @@ def _params(params):
 
 
 # --- Open MPI's generic trees, one segment (common/generic_tree.c) -----------------------
+# Written as op arrays (arrays_pattern's form) with numpy over ranks: at a million
+# ranks a program of Python objects per rank took most of the prediction.
 
-def _generic_bcast_programs(p: int, n_bytes: int, root: int, children) -> list[list[Task]]:
+_SEND, _RECV, _POST = 0, 1, 2
+
+
+class _Programs(NamedTuple):
+    """Per-rank programs as arrays (:func:`arrays_pattern`'s arguments but p)."""
+
+    n_tasks_of: np.ndarray
+    compute: np.ndarray
+    rank: np.ndarray
+    task: np.ndarray
+    kind: np.ndarray
+    peer: np.ndarray
+    n_bytes: np.ndarray
+
+
+def _pattern(p: int, programs: _Programs) -> Pattern:
+    return arrays_pattern(p, *programs)
+
+
+def _ops(p, n_tasks_of, compute, rank, order, task, kind, peer, n_bytes) -> _Programs:
+    """Programs from ops in any order: ``order`` ranks a rank's ops (program order)."""
+    by = np.lexsort((order, rank))
+    n_bytes = np.broadcast_to(np.asarray(n_bytes, dtype=np.int64), rank.shape)
+    return _Programs(np.asarray(n_tasks_of, dtype=np.int64), np.asarray(compute, dtype=np.int64),
+                     rank[by], task[by], kind[by], peer[by], n_bytes[by])
+
+
+def _children_csr(p: int, children) -> tuple[np.ndarray, np.ndarray]:
+    """(start, kids): relative rank v's children ``kids[start[v]:start[v + 1]]``, in order."""
+    lists = [children(v) for v in range(p)]
+    start = np.zeros(p + 1, dtype=np.int64)
+    start[1:] = np.cumsum([len(kids) for kids in lists])
+    kids = np.fromiter((c for kids in lists for c in kids), dtype=np.int64, count=int(start[-1]))
+    return start, kids
+
+
+def _linear_csr(p: int) -> tuple[np.ndarray, np.ndarray]:
+    """The linear tree's CSR: relative rank 0's children are 1 .. p - 1."""
+    start = np.full(p + 1, p - 1, dtype=np.int64)
+    start[0] = 0
+    return start, np.arange(1, p, dtype=np.int64)
+
+
+def _kid_entries(p: int, root: int, csr):
+    """Per child entry: its parent's absolute rank, its index among the parent's
+    children, the parent's number of children, the child's absolute rank."""
+    start, kids = csr
+    n_kids = np.diff(start)
+    parent_rel = np.repeat(np.arange(p, dtype=np.int64), n_kids)
+    index = np.arange(len(kids), dtype=np.int64) - start[parent_rel]
+    return (parent_rel + root) % p, index, n_kids[parent_rel], (kids + root) % p
+
+
+def _generic_bcast_arrays(p: int, n_bytes: int, root: int, csr) -> _Programs:
     """collsim_generic_tree_bcast: receive from the parent, then one MPI_Isend per
-    child and a Waitall.  ``children(v)``: relative ranks."""
-    kids_of = [[(c + root) % p for c in children(v)] for v in range(p)]
-    parent_of = {}
-    for v in range(p):
-        for child in kids_of[v]:
-            parent_of[child] = (v + root) % p
-    programs: list[list[Task]] = []
-    for rank in range(p):
-        kids = kids_of[(rank - root) % p]
-        program = [Task((recv(parent_of[rank], n_bytes),))] if rank != root else []
-        if kids:
-            program.append(Task(tuple(send(child, n_bytes) for child in kids)))
-        programs.append(program)
-    return programs
+    child and a Waitall (``csr``: :func:`_children_csr` of relative ranks)."""
+    parent, index, _, child = _kid_entries(p, root, csr)
+    rank = np.arange(p, dtype=np.int64)
+    has_kids = np.zeros(p, dtype=bool)
+    has_kids[parent] = True
+    not_root = rank != root
+    return _ops(p, not_root.astype(np.int64) + has_kids, np.zeros(p, dtype=np.int64),
+                np.concatenate([child, parent]),
+                np.concatenate([np.full(len(child), -1), index]),
+                np.concatenate([np.zeros(len(child), dtype=np.int64),
+                                not_root[parent].astype(np.int64)]),
+                np.concatenate([np.full(len(child), _RECV), np.full(len(child), _SEND)]),
+                np.concatenate([parent, child]), n_bytes)
 
 
-def _generic_reduce_programs(p: int, n_bytes: int, root: int, children) -> list[list[Task]]:
+def _generic_reduce_arrays(p: int, n_bytes: int, root: int, csr) -> _Programs:
     """collsim_generic_tree_reduce: receive child 0 and post child 1; each wait
     is followed by a combination and the post of the child after the next;
-    then send to the parent.  ``children(v)``: relative ranks."""
-    kids_of = [[(c + root) % p for c in children(v)] for v in range(p)]
-    parent_of = {}
-    for v in range(p):
-        for child in kids_of[v]:
-            parent_of[child] = (v + root) % p
-    programs: list[list[Task]] = []
-    for rank in range(p):
-        kids = kids_of[(rank - root) % p]
-        program = []
-        for i, child in enumerate(kids):
-            # two receives in flight: child i + 1's is posted before child i is waited for
-            ahead = (post(kids[i + 1], n_bytes),) if i + 1 < len(kids) else ()
-            program.append(Task(ahead + (recv(child, n_bytes),), compute_bytes=n_bytes))
-        if rank != root:
-            program.append(Task((send(parent_of[rank], n_bytes),)))
-        programs.append(program)
-    return programs
+    then send to the parent (``csr``: relative ranks)."""
+    parent, index, n_kids, child = _kid_entries(p, root, csr)
+    start, kids = csr
+    # task i of a parent: post child i + 1 (two receives in flight), receive child i
+    ahead = index + 1 < n_kids
+    rank = np.arange(p, dtype=np.int64)
+    n_kids_of = np.zeros(p, dtype=np.int64)
+    n_kids_of[(np.arange(p) + root) % p] = np.diff(start)
+    not_root = rank != root
+    n_tasks_of = n_kids_of + not_root
+    first = np.concatenate([[0], np.cumsum(n_tasks_of)[:-1]])
+    compute = np.zeros(int(n_tasks_of.sum()), dtype=np.int64)
+    compute[first[parent] + index] = n_bytes
+    following = np.flatnonzero(ahead)
+    return _ops(p, n_tasks_of, compute,
+                np.concatenate([parent[following], parent, child]),
+                np.concatenate([2 * index[following], 2 * index + 1, 2 * n_kids_of[child]]),
+                np.concatenate([index[following], index, n_kids_of[child]]),
+                np.concatenate([np.full(len(following), _POST), np.full(len(child), _RECV),
+                                np.full(len(child), _SEND)]),
+                np.concatenate([child[following + 1], child, parent]), n_bytes)
 
 
 def _chain_fanout(collective: str, params) -> int:
@@ -217,90 +287,111 @@ def _chain_children(p: int, collective: str, params):
 def bcast_linear(p: int, count: int, *, elem_bytes: int, root: int = 0,
                  commutative: bool = True, **context) -> Pattern:
     """``bcast_linear.c``: the root's p - 1 MPI_Isend at once, one MPI_Waitall."""
-    return programs_pattern(_generic_bcast_programs(
-        p, count * elem_bytes, root, lambda v: list(range(1, p)) if v == 0 else []))
+    return _pattern(p, _generic_bcast_arrays(p, count * elem_bytes, root, _linear_csr(p)))
 
 
 @nothing_to_send
 def bcast_chain(p: int, count: int, *, elem_bytes: int, root: int = 0, commutative: bool = True,
                 params=None, **context) -> Pattern:
     """``bcast_chain.c``: the root sends to the chains' heads at once, each rank passes on."""
-    return programs_pattern(_generic_bcast_programs(
-        p, count * elem_bytes, root, _chain_children(p, "bcast", _params(params))))
+    return _pattern(p, _generic_bcast_arrays(
+        p, count * elem_bytes, root, _children_csr(p, _chain_children(p, "bcast", _params(params)))))
 
 
 @nothing_to_send
 def bcast_concurrent_binomial(p: int, count: int, *, elem_bytes: int, root: int = 0,
                               commutative: bool = True, **context) -> Pattern:
     """``bcast_concurrent_binomial.c``: Open MPI's binomial tree, all children at once."""
-    return programs_pattern(_generic_bcast_programs(p, count * elem_bytes, root,
-                                                    lambda v: binomial_children(v, p)))
+    return _pattern(p, _generic_bcast_arrays(p, count * elem_bytes, root,
+                                             _children_csr(p, lambda v: binomial_children(v, p))))
 
 
 @nothing_to_send
 def bcast_concurrent_knomial(p: int, count: int, *, elem_bytes: int, root: int = 0,
                              commutative: bool = True, **context) -> Pattern:
     """``bcast_concurrent_knomial.c``: Open MPI's radix-4 tree, all children at once."""
-    return programs_pattern(_generic_bcast_programs(p, count * elem_bytes, root,
-                                                    lambda v: knomial_children(v, p)))
+    return _pattern(p, _generic_bcast_arrays(p, count * elem_bytes, root,
+                                             _children_csr(p, lambda v: knomial_children(v, p))))
 
 
 @nothing_to_send
 def bcast_concurrent_binary(p: int, count: int, *, elem_bytes: int, root: int = 0,
                             commutative: bool = True, **context) -> Pattern:
     """``bcast_concurrent_binary.c``: Open MPI's level-order binary tree, both children at once."""
-    return programs_pattern(_generic_bcast_programs(p, count * elem_bytes, root,
-                                                    lambda v: level_order_binary_children(v, p)))
+    return _pattern(p, _generic_bcast_arrays(
+        p, count * elem_bytes, root, _children_csr(p, lambda v: level_order_binary_children(v, p))))
 
 
 @nothing_to_send
 def reduce_chain(p: int, count: int, *, elem_bytes: int, root: int = 0, commutative: bool = True,
                  params=None, **context) -> Pattern:
     """``reduce_chain.c``: the chains end at the root, which has their heads' receives in flight."""
-    return programs_pattern(_generic_reduce_programs(
-        p, count * elem_bytes, root, _chain_children(p, "reduce", _params(params))))
+    return _pattern(p, _generic_reduce_arrays(
+        p, count * elem_bytes, root, _children_csr(p, _chain_children(p, "reduce", _params(params)))))
 
 
 @nothing_to_send
 def reduce_overlapped_binomial(p: int, count: int, *, elem_bytes: int, root: int = 0,
                                commutative: bool = True, **context) -> Pattern:
     """``reduce_overlapped_binomial.c``: in-order binomial tree, two receives in flight."""
-    return programs_pattern(_generic_reduce_programs(p, count * elem_bytes, root,
-                                                     lambda v: in_order_binomial_children(v, p)))
+    return _pattern(p, _generic_reduce_arrays(
+        p, count * elem_bytes, root, _children_csr(p, lambda v: in_order_binomial_children(v, p))))
 
 
 @nothing_to_send
 def reduce_overlapped_binary(p: int, count: int, *, elem_bytes: int, root: int = 0,
                              commutative: bool = True, **context) -> Pattern:
     """``reduce_overlapped_binary.c``: level-order binary tree, both receives in flight."""
-    return programs_pattern(_generic_reduce_programs(p, count * elem_bytes, root,
-                                                     lambda v: level_order_binary_children(v, p)))
+    return _pattern(p, _generic_reduce_arrays(
+        p, count * elem_bytes, root, _children_csr(p, lambda v: level_order_binary_children(v, p))))
 
 
 # --- linear reduce (reduce_linear.c) and the allreduces built of two halves ---------------
 
-def _linear_reduce_programs(p: int, n_bytes: int, root: int) -> list[list[Task]]:
+def _linear_reduce_arrays(p: int, n_bytes: int, root: int) -> _Programs:
     """collsim_reduce_linear: every rank sends to the root, which receives them in
     rank order, one at a time, combining each (its own vector too, at its turn)."""
-    programs: list[list[Task]] = [[Task((send(root, n_bytes),))] for _ in range(p)]
-    tasks: list[Task] = []
-    for src in range(p):
-        if src == root:
-            if src:   # combined at its turn: after the previous receive's combination
-                last = tasks[-1]
-                tasks[-1] = Task(last.ops, last.compute_bytes + n_bytes)
-            continue
-        # rank 0's vector (root != 0) is received into the accumulator, not combined
-        tasks.append(Task((recv(src, n_bytes),), compute_bytes=n_bytes if src else 0))
-    programs[root] = tasks
-    return programs
+    rank = np.arange(p, dtype=np.int64)
+    others = rank[rank != root]
+    n_tasks_of = np.ones(p, dtype=np.int64)
+    n_tasks_of[root] = p - 1
+    # rank 0's vector (root != 0) is received into the accumulator, not combined; the
+    # root's own is combined at its turn, after the previous receive's combination
+    at_root = np.where(others > 0, n_bytes, 0)
+    if root:
+        at_root[root - 1] += n_bytes
+    compute = np.concatenate([np.zeros(root, dtype=np.int64), at_root,
+                              np.zeros(p - 1 - root, dtype=np.int64)])
+    index = np.arange(p - 1, dtype=np.int64)
+    return _ops(p, n_tasks_of, compute, np.concatenate([others, np.full(p - 1, root)]),
+                np.concatenate([np.zeros(p - 1, dtype=np.int64), index]),
+                np.concatenate([np.zeros(p - 1, dtype=np.int64), index]),
+                np.concatenate([np.full(p - 1, _SEND), np.full(p - 1, _RECV)]),
+                np.concatenate([np.full(p - 1, root), others]), n_bytes)
+
+
+def _one_after_other(p: int, first: _Programs, then: _Programs) -> _Programs:
+    """Each rank runs its program of ``first``, then its program of ``then``."""
+    n_tasks_of = first.n_tasks_of + then.n_tasks_of
+    starts = np.concatenate([[0], np.cumsum(n_tasks_of)[:-1]])
+    compute = np.zeros(int(n_tasks_of.sum()), dtype=np.int64)
+    for part, offset in ((first, starts), (then, starts + first.n_tasks_of)):
+        task_rank = np.repeat(np.arange(p), part.n_tasks_of)
+        local = np.arange(len(task_rank)) - np.repeat(
+            np.concatenate([[0], np.cumsum(part.n_tasks_of)[:-1]]), part.n_tasks_of)
+        compute[offset[task_rank] + local] = part.compute
+    return _ops(p, n_tasks_of, compute, np.concatenate([first.rank, then.rank]),
+                np.arange(len(first.rank) + len(then.rank)),
+                np.concatenate([first.task, then.task + first.n_tasks_of[then.rank]]),
+                np.concatenate([first.kind, then.kind]), np.concatenate([first.peer, then.peer]),
+                np.concatenate([first.n_bytes, then.n_bytes]))
 
 
 @nothing_to_send
 def reduce_linear(p: int, count: int, *, elem_bytes: int, root: int = 0,
                   commutative: bool = True, **context) -> Pattern:
     """``reduce_linear.c``: p - 1 blocking receives at the root, in rank order."""
-    return programs_pattern(_linear_reduce_programs(p, count * elem_bytes, root))
+    return _pattern(p, _linear_reduce_arrays(p, count * elem_bytes, root))
 
 
 @nothing_to_send
@@ -308,9 +399,8 @@ def allreduce_linear(p: int, count: int, *, elem_bytes: int, root: int = 0,
                      commutative: bool = True, **context) -> Pattern:
     """``allreduce_linear.c``: the linear reduce to rank 0, then the linear bcast from it."""
     n_bytes = count * elem_bytes
-    up = _linear_reduce_programs(p, n_bytes, 0)
-    down = _generic_bcast_programs(p, n_bytes, 0, lambda v: list(range(1, p)) if v == 0 else [])
-    return programs_pattern([a + b for a, b in zip(up, down)])
+    return _pattern(p, _one_after_other(p, _linear_reduce_arrays(p, n_bytes, 0),
+                                        _generic_bcast_arrays(p, n_bytes, 0, _linear_csr(p))))
 
 
 @nothing_to_send
