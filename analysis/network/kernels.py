@@ -370,6 +370,24 @@ def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty
 
 
 @numba.njit(cache=_CACHE)
+def _shared_rates(now, next_start, active, left, rate_factor, finish, flow_start, flow_link,
+                  link_start, link_flow, capacity, penalty, bound, level_rtol):
+    """The ``active`` flows' max-min rates (:func:`fill`) times their rate factors, and
+    when each would end at that rate from ``now`` (``finish``).  Returns (rate, the
+    first end or ``next_start``, whichever is sooner)."""
+    rate = fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty,
+                bound, level_rtol)
+    first_end = np.inf
+    for f in range(len(left)):
+        if active[f]:
+            rate[f] = rate[f] * rate_factor[f]
+            finish[f] = now + left[f] / rate[f]
+            if finish[f] < first_end:
+                first_end = finish[f]
+    return rate, min(first_end, next_start)
+
+
+@numba.njit(cache=_CACHE)
 def step_end_times(data_start, size, rate_factor, flow_start, flow_link, link_start, link_flow,
                    capacity, penalty, bound, level_rtol, done_rtol):
     """When each flow of one step ends: its data starts at ``data_start`` and moves
@@ -402,16 +420,9 @@ def step_end_times(data_start, size, rate_factor, flow_start, flow_link, link_st
         if not any_active:
             now = next_start
             continue
-        rate = fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty,
-                    bound, level_rtol)
-        first_end = np.inf
-        for f in range(m):
-            if active[f]:
-                rate[f] = rate[f] * rate_factor[f]
-                finish[f] = now + left[f] / rate[f]
-                if finish[f] < first_end:
-                    first_end = finish[f]
-        until = min(first_end, next_start)
+        rate, until = _shared_rates(now, next_start, active, left, rate_factor, finish,
+                                    flow_start, flow_link, link_start, link_flow, capacity,
+                                    penalty, bound, level_rtol)
         threshold = until + abs(until) * done_rtol
         for f in range(m):
             if not active[f]:
@@ -606,16 +617,9 @@ def _next_events(now, posted, data_latency, done, active, left, size, rate_facto
             next_start = data_start
     if not any_active:
         return next_start, 0, next_start == np.inf
-    rate = fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty,
-                bound, level_rtol)
-    first_end = np.inf
-    for f in range(m):
-        if active[f]:
-            rate[f] = rate[f] * rate_factor[f]
-            finish[f] = now + left[f] / rate[f]
-            if finish[f] < first_end:
-                first_end = finish[f]
-    until = min(first_end, next_start)
+    rate, until = _shared_rates(now, next_start, active, left, rate_factor, finish, flow_start,
+                                flow_link, link_start, link_flow, capacity, penalty, bound,
+                                level_rtol)
     threshold = until + abs(until) * done_rtol
     n_finished = 0
     for f in range(m):
