@@ -255,3 +255,16 @@ def test_installing_mpich_leaves_open_mpi_the_mpi_of_build_mpi():
     (compiler,) = [line for line in cache.splitlines() if line.startswith("CMAKE_C_COMPILER:")]
     assert compiler.endswith("mpicc.openmpi"), compiler
     assert shutil.which("mpicc.mpich") and shutil.which("mpirun.mpich")
+
+
+def test_the_selectors_decide_for_every_count_a_prediction_takes():
+    """collsim predict takes up to 2^24 ranks (limits.BOUNDS["np"]); collbench's
+    --native-choice refused counts above a million, so the six library defaults
+    could not be predicted on a 1,048,576-rank machine."""
+    from collsim.limits import BOUNDS
+    from collsim.native import choices
+
+    largest = BOUNDS["np"].high
+    for library in ("openmpi", "mpich"):
+        row = choices("bcast", library, largest, (1 << 20,))[0]
+        assert row["selected"] is not None and row["error"] is None, row

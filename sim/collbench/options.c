@@ -320,7 +320,7 @@ static const option_spec option_table[] = {
 #undef COLLBENCH_DIST
      "(default uniform): floating-point inputs"},
     {"reps", "K", set_whole, AT(reps), 1, 1000000, "repetition count", "repetitions (default 1)"},
-    {"np", "P", set_whole, AT(tree_np), 1, 1000000, "tree size",
+    {"np", "P", set_whole, AT(tree_np), 1, 16777216, "tree size",
      "ranks of --dump-tree and --native-choice"},
     {"peer", "R", set_whole, AT(peer), 1, 1000000000, "peer rank", "--pingpong's partner of rank 0"},
     {"no-check", NULL, set_flag, AT(check), 0, 0, NULL, "do not check the results"},

@@ -74,7 +74,8 @@ BOUNDS: dict[str, Bound] = {
     "seed": Bound("seed", True, 0, _INT64_MAX),
     # collbench's --reps range
     "reps": Bound("--reps", True, 1, 1_000_000),
-    # ranks: collbench's tree sizes go to a million; a simulation's memory is checked apart
+    # ranks: collbench's tree sizes (--np of --native-choice, --dump-tree) go as far;
+    # a simulation's memory is checked apart
     # (collsim.resources), a prediction's is not a simulation's
     "np": Bound("np", True, 1, 2**24),
     # a machine's hosts, and the counts that make them (nodes, ports, groups...): what
