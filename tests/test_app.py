@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from collsim.cli import main
+from collsim.harness import simgrid_tool
 from collsim.rules import (Rule, format_rules, match, parse_rules, read_rules, rule_from_use,
                            rules_from_cells)
 from collsim.params import AlgorithmParams
@@ -253,7 +253,7 @@ def test_table_summary_and_output_file(programs, capsys, tmp_path):
 
 def test_a_program_built_without_collsim_cc_is_refused(capsys, tmp_path):
     plain = tmp_path / "plain"
-    subprocess.run([shutil.which("smpicc"), "-o", str(plain), str(DATA / "cg.c"), "-lm"],
+    subprocess.run([simgrid_tool("smpicc"), "-o", str(plain), str(DATA / "cg.c"), "-lm"],
                    check=True, capture_output=True)
     status, out, err = _app(capsys, "--np", "2", "--use", "allreduce:ring", "--", str(plain),
                             "64")

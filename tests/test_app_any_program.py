@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from collsim.cli import main
-from collsim.harness import registry
+from collsim.harness import registry, simgrid_tool
 
 ELEMS = r"""
 /* Collectives on element sizes 1, 24, 32 and 0 bytes, each result checked. */
@@ -364,7 +364,7 @@ def test_cxx_under_the_real_mpi(capsys, tmp_path):
 
 def test_a_program_without_the_interposition_is_refused_before_it_runs(capsys, tmp_path):
     (tmp_path / "sumbench.c").write_text(SUMBENCH_C)
-    subprocess.run([shutil.which("smpicc"), "-o", str(tmp_path / "plain"),
+    subprocess.run([simgrid_tool("smpicc"), "-o", str(tmp_path / "plain"),
                     str(tmp_path / "sumbench.c")], check=True, capture_output=True)
     status, out, err = _app(capsys, "--np", "2", "--", str(tmp_path / "plain"))
     assert status == 2

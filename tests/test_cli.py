@@ -10,7 +10,7 @@ import pytest
 
 from collsim.cli import main
 from collsim.native import is_selector
-from collsim.harness import data_catalog, parameter_table, registry
+from collsim.harness import data_catalog, parameter_table, registry, simgrid_tool
 
 RUN = ["run", "--np", "4", "--coll", "allreduce", "--alg", "ring", "--bytes", "8,64KiB"]
 
@@ -194,7 +194,7 @@ def _fake_collbench(tmp_path, body):
     header = tmp_path / "table.h"
     header.write_text(f"#define PARAMETER_TABLE_LINE {c_string(table)}\n"
                       f"#define DATA_CATALOG_LINE {c_string(catalog)}\n")
-    subprocess.run(["smpicc", "-include", str(header), "-o", str(binary), str(source)],
+    subprocess.run([simgrid_tool("smpicc"), "-include", str(header), "-o", str(binary), str(source)],
                    check=True, capture_output=True,
                    env={k: v for k, v in os.environ.items() if k != "SMPI_PRETEND_CC"})
     return binary

@@ -23,7 +23,7 @@ from collsim import api, harness, params as params_module
 from collsim.checks import load_suite
 from collsim.cli import build_parser
 from collsim.errors import CollsimError
-from collsim.harness import parameter_table, simulate
+from collsim.harness import parameter_table, simgrid_tool, simulate
 from collsim.params import AlgorithmParams, parameter_names, user_parameters
 from collsim.platforms import crossbar
 from collsim.profiles import load_profile
@@ -216,7 +216,7 @@ def _scratch_collbench(root: Path) -> Path:
         "    collsim_tree_node node;\n",
         "    collsim_tree_node node;\n    if (params->dummy_knob > 7)\n"
         "        return MPI_ERR_ARG;\n", 1))
-    smpicc = shutil.which("smpicc")
+    smpicc = simgrid_tool("smpicc")  # the SimGrid of the build (make SIMGRID=...)
     env = {k: v for k, v in os.environ.items() if k != "SMPI_PRETEND_CC"}
     subprocess.run(["cmake", "-S", str(root), "-B", str(root / "build"),
                     f"-DCMAKE_C_COMPILER={smpicc}"], check=True, capture_output=True, env=env)
@@ -238,7 +238,7 @@ def dummy_collbench(tmp_path, monkeypatch):
     params_module._with_table_fields.cache_clear()
 
 
-@pytest.mark.skipif(shutil.which("smpicc") is None or shutil.which("cmake") is None,
+@pytest.mark.skipif(simgrid_tool("smpicc") is None or shutil.which("cmake") is None,
                     reason="needs smpicc and cmake")
 def test_a_new_parameter_line_is_accepted_everywhere(dummy_collbench, tmp_path):
     entry = next(e for e in parameter_table() if e["name"] == "dummy_knob")
