@@ -552,6 +552,21 @@ def class_properties(links, class_bounds, class_capacity, class_latency, loopbac
 
 
 @numba.njit(cache=_CACHE)
+def _task_done(t, task_start, task_last, task_rank, reduce_s, stack_task, stack_time, n_stack):
+    """Task t has nothing pending: it ends no earlier than it started, and its rank's
+    next task, if any, goes on the stack to start after t's local reduction.  Returns
+    the stack's new size."""
+    if task_start[t] > task_last[t]:
+        task_last[t] = task_start[t]
+    following = t + 1
+    if following < len(task_rank) and task_rank[following] == task_rank[t]:
+        stack_task[n_stack] = following
+        stack_time[n_stack] = task_last[t] + reduce_s[t]
+        n_stack += 1
+    return n_stack
+
+
+@numba.njit(cache=_CACHE)
 def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending, task_rank,
                  reduce_s, task_first, task_msg, post_tasks, post_delay, msg_tasks, eager,
                  send_cost, posted):
@@ -564,7 +579,6 @@ def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending
     reduction.  The engine's ``start`` cascade, task by task: every update
     is a maximum or a count, so the order does not change the times.
     """
-    n_tasks = len(task_start)
     while n_stack > 0:
         n_stack -= 1
         t = stack_task[n_stack]
@@ -584,13 +598,8 @@ def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending
                     task_last[t] = settled
                 pending[t] -= 1
         if pending[t] == 0:
-            if task_start[t] > task_last[t]:
-                task_last[t] = task_start[t]
-            following = t + 1
-            if following < n_tasks and task_rank[following] == task_rank[t]:
-                stack_task[n_stack] = following
-                stack_time[n_stack] = task_last[t] + reduce_s[t]
-                n_stack += 1
+            n_stack = _task_done(t, task_start, task_last, task_rank, reduce_s, stack_task,
+                                 stack_time, n_stack)
     return n_stack
 
 
@@ -746,13 +755,8 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
         for t in completed[::-1]:
             if pending[t] != 0 or task_start[t] == np.inf:
                 continue
-            if task_start[t] > task_last[t]:
-                task_last[t] = task_start[t]
-            following = t + 1
-            if following < n_tasks and task_rank[following] == task_rank[t]:
-                stack_task[n_stack] = following
-                stack_time[n_stack] = task_last[t] + reduce_s[t]
-                n_stack += 1
+            n_stack = _task_done(t, task_start, task_last, task_rank, reduce_s, stack_task,
+                                 stack_time, n_stack)
         n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending,
                                task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
                                msg_tasks, eager, send_cost, posted)
