@@ -71,7 +71,10 @@ typedef struct collsim_params {
     int timing_only;
 } collsim_params;
 
-/* The three signatures.  Each returns MPI_SUCCESS or an MPI error code. */
+/* One signature per collective (algorithms/collectives.def lists them): the
+ * arguments of the MPI function, plus params.  Each returns MPI_SUCCESS or an
+ * MPI error code.  MPI_IN_PLACE is not passed to an algorithm: a caller that
+ * gets it (the interposition library) gives the algorithm a send buffer. */
 typedef int collsim_allreduce_fn(const void *sendbuf, void *recvbuf, int count,
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                  const collsim_params *params);
@@ -80,6 +83,29 @@ typedef int collsim_reduce_fn(const void *sendbuf, void *recvbuf, int count,
                               const collsim_params *params);
 typedef int collsim_bcast_fn(void *buffer, int count, MPI_Datatype datatype, int root,
                              MPI_Comm comm, const collsim_params *params);
+typedef int collsim_allgather_fn(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm, const collsim_params *params);
+/* MPI_Reduce_scatter_block: recvcount elements to each rank. */
+typedef int collsim_reduce_scatter_fn(const void *sendbuf, void *recvbuf, int recvcount,
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                      const collsim_params *params);
+typedef int collsim_alltoall_fn(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                MPI_Comm comm, const collsim_params *params);
+typedef int collsim_gather_fn(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                              MPI_Comm comm, const collsim_params *params);
+typedef int collsim_scatter_fn(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                               MPI_Comm comm, const collsim_params *params);
+typedef int collsim_barrier_fn(MPI_Comm comm, const collsim_params *params);
+typedef int collsim_scan_fn(const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                            const collsim_params *params);
+typedef int collsim_exscan_fn(const void *sendbuf, void *recvbuf, int count,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              const collsim_params *params);
 
 /* Restrictions an algorithm can declare in registry.def. */
 enum {
@@ -190,11 +216,54 @@ int collsim_parameter_parse(const collsim_parameter_spec *spec, const char *text
 /* Nonzero when params sets spec's parameter (non-zero, non-NULL). */
 int collsim_parameter_given(const collsim_parameter_spec *spec, const collsim_params *params);
 
+/* The collectives, in collectives.def order: COLLSIM_ALLREDUCE, ... */
 typedef enum collsim_collective {
-    COLLSIM_ALLREDUCE,
-    COLLSIM_REDUCE,
-    COLLSIM_BCAST
+#define COLLSIM_COLLECTIVE(name, NAME, op, root, send_blocks, recv_blocks, holders, mpi, summary) \
+    COLLSIM_##NAME,
+#include "collectives.def"
+#undef COLLSIM_COLLECTIVE
+    COLLSIM_COLLECTIVE_COUNT
 } collsim_collective;
+
+/* How many blocks of `count` elements a buffer of a collective holds
+ * (collectives.def's send_blocks and recv_blocks). */
+typedef enum collsim_buffer_blocks {
+    COLLSIM_BLOCKS_NONE,        /* no buffer */
+    COLLSIM_BLOCKS_ONE,         /* one block on every rank */
+    COLLSIM_BLOCKS_ONE_AT_ROOT, /* one block at the root, none elsewhere */
+    COLLSIM_BLOCKS_ALL,         /* p blocks on every rank */
+    COLLSIM_BLOCKS_ALL_AT_ROOT  /* p blocks at the root, none elsewhere */
+} collsim_buffer_blocks;
+
+/* Which ranks hold a result (collectives.def's holders). */
+typedef enum collsim_holders {
+    COLLSIM_HOLDERS_EVERY,    /* every rank */
+    COLLSIM_HOLDERS_ROOT,     /* the root only */
+    COLLSIM_HOLDERS_NOT_FIRST /* every rank but rank 0 */
+} collsim_holders;
+
+/* One line of collectives.def. */
+typedef struct collsim_collective_info {
+    collsim_collective collective;
+    const char *name;
+    int has_op, has_root;
+    collsim_buffer_blocks send_blocks, recv_blocks;
+    collsim_holders holders;
+    const char *mpi;     /* "MPI_Allgather" */
+    const char *summary; /* one line for collsim list */
+} collsim_collective_info;
+
+/* Every collective, *count of them, in collectives.def order (indexed by
+ * collsim_collective). */
+const collsim_collective_info *collsim_collectives(size_t *count);
+
+/* The collective called name, or NULL. */
+const collsim_collective_info *collsim_find_collective(const char *name);
+
+/* Elements in a buffer of `blocks` blocks of count elements on rank `rank`
+ * of comm_size ranks (root: the call's root). */
+long long collsim_block_elements(collsim_buffer_blocks blocks, int count, int rank, int root,
+                                 int comm_size);
 
 typedef struct collsim_algorithm {
     collsim_collective collective;
@@ -204,9 +273,10 @@ typedef struct collsim_algorithm {
     unsigned parameters;
     const char *summary;
     union {
-        collsim_allreduce_fn *allreduce;
-        collsim_reduce_fn *reduce;
-        collsim_bcast_fn *bcast;
+#define COLLSIM_COLLECTIVE(name, NAME, op, root, send_blocks, recv_blocks, holders, mpi, summary) \
+    collsim_##name##_fn *name;
+#include "collectives.def"
+#undef COLLSIM_COLLECTIVE
     } fn;
 } collsim_algorithm;
 

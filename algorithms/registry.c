@@ -14,22 +14,63 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define COLLSIM_FN_FIELD_allreduce allreduce
-#define COLLSIM_FN_FIELD_reduce reduce
-#define COLLSIM_FN_FIELD_bcast bcast
-#define COLLSIM_ENUM_allreduce COLLSIM_ALLREDUCE
-#define COLLSIM_ENUM_reduce COLLSIM_REDUCE
-#define COLLSIM_ENUM_bcast COLLSIM_BCAST
+/* collectives.def's enum value of each collective name, for the registry */
+enum {
+#define COLLSIM_COLLECTIVE(name, NAME, op, root, send_blocks, recv_blocks, holders, mpi, summary) \
+    COLLSIM_ENUM_##name = COLLSIM_##NAME,
+#include "collectives.def"
+#undef COLLSIM_COLLECTIVE
+};
+
+static const collsim_collective_info collectives[] = {
+#define COLLSIM_COLLECTIVE(name_, NAME, op, root, send, recv, holders_, mpi_, summary_)       \
+    {.collective = COLLSIM_##NAME, .name = #name_, .has_op = (op), .has_root = (root),       \
+     .send_blocks = COLLSIM_BLOCKS_##send, .recv_blocks = COLLSIM_BLOCKS_##recv,            \
+     .holders = COLLSIM_HOLDERS_##holders_, .mpi = mpi_, .summary = summary_},
+#include "collectives.def"
+#undef COLLSIM_COLLECTIVE
+};
+
+const collsim_collective_info *collsim_collectives(size_t *count)
+{
+    *count = sizeof collectives / sizeof collectives[0];
+    return collectives;
+}
+
+const collsim_collective_info *collsim_find_collective(const char *name)
+{
+    for (size_t i = 0; i < sizeof collectives / sizeof collectives[0]; i++)
+        if (strcmp(collectives[i].name, name) == 0)
+            return &collectives[i];
+    return NULL;
+}
+
+long long collsim_block_elements(collsim_buffer_blocks blocks, int count, int rank, int root,
+                                 int comm_size)
+{
+    switch (blocks) {
+    case COLLSIM_BLOCKS_ONE:
+        return count;
+    case COLLSIM_BLOCKS_ONE_AT_ROOT:
+        return rank == root ? count : 0;
+    case COLLSIM_BLOCKS_ALL:
+        return (long long)count * comm_size;
+    case COLLSIM_BLOCKS_ALL_AT_ROOT:
+        return rank == root ? (long long)count * comm_size : 0;
+    default:
+        return 0;
+    }
+}
 
 static const collsim_algorithm registry[] = {
 #define COLLSIM_ALGORITHM(coll, alg_name, alg_restrictions, alg_parameters, alg_summary) \
-    {.collective = COLLSIM_ENUM_##coll,                                  \
+    {.collective = (collsim_collective)COLLSIM_ENUM_##coll,                                \
      .collective_name = #coll,                                           \
      .name = #alg_name,                                                  \
      .restrictions = (alg_restrictions),                                 \
      .parameters = (alg_parameters),                                     \
      .summary = alg_summary,                                             \
-     .fn = {.COLLSIM_FN_FIELD_##coll = collsim_##coll##_##alg_name}},
+     .fn = {.coll = collsim_##coll##_##alg_name}},
 #include "registry.def"
 #undef COLLSIM_ALGORITHM
 };

@@ -28,6 +28,14 @@
 #define COLLSIM_TAG_ALLREDUCE 7101
 #define COLLSIM_TAG_REDUCE 7102
 #define COLLSIM_TAG_BCAST 7103
+#define COLLSIM_TAG_ALLGATHER 7104
+#define COLLSIM_TAG_REDUCE_SCATTER 7105
+#define COLLSIM_TAG_ALLTOALL 7106
+#define COLLSIM_TAG_GATHER 7107
+#define COLLSIM_TAG_SCATTER 7108
+#define COLLSIM_TAG_BARRIER 7109
+#define COLLSIM_TAG_SCAN 7110
+#define COLLSIM_TAG_EXSCAN 7111
 
 /* Jumps to the function's cleanup label with rc set when an MPI call fails. */
 #define COLLSIM_CHECK(call)            \

@@ -1,6 +1,7 @@
 """Analytic alpha-beta-gamma cost models of the registry's algorithms.
 
-One module per collective (``allreduce``, ``reduce``, ``bcast``), one function
+One module per collective (``allreduce``, ``reduce``, ``bcast``, ``allgather``, ...:
+every collective of algorithms/collectives.def), one function
 per registry entry with the entry's name and one signature::
 
     model(p, n_bytes, net, *, elem_bytes=8, root=0, commutative=True,
@@ -16,7 +17,8 @@ from typing import Callable
 
 from collsim.params import AlgorithmParams
 
-from . import allreduce, bcast, reduce
+from . import (allgather, allreduce, alltoall, barrier, bcast, exscan, gather, reduce,
+               reduce_scatter, scan, scatter)
 from ._base import NetworkParams, Prediction, message_s, reduce_s
 from ._lookup import model_for
 

@@ -17,8 +17,10 @@ from typing import Callable
 __all__ = ["COLLECTIVES", "COMPOSITES", "composite_names", "model_for", "parameter_default",
            "part_model"]
 
-#: The collectives with a model module of their own name.
-COLLECTIVES = ("allreduce", "bcast", "reduce")
+#: The collectives with a model module of their own name: every collective of
+#: algorithms/collectives.def (``tests/test_models.py`` holds the two equal).
+COLLECTIVES = ("allgather", "allreduce", "alltoall", "barrier", "bcast", "exscan", "gather",
+               "reduce", "reduce_scatter", "scan", "scatter")
 
 #: The registry entries that run other entries (C: the entries that take the
 #: ``groups``, ``inner_outer`` or ``node_size`` parameters, refused as a level

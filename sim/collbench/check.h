@@ -7,20 +7,19 @@
 #ifndef COLLBENCH_CHECK_H
 #define COLLBENCH_CHECK_H
 
+#include "collsim.h"
 #include "datagen.h"
 
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { CHECK_ALLREDUCE, CHECK_REDUCE, CHECK_BCAST } check_kind;
-
 typedef struct check_case {
-    check_kind kind;
+    collsim_collective collective;
     dtype_id dtype;
-    op_id op;        /* ignored for bcast */
-    int root;        /* reduce, bcast */
-    int count;
+    op_id op;        /* the reductions' (collectives.def's op); ignored for the others */
+    int root;        /* the rooted collectives' */
+    int count;       /* elements in one block (collectives.def) */
     uint64_t seed;
     dist_id dist;    /* distribution of floating-point inputs */
     int contributors; /* virtual ranks per rank (>= 1): rank r holds the inputs of
@@ -33,7 +32,8 @@ typedef struct check_case {
 typedef struct check_result {
     int ok;                 /* every holder's result within the bound */
     int bitwise_rank_order; /* every holder's result equals the rank-order fold bit for bit */
-    int ranks_agree;        /* every holder's result is the same bytes */
+    int ranks_agree;        /* every holder's result is the same bytes (allreduce, bcast,
+                             * allgather; 1 where the results differ by definition) */
     double max_error_ratio; /* max over elements and holders of |error| / bound (<= 1 passes) */
     double max_ulp_error;   /* max ulps from the correctly rounded exact sum (sums), or from
                              * the rank-order result (other ops) */
@@ -42,7 +42,10 @@ typedef struct check_result {
                                  * -1 when not a floating-point sum */
     double max_error_prerounded_ratio; /* with prerounded_bound: max |error| over the
                                         * pre-rounded bound; -1 otherwise */
-    uint64_t result_hash;   /* FNV-1a 64 of the first holder's result (root, or rank 0) */
+    uint64_t result_hash;   /* FNV-1a 64 of the first holder's result (root, or rank 0) where
+                             * one rank holds it or all hold the same; of every holder's
+                             * result in rank order where they differ by definition
+                             * (reduce_scatter, alltoall, scatter, scan, exscan) */
 } check_result;
 
 /* References rank 0 has computed, kept so that a case repeated with another
@@ -51,7 +54,7 @@ typedef struct check_result {
  * large p).  Owned by the caller: no global state. */
 #define CHECK_CACHE_SLOTS 16
 typedef struct check_reference {
-    check_kind kind;
+    collsim_collective collective;
     dtype_id dtype;
     op_id op;
     dist_id dist;
@@ -72,9 +75,18 @@ typedef struct check_cache {
 void check_cache_init(check_cache *cache);
 void check_cache_free(check_cache *cache);
 
-/* Fills buf with rank's input: c->contributors vectors of count elements,
- * those of virtual ranks rank N .. rank N + N - 1. */
-void check_fill_input(const check_case *c, int rank, void *buf);
+/* Fills buf with rank's input (the send buffer's blocks of collectives.def;
+ * a bcast's root buffer): c->contributors vectors of the block count, those
+ * of virtual ranks rank N .. rank N + N - 1.  Element j of rank r's input is
+ * datagen_value(seed, r, j): block b of an input of p blocks is its elements
+ * b count .. b count + count - 1. */
+void check_fill_input(const check_case *c, int rank, int nprocs, void *buf);
+
+/* Whether rank holds a result the check reads (collectives.def's holders). */
+int check_holds(const check_case *c, int rank);
+
+/* The elements of rank's result (0 on a rank that holds none). */
+long long check_result_elements(const check_case *c, int rank, int nprocs);
 
 /* Collective over world: every rank passes its result buffer (ignored on
  * ranks that hold no result).  The verdict is meaningful on rank 0 only.
@@ -87,5 +99,7 @@ int check_result_collect(const check_case *c, const void *result, MPI_Comm world
 
 /* FNV-1a 64-bit hash of len bytes. */
 uint64_t check_hash(const void *data, size_t len);
+/* The same hash continued from h over len more bytes. */
+uint64_t check_hash_continue(uint64_t h, const void *data, size_t len);
 
 #endif

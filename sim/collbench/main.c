@@ -453,6 +453,33 @@ static void print_parameters(void)
     printf("]}\n");
 }
 
+/* --list --json's line of collectives (algorithms/collectives.def):
+ * {"collectives": [...]}, one object per collective with its name, whether it
+ * takes an op and a root, its send and receive buffers' blocks, which ranks
+ * hold a result, its MPI function and its summary. */
+static void print_collectives(void)
+{
+    static const char *const block_names[] = {
+        [COLLSIM_BLOCKS_NONE] = "none", [COLLSIM_BLOCKS_ONE] = "one",
+        [COLLSIM_BLOCKS_ONE_AT_ROOT] = "one_at_root", [COLLSIM_BLOCKS_ALL] = "all",
+        [COLLSIM_BLOCKS_ALL_AT_ROOT] = "all_at_root"};
+    static const char *const holder_names[] = {[COLLSIM_HOLDERS_EVERY] = "every",
+                                               [COLLSIM_HOLDERS_ROOT] = "root",
+                                               [COLLSIM_HOLDERS_NOT_FIRST] = "not_first"};
+    size_t n;
+    const collsim_collective_info *info = collsim_collectives(&n);
+    printf("{\"collectives\": [");
+    for (size_t i = 0; i < n; i++)
+        printf("%s{\"name\": \"%s\", \"op\": %s, \"root\": %s, \"send_blocks\": \"%s\", "
+               "\"recv_blocks\": \"%s\", \"holders\": \"%s\", \"mpi\": \"%s\", "
+               "\"summary\": \"%s\"}",
+               i ? ", " : "", info[i].name, info[i].has_op ? "true" : "false",
+               info[i].has_root ? "true" : "false", block_names[info[i].send_blocks],
+               block_names[info[i].recv_blocks], holder_names[info[i].holders], info[i].mpi,
+               info[i].summary);
+    printf("]}\n");
+}
+
 /* Prints one tree as a JSON object: its kind, np, root and, per rank, the
  * parent (-1 at a root), the children in order, and the depth; a chain with
  * --chain-fanout's fan-out.  Returns an exit status. */
@@ -495,7 +522,8 @@ static int dump_tree(const options *opt)
     return EXIT_OK;
 }
 
-/* Runs alg once on the prepared buffers. */
+/* Runs alg once on the prepared buffers: count elements of dt in each block
+ * (collectives.def), the same datatype on both sides. */
 static int call_algorithm(const collsim_algorithm *alg, const void *sendbuf, void *recvbuf,
                           int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
                           const collsim_params *params)
@@ -505,9 +533,34 @@ static int call_algorithm(const collsim_algorithm *alg, const void *sendbuf, voi
         return alg->fn.allreduce(sendbuf, recvbuf, count, dt, op, comm, params);
     case COLLSIM_REDUCE:
         return alg->fn.reduce(sendbuf, recvbuf, count, dt, op, root, comm, params);
-    default:
+    case COLLSIM_BCAST:
         return alg->fn.bcast(recvbuf, count, dt, root, comm, params);
+    case COLLSIM_ALLGATHER:
+        return alg->fn.allgather(sendbuf, count, dt, recvbuf, count, dt, comm, params);
+    case COLLSIM_REDUCE_SCATTER:
+        return alg->fn.reduce_scatter(sendbuf, recvbuf, count, dt, op, comm, params);
+    case COLLSIM_ALLTOALL:
+        return alg->fn.alltoall(sendbuf, count, dt, recvbuf, count, dt, comm, params);
+    case COLLSIM_GATHER:
+        return alg->fn.gather(sendbuf, count, dt, recvbuf, count, dt, root, comm, params);
+    case COLLSIM_SCATTER:
+        return alg->fn.scatter(sendbuf, count, dt, recvbuf, count, dt, root, comm, params);
+    case COLLSIM_BARRIER:
+        return alg->fn.barrier(comm, params);
+    case COLLSIM_SCAN:
+        return alg->fn.scan(sendbuf, recvbuf, count, dt, op, comm, params);
+    case COLLSIM_EXSCAN:
+        return alg->fn.exscan(sendbuf, recvbuf, count, dt, op, comm, params);
+    default:
+        return MPI_ERR_OTHER;
     }
+}
+
+/* The collectives.def line of alg's collective. */
+static const collsim_collective_info *collective_of(const collsim_algorithm *alg)
+{
+    size_t n;
+    return &collsim_collectives(&n)[alg->collective];
 }
 
 typedef struct run_context {
@@ -557,8 +610,8 @@ static collsim_native_call native_call(const collsim_algorithm *alg, int comm_si
                                 .comm_size = comm_size,
                                 .count = count,
                                 .type_size_bytes = dtype_size(dtype),
-                                .commutative = alg->collective == COLLSIM_BCAST || op != OP_FIRST_NONZERO,
-                                .builtin_op = alg->collective == COLLSIM_BCAST || op != OP_FIRST_NONZERO};
+                                .commutative = !collective_of(alg)->has_op || op != OP_FIRST_NONZERO,
+                                .builtin_op = !collective_of(alg)->has_op || op != OP_FIRST_NONZERO};
     return call;
 }
 
@@ -631,11 +684,11 @@ static OWN_FRAME void print_row(const run_context *ctx, const check_case *c, lon
            "\"count\": %d, \"dtype\": \"%s\", ",
            ctx->size, c->contributors, bytes, c->count,
            dtype_names[c->dtype]);
-    if (c->kind == CHECK_BCAST)
+    if (!collective_of(ctx->alg)->has_op)
         printf("\"op\": null, ");
     else
         printf("\"op\": \"%s\", ", op_names[c->op]);
-    if (c->kind == CHECK_ALLREDUCE)
+    if (!collective_of(ctx->alg)->has_root)
         printf("\"root\": null, ");
     else
         printf("\"root\": %d, ", c->root);
@@ -708,8 +761,71 @@ static OWN_FRAME void report_wrong(const run_context *ctx, const check_case *c, 
             "collbench: error: %s/%s gave a wrong result: np=%d bytes=%lld "
             "dtype=%s op=%s root=%d (error/bound %.3g%s)\n",
             ctx->alg->collective_name, ctx->alg->name, ctx->size, bytes, dtype_names[c->dtype],
-            c->kind == CHECK_BCAST ? "-" : op_names[c->op], c->root, res->max_error_ratio,
+            !collective_of(ctx->alg)->has_op ? "-" : op_names[c->op], c->root, res->max_error_ratio,
             prerounded_note);
+}
+
+/* How late the root enters a checked barrier: long against any barrier's
+ * time on the simulated machines, and, under a real MPI, against the skew
+ * of the ranks' release from the MPI_Barrier that starts a measurement. */
+#ifdef COLLSIM_SMPI
+#define BARRIER_DELAY_S 1e-3
+#define BARRIER_WAIT_FRACTION 1.0 /* on the simulated clock: the whole delay */
+#else
+#define BARRIER_DELAY_S 1e-2
+#define BARRIER_WAIT_FRACTION 0.5 /* the release from the start's barrier is not simultaneous */
+#endif
+
+/* One checked barrier in which rank `late` enters BARRIER_DELAY_S late: the
+ * shortest time any rank spent from the common start to its exit, each on
+ * its own clock (never one process's time against another's), or -1 when
+ * the algorithm failed somewhere.  Collective over world. */
+static double barrier_shortest_wait(run_context *ctx, int late)
+{
+    sync_start(&ctx->sync, ctx->world);
+    const double start = MPI_Wtime();
+    if (ctx->rank == late) {
+#ifdef COLLSIM_SMPI
+        sg_actor_sleep_for(BARRIER_DELAY_S);
+#else
+        while (MPI_Wtime() - start < BARRIER_DELAY_S)
+            ;
+#endif
+    }
+    const int rc = call_algorithm(ctx->alg, NULL, NULL, 0, MPI_BYTE, MPI_OP_NULL, 0,
+                                  ctx->coll_comm, ctx->params);
+    /* {-(this rank's wait), failed}: the maximum is the shortest wait */
+    double mine[2] = {-(MPI_Wtime() - start), rc != MPI_SUCCESS}, all[2];
+    if (MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, ctx->world) != MPI_SUCCESS ||
+        all[1] > 0)
+        return -1.0;
+    return -all[0];
+}
+
+/* Checks a barrier (it has no data to compare): one rank at a time enters
+ * it BARRIER_DELAY_S late (every rank up to 128 ranks; beyond, ranks 0,
+ * p/2 and p-1), and no rank may leave before it.  ok when every rank waited
+ * at least BARRIER_WAIT_FRACTION of the delay each time; max_error_ratio is
+ * that required wait over the shortest one when some rank left early (0
+ * otherwise).  Collective over world.  Returns an exit status. */
+static OWN_FRAME int check_barrier(run_context *ctx, check_result *res)
+{
+    const int all = ctx->size <= 128;
+    const int lates[3] = {0, ctx->size / 2, ctx->size - 1};
+    const double required_s = BARRIER_WAIT_FRACTION * BARRIER_DELAY_S;
+    res->max_error_ratio = 0.0;
+    for (int i = 0; i < (all ? ctx->size : 3); i++) {
+        const double shortest_s = barrier_shortest_wait(ctx, all ? i : lates[i]);
+        if (shortest_s < 0)
+            return EXIT_MPI_ERROR;
+        if (shortest_s < required_s) {
+            res->ok = res->bitwise_rank_order = 0;
+            const double ratio = shortest_s > 0 ? required_s / shortest_s : INFINITY;
+            if (ratio > res->max_error_ratio)
+                res->max_error_ratio = ratio;
+        }
+    }
+    return EXIT_OK;
 }
 
 /* Measures one (dtype, op, root, size) case for every repetition.  Returns an
@@ -717,12 +833,23 @@ static OWN_FRAME void report_wrong(const run_context *ctx, const check_case *c, 
 static OWN_FRAME int measure_case(run_context *ctx, const check_case *c, MPI_Op op, long long bytes)
 {
     const int esize = dtype_size(c->dtype);
+    const collsim_collective_info *info = collective_of(ctx->alg);
+    /* each rank's buffers, in blocks of count elements (collectives.def) */
+    const size_t send_bytes =
+        (size_t)collsim_block_elements(info->send_blocks, c->count, ctx->rank, c->root, ctx->size) *
+        esize;
+    const size_t recv_bytes =
+        (size_t)collsim_block_elements(info->recv_blocks == COLLSIM_BLOCKS_ONE_AT_ROOT
+                                           ? COLLSIM_BLOCKS_ONE /* reduce: a scratch vector */
+                                           : info->recv_blocks,
+                                       c->count, ctx->rank, c->root, ctx->size) *
+        esize;
     const size_t nbytes = (size_t)c->count * esize;
     /* contributors the algorithm does not read itself are summed here first */
     const int folded = c->contributors > 1 && ctx->params->contributors <= 1;
     const collsim_params *params = ctx->params;
-    char *sendbuf = collsim_buffer_alloc(nbytes * (size_t)c->contributors, params);
-    char *recvbuf = collsim_buffer_alloc(nbytes, params);
+    char *sendbuf = collsim_buffer_alloc(send_bytes * (size_t)c->contributors, params);
+    char *recvbuf = collsim_buffer_alloc(recv_bytes, params);
     char *local = folded ? collsim_buffer_alloc(nbytes, params) : NULL;
     int status = EXIT_OK;
     if (!sendbuf || !recvbuf || (folded && !local)) {
@@ -741,13 +868,9 @@ static OWN_FRAME int measure_case(run_context *ctx, const check_case *c, MPI_Op 
         /* Non-holders of the input start from a poison pattern, so that a
          * result left unwritten is caught.  Timing only: no data at all. */
         if (!params->timing_only) {
-            memset(recvbuf, 0xA5, nbytes);
-            if (c->kind == CHECK_BCAST) {
-                if (ctx->rank == c->root)
-                    check_fill_input(c, ctx->rank, recvbuf);
-            } else {
-                check_fill_input(c, ctx->rank, sendbuf);
-            }
+            memset(recvbuf, 0xA5, recv_bytes);
+            check_fill_input(c, ctx->rank, ctx->size,
+                             info->send_blocks == COLLSIM_BLOCKS_NONE ? recvbuf : sendbuf);
         }
 
         sync_start(&ctx->sync, ctx->world);
@@ -780,9 +903,11 @@ static OWN_FRAME int measure_case(run_context *ctx, const check_case *c, MPI_Op 
         check_result res = {.ok = 1, .bitwise_rank_order = 1, .ranks_agree = 1,
                             .max_error_u_sum_abs = -1.0, .max_error_prerounded_ratio = -1.0};
         const void *const *shared = shared_results(&ctx->sync);
-        if (ctx->opt->check && (shared == NULL || ctx->rank == 0) &&
-            check_result_collect(c, recvbuf, ctx->world, shared, ctx->references, &res) !=
-                MPI_SUCCESS)
+        if (ctx->opt->check && ctx->alg->collective == COLLSIM_BARRIER)
+            status = check_barrier(ctx, &res);
+        else if (ctx->opt->check && (shared == NULL || ctx->rank == 0) &&
+                 check_result_collect(c, recvbuf, ctx->world, shared, ctx->references, &res) !=
+                     MPI_SUCCESS)
             status = EXIT_MPI_ERROR;
         if (ctx->rank == 0) {
             if (rep >= 0)
@@ -835,13 +960,14 @@ typedef int (*selector_case_fn)(const collsim_algorithm *alg, const selector_cas
 static int for_each_selector_case(const collsim_algorithm *alg, const options *opt, int comm_size,
                                   selector_case_fn fn, void *arg)
 {
-    const int nops = alg->collective == COLLSIM_BCAST ? 1 : opt->nops;
+    const int has_op = collective_of(alg)->has_op;
+    const int nops = has_op ? opt->nops : 1;
     const int nsizes = opt->ncounts > 0 ? opt->ncounts : opt->nbytes;
     for (int d = 0; d < opt->ndtypes; d++) {
         for (int o = 0; o < nops; o++) {
             for (int s = 0; s < nsizes; s++) {
                 selector_case c = {.dtype = opt->dtypes[d],
-                                   .op = alg->collective == COLLSIM_BCAST ? OP_SUM : opt->ops[o]};
+                                   .op = has_op ? opt->ops[o] : OP_SUM};
                 c.count = opt->ncounts > 0 ? opt->counts[s] : opt->bytes[s] / dtype_size(c.dtype);
                 c.call = native_call(alg, comm_size, c.count, c.dtype, c.op);
                 const int rc = fn(alg, &c, arg);
@@ -868,8 +994,8 @@ static int refuse_selection(const collsim_algorithm *alg, const selector_case *c
         return 0;
     snprintf(err->text, err->len, "%s/%s %s (np=%d, %lld bytes, %s%s%s)", alg->collective_name,
              alg->name, why, c->call.comm_size, c->count * dtype_size(c->dtype),
-             dtype_names[c->dtype], alg->collective == COLLSIM_BCAST ? "" : ", op ",
-             alg->collective == COLLSIM_BCAST ? "" : op_names[c->op]);
+             dtype_names[c->dtype], collective_of(alg)->has_op ? ", op " : "",
+             collective_of(alg)->has_op ? op_names[c->op] : "");
     return -1;
 }
 
@@ -885,14 +1011,15 @@ static int validate_selection(const collsim_algorithm *alg, const options *opt, 
 /* --native: the lines of algorithms/native.def as JSON Lines. */
 static void print_native(void)
 {
-    static const char *const collective_names[] = {"allreduce", "reduce", "bcast"};
+    size_t ncollectives;
+    const collsim_collective_info *collectives = collsim_collectives(&ncollectives);
     size_t n;
     const collsim_native_entry *e = collsim_native_entries(&n);
     for (size_t i = 0; i < n; i++) {
         printf("{\"library\": \"%s\", \"version\": \"%s\", \"collective\": \"%s\", "
                "\"id\": %d, \"name\": \"%s\", ",
                collsim_native_library_name(e[i].library),
-               collsim_native_library_version(e[i].library), collective_names[e[i].collective],
+               collsim_native_library_version(e[i].library), collectives[e[i].collective].name,
                e[i].id, e[i].library_name);
         print_json_string_or_null("algorithm", e[i].algorithm);
         printf("\"note\": \"%s\"}\n", e[i].note);
@@ -912,7 +1039,7 @@ static int print_native_choice(const collsim_algorithm *alg, const selector_case
            "\"bytes\": %lld, \"dtype\": \"%s\", ",
            alg->collective_name, alg->name, c->call.comm_size,
            c->count * dtype_size(c->dtype), dtype_names[c->dtype]);
-    if (alg->collective == COLLSIM_BCAST)
+    if (!collective_of(alg)->has_op)
         printf("\"op\": null, ");
     else
         printf("\"op\": \"%s\", ", op_names[c->op]);
@@ -954,7 +1081,7 @@ static int print_native_choices(const options *opt)
     collsim_native_library library;
     if (alg == NULL || collsim_native_selector_library(alg, &library) != 0) {
         fprintf(stderr, "collbench: error: --native-choice takes a selector "
-                        "(openmpi_default, mpich_default) of allreduce, reduce or bcast\n");
+                        "(openmpi_default, mpich_default)\n");
         return EXIT_BAD_INPUT;
     }
     return for_each_selector_case(alg, opt, opt->tree_np, print_native_choice, NULL);
@@ -964,7 +1091,7 @@ static OWN_FRAME int validate(const run_context *ctx, char *err, size_t errlen)
 {
     const options *opt = ctx->opt;
     for (int r = 0; r < opt->nroots; r++) {
-        if (ctx->alg->collective != COLLSIM_ALLREDUCE && opt->roots[r] >= ctx->size) {
+        if (collective_of(ctx->alg)->has_root && opt->roots[r] >= ctx->size) {
             snprintf(err, errlen, "root %d is outside the communicator (np=%d)", opt->roots[r],
                      ctx->size);
             return -1;
@@ -981,6 +1108,13 @@ static OWN_FRAME int validate(const run_context *ctx, char *err, size_t errlen)
                 snprintf(err, errlen, "%lld bytes is more than 2^31-1 elements", opt->bytes[s]);
                 return -1;
             }
+            const collsim_collective_info *info = collective_of(ctx->alg);
+            if ((info->send_blocks >= COLLSIM_BLOCKS_ALL || info->recv_blocks >= COLLSIM_BLOCKS_ALL) &&
+                opt->bytes[s] / dtype_size(opt->dtypes[d]) * ctx->size > 0x7fffffffLL) {
+                snprintf(err, errlen, "%s of %lld bytes on %d ranks is more than 2^31-1 elements "
+                         "in one buffer", ctx->alg->collective_name, opt->bytes[s], ctx->size);
+                return -1;
+            }
         }
         if (collsim_check_segment(ctx->params, dtype_size(opt->dtypes[d]),
                                   dtype_names[opt->dtypes[d]], err, errlen) != NULL)
@@ -991,8 +1125,10 @@ static OWN_FRAME int validate(const run_context *ctx, char *err, size_t errlen)
         snprintf(err, errlen, "%s/%s %s", ctx->alg->collective_name, ctx->alg->name, unused);
         return -1;
     }
-    if (opt->contributors > 1 && ctx->alg->collective == COLLSIM_BCAST) {
-        snprintf(err, errlen, "--contributors applies to reductions, not to bcast");
+    if (opt->contributors > 1 && ctx->alg->collective != COLLSIM_ALLREDUCE &&
+        ctx->alg->collective != COLLSIM_REDUCE) {
+        snprintf(err, errlen, "--contributors applies to allreduce and reduce, not to %s",
+                 ctx->alg->collective_name);
         return -1;
     }
     if (opt->contributors > 1 && (long long)opt->contributors * ctx->size > 0x3fffffffLL) {
@@ -1000,8 +1136,8 @@ static OWN_FRAME int validate(const run_context *ctx, char *err, size_t errlen)
                  ctx->size);
         return -1;
     }
-    /* a bcast has no op: only the restrictions on the process count apply */
-    const int nops = ctx->alg->collective == COLLSIM_BCAST ? 0 : opt->nops;
+    /* a collective without an op: only the restrictions on the process count apply */
+    const int nops = collective_of(ctx->alg)->has_op ? opt->nops : 0;
     for (int o = 0; o < nops; o++) {
         const char *why = collsim_check_restrictions(ctx->alg, ctx->size,
                                                      opt->ops[o] != OP_FIRST_NONZERO);
@@ -1049,18 +1185,16 @@ static OWN_FRAME int validate(const run_context *ctx, char *err, size_t errlen)
 static OWN_FRAME int run_measurements(run_context *ctx)
 {
     const options *opt = ctx->opt;
-    const check_kind kind = ctx->alg->collective == COLLSIM_ALLREDUCE ? CHECK_ALLREDUCE
-                            : ctx->alg->collective == COLLSIM_REDUCE  ? CHECK_REDUCE
-                                                                      : CHECK_BCAST;
-    const int nops = kind == CHECK_BCAST ? 1 : opt->nops;
-    const int nroots = kind == CHECK_ALLREDUCE ? 1 : opt->nroots;
+    const collsim_collective_info *info = collective_of(ctx->alg);
+    const int nops = info->has_op ? opt->nops : 1;
+    const int nroots = info->has_root ? opt->nroots : 1;
     int status = EXIT_OK;
 
     for (int d = 0; d < opt->ndtypes && status == EXIT_OK; d++) {
         for (int o = 0; o < nops && status == EXIT_OK; o++) {
             MPI_Op op = MPI_OP_NULL;
             int created = 0;
-            if (kind != CHECK_BCAST && op_create(opt->ops[o], &op, &created) != MPI_SUCCESS)
+            if (info->has_op && op_create(opt->ops[o], &op, &created) != MPI_SUCCESS)
                 return EXIT_MPI_ERROR;
             for (int r = 0; r < nroots && status == EXIT_OK; r++) {
                 const int nsizes = opt->ncounts > 0 ? opt->ncounts : opt->nbytes;
@@ -1069,10 +1203,10 @@ static OWN_FRAME int run_measurements(run_context *ctx)
                     const long long count =
                         opt->ncounts > 0 ? opt->counts[s] : opt->bytes[s] / esize;
                     check_case c = {
-                        .kind = kind,
+                        .collective = ctx->alg->collective,
                         .dtype = opt->dtypes[d],
-                        .op = kind == CHECK_BCAST ? OP_SUM : opt->ops[o],
-                        .root = kind == CHECK_ALLREDUCE ? 0 : opt->roots[r],
+                        .op = info->has_op ? opt->ops[o] : OP_SUM,
+                        .root = info->has_root ? opt->roots[r] : 0,
                         .count = (int)count,
                         .seed = opt->seed,
                         .dist = opt->dist,
@@ -1205,6 +1339,7 @@ static OWN_FRAME int answer_alone(const options *opt)
         if (opt->json) {
             datagen_print_catalog_json();
             print_parameters();
+            print_collectives();
         }
         return EXIT_OK;
     }

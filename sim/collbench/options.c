@@ -297,7 +297,7 @@ static const option_spec option_table[] = {
      "what a selector (--alg openmpi_default|mpich_default) picks on --np P, without running"},
     {"help", NULL, set_mode, 0, 0, MODE_HELP, 0, NULL, "this text"},
     /* the measurement */
-    {"coll", "C", set_string, AT(collective), NO_RANGE, NULL, "allreduce | reduce | bcast"},
+    {"coll", "C", set_string, AT(collective), NO_RANGE, NULL, "a collective of collsim list (allreduce, allgather, barrier, ...)"},
     {"alg", "A", set_string, AT(algorithm), NO_RANGE, NULL, "a registry name (--list)"},
     {"bytes", "N[,N...]", set_sizes, 0, 0, NO_RANGE, NULL, "sizes per rank in bytes, multiples of T"},
     {"count", "K[,K...]", set_counts, 0, 0, NO_RANGE, NULL, "sizes in elements (instead of --bytes)"},
