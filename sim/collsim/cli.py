@@ -33,7 +33,7 @@ from collsim.platform_cli import add_platform_arguments, build_platform, registe
 from collsim.platforms import map_ranks, pair_parameters
 from collsim.profiles import builtin_profiles, checked_profile, default_profile
 from collsim.repro import add_repro_command
-from collsim.harness import find_algorithm, registry, simulate
+from collsim.harness import collectives, find_algorithm, registry, simulate
 from collsim.runner import DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, run, validate_run
 from collsim.analysis.models import message_s
 from collsim.params import AlgorithmParams, user_parameters
@@ -265,7 +265,7 @@ def _keeps_rank_order(entry: dict) -> str:
     """Whether an entry's result keeps the ranks' order, from what the registry says
     of it: collbench checks a non-commutative op's result bit for bit, so an entry
     that accepts one keeps the order."""
-    if entry["collective"] == "bcast":
+    if not collectives()[entry["collective"]]["op"]:
         return "n/a"
     if is_selector(entry["algorithm"]):
         return "that of the algorithm chosen"

@@ -550,6 +550,32 @@ def _listing() -> tuple[dict, ...]:
     return tuple(rows)
 
 
+def collectives() -> dict[str, dict]:
+    """The collectives collbench knows, as it publishes them, by name.
+
+    ``algorithms/collectives.def`` lists each once; ``collbench --list --json``
+    prints them on one line.  Each is a dict with ``name``, ``op`` (the call
+    takes an ``MPI_Op``), ``root`` (it takes a root), ``send_blocks`` and
+    ``recv_blocks`` (``none``, ``one``, ``one_at_root``, ``all``,
+    ``all_at_root``: a buffer's blocks of ``count`` elements; a row's
+    ``bytes`` is one block), ``holders`` (``every``, ``root``,
+    ``not_first``), ``mpi`` (the MPI function) and ``summary``, in the
+    table's order.
+
+    Examples
+    --------
+    >>> [name for name, c in collectives().items() if c["root"]]
+    ['reduce', 'bcast', 'gather', 'scatter']
+    >>> collectives()["reduce_scatter"]["mpi"]
+    'MPI_Reduce_scatter_block'
+    """
+    for row in _listing():
+        if "collectives" in row:
+            return {c["name"]: c for c in row["collectives"]}
+    raise CollsimError("collbench --list --json published no collectives "
+                       "(an older collbench: run make build)")
+
+
 def data_catalog() -> dict[str, tuple[dict, ...]]:
     """The datatypes, ops and input distributions collbench knows, as it publishes them.
 
@@ -637,9 +663,9 @@ parameter_table.cache_clear = _listing.cache_clear  # type: ignore[attr-defined]
 def find_algorithm(collective: str, algorithm: str) -> dict:
     """Return the registry entry, or a one-line error naming the known ones."""
     entries = registry()
-    collectives = sorted({entry["collective"] for entry in entries})
-    if collective not in collectives:
-        raise CollsimError(f"unknown collective {collective!r} (known: {', '.join(collectives)})")
+    known = list(collectives())
+    if collective not in known:
+        raise CollsimError(f"unknown collective {collective!r} (known: {', '.join(known)})")
     names = [entry["algorithm"] for entry in entries if entry["collective"] == collective]
     for entry in entries:
         if entry["collective"] == collective and entry["algorithm"] == algorithm:

@@ -17,7 +17,8 @@ from collsim.limits import check
 from collsim.params import AlgorithmParams, parameter_table
 from collsim.platforms.network import PairParameters
 from collsim.platforms import map_ranks, network_parameters, platform_hash
-from collsim.harness import PublishedNames, PublishedSizes, find_algorithm, registry, simulate
+from collsim.harness import (PublishedNames, PublishedSizes, collectives, find_algorithm, registry,
+                             simulate)
 from collsim.network_model import (NETWORK_REL_TOL, NoNetworkPattern, collective_time,
                                    has_pattern, network_agrees, network_setting)
 from collsim.platform_cli import PlatformRequest
@@ -92,9 +93,10 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int, *, simulated: bo
     if spec.timing_only and spec.contributors > 1:
         raise CollsimError("--timing-only takes no virtual contributors (they only matter "
                            "for the result, which a timing-only run does not compute)")
-    if spec.contributors > 1 and spec.collective == "bcast":
-        raise CollsimError("virtual contributors apply to reductions, not to bcast")
-    if spec.collective != "allreduce" and not 0 <= spec.root < spec.np:
+    if spec.contributors > 1 and spec.collective not in ("allreduce", "reduce"):
+        raise CollsimError(f"virtual contributors apply to allreduce and reduce, "
+                           f"not to {spec.collective}")
+    if collectives()[spec.collective]["root"] and not 0 <= spec.root < spec.np:
         raise CollsimError(f"root {spec.root} is outside the communicator (np={spec.np})")
     try:
         model_for(spec.collective, spec.algorithm)
@@ -133,14 +135,14 @@ _REQUIREMENTS = {
     "power_of_two_np": (lambda spec: spec.np & (spec.np - 1) == 0,
                         lambda spec: f"np={spec.np}"),
 }
-_OP_REQUIREMENTS = {"commutative_op", "sum_on_float"}  # a bcast has no op
+_OP_REQUIREMENTS = {"commutative_op", "sum_on_float"}  # a collective without an op has none
 
 
 def _check_requirements(spec: RunSpec, entry: dict) -> None:
     """Hold the spec against the requirements collbench publishes for its entry."""
     for requirement, sentence in entry.get("requires", {}).items():
         if requirement not in _REQUIREMENTS or (
-                spec.collective == "bcast" and requirement in _OP_REQUIREMENTS):
+                not collectives()[spec.collective]["op"] and requirement in _OP_REQUIREMENTS):
             continue
         meets, detail = _REQUIREMENTS[requirement]
         if not meets(spec):

@@ -27,6 +27,9 @@ The builders live by family, as the closed-form models do:
 - :mod:`.trees`: linear, chains, Open MPI's generic trees, the pipelined tree engine;
 - :mod:`.blocks`: binary blocks, Rabenseifner's reduce, the ring reduce, the
   scatter + recursive-doubling broadcast;
+- :mod:`.gathers`: allgather, gather, scatter;
+- :mod:`.scans`: reduce_scatter, scan, exscan;
+- :mod:`.exchanges`: alltoall, barrier;
 - :mod:`.composite`: the entries that run other entries (two-level,
   node-aware, reproducible, the libraries' selectors), their parts built
   through :func:`pattern_for` when they are built;
@@ -38,12 +41,13 @@ algorithm without one has no network model yet.
 
 from __future__ import annotations
 
-from . import blocks, composite, rounds, trees
+from . import blocks, composite, exchanges, gathers, rounds, scans, trees
 from ._common import UNROLL_RANKS
 
 __all__ = ["PATTERNS", "pattern_for", "UNROLL_RANKS"]
 
-PATTERNS = {**rounds.PATTERNS, **trees.PATTERNS, **blocks.PATTERNS, **composite.PATTERNS}
+PATTERNS = {**rounds.PATTERNS, **trees.PATTERNS, **blocks.PATTERNS, **composite.PATTERNS,
+            **gathers.PATTERNS, **scans.PATTERNS, **exchanges.PATTERNS}
 
 
 def pattern_for(collective: str, algorithm: str):
