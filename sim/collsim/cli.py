@@ -294,8 +294,29 @@ def registry_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _collectives_table() -> str:
+    """The collectives (algorithms/collectives.def, as collbench publishes them) as a text
+    table: each with its MPI function, whether it takes an op and a root, and what a
+    row's ``bytes`` is (``collsim list --collectives``)."""
+    lines = [("collective", "mpi", "op", "root", "algorithms", "summary")]
+    counts: dict[str, int] = {}
+    for entry in registry():
+        counts[entry["collective"]] = counts.get(entry["collective"], 0) + 1
+    for name, shape in collectives().items():
+        lines.append((name, shape["mpi"], "yes" if shape["op"] else "-",
+                      "yes" if shape["root"] else "-", str(counts.get(name, 0)),
+                      shape["summary"]))
+    return format_table(lines)
+
+
 def _cmd_list(args: argparse.Namespace) -> int:
     entries = registry()
+    if args.collectives:
+        if args.json:
+            _emit("".join(json.dumps(shape) + "\n" for shape in collectives().values()), None)
+        else:
+            _emit(_collectives_table(), None)
+        return 0
     if args.json:
         _emit("".join(json.dumps(entry) + "\n" for entry in entries), None)
         return 0
@@ -415,6 +436,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     list_parser = commands.add_parser("list", help="print the registry of algorithms")
     list_parser.add_argument("--json", action="store_true")
+    list_parser.add_argument("--collectives", action="store_true",
+                             help="the collectives instead: their MPI function, op, root, "
+                                  "and what a row's bytes is")
     list_parser.add_argument("--markdown", action="store_true",
                              help="a Markdown table: restrictions, and whether each entry "
                              "keeps the ranks' order (the README's table)")
