@@ -34,7 +34,8 @@ from collsim.platforms import map_ranks, pair_parameters
 from collsim.profiles import builtin_profiles, checked_profile, default_profile
 from collsim.repro import add_repro_command
 from collsim.harness import collectives, find_algorithm, registry, simulate
-from collsim.runner import DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, run, validate_run
+from collsim.runner import (DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, buffer_blocks, run,
+                            validate_run)
 from collsim.analysis.models import message_s
 from collsim.params import AlgorithmParams, user_parameters
 from collsim.units import (
@@ -195,7 +196,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     params = _algorithm_params(args)
     selected = _selected_algorithms(args.coll, args.alg)
     if sizes:
-        check_simulation_memory(args.np, max(sizes), timing_only=args.timing_only)
+        blocks = max(buffer_blocks(collective, args.np) for collective, _ in selected)
+        check_simulation_memory(args.np, max(sizes) * blocks, timing_only=args.timing_only)
     G, platform_label = build_platform(args, args.np)
     specs = [
         RunSpec(
