@@ -30,7 +30,9 @@
  *            ompi_coll_base_allgather_intra_recursivedoubling runs Bruck for
  *            p not a power of two instead; collsim does not.
  * Cost:      lg p alpha + (p - 1) n beta for p a power of two (n: one
- *            block); otherwise more, replayed by the model.
+ *            block); otherwise up to (2 ceil(lg p) - 1) alpha (p = 2^k - 1)
+ *            and up to 2.25 (p - 1) n beta (p = 9), replayed by the model
+ *            (collsim.analysis.models.allgather.recursive_doubling).
  */
 #include "common/blockcopy.h"
 #include "common/internal.h"

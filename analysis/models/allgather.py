@@ -91,9 +91,11 @@ def recursive_doubling(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: 
     lg p messages.  Otherwise the subtrees are uneven: after the exchange of
     mask m whose partner subtree holds only c < m ranks, the c ranks that had
     a partner pass its c blocks on to the rest of their subtree in up to
-    lg m more steps (``allgather_recursive_doubling.c``); p = 2^k + 1 pays the
-    most, ``(2k + 1) alpha``-ish, with the last block going down a whole tree.
-    The schedule (:func:`recursive_doubling_steps`) is replayed on one clock
+    lg m more steps (``allgather_recursive_doubling.c``).  The latency on the
+    critical path lies between ceil(lg p) and 2 ceil(lg p) - 1 alphas (the
+    most at p = 2^k - 1), the bandwidth term between (p - 1) n beta and
+    2.25 (p - 1) n beta (the most at p = 9; about 2.2 at p = 2^k + 1, 1.77
+    at p = 100): measured on this replay for p up to 1100.  The schedule (:func:`recursive_doubling_steps`) is replayed on one clock
     per rank: an exchange starts when both ranks reach it and lasts the
     longer direction's ``alpha + (m + envelope) beta``; a tree message starts
     when both ends reach it (``send-is-detached-thresh:0``) and costs a one-way
