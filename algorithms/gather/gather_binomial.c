@@ -25,8 +25,8 @@
  *            (the in-order binomial tree of
  *            ompi_coll_base_topo_build_in_order_bmtree: children nearest
  *            first); MPICH 4.0 MPIR_Gather_intra_binomial: the same
- *            messages.  Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005,
- *            sec. 3.5.
+ *            messages, and its header's cost lg p alpha + n (p-1)/p beta
+ *            (n there: all p blocks).
  * Cost:      ceil(lg p) alpha + (p - 1) n beta   (n: one block; any p)
  */
 #include "common/blockcopy.h"

@@ -22,8 +22,9 @@
  * Restrictions: none.
  * Reference: Open MPI 4.1 coll/base ompi_coll_base_scatter_intra_binomial
  *            (in-order binomial tree, children sent farthest first); MPICH
- *            4.0 MPIR_Scatter_intra_binomial: the same messages.  Thakur,
- *            Rabenseifner & Gropp, IJHPCA 19(1), 2005, sec. 3.5.
+ *            4.0 MPIR_Scatter_intra_binomial: the same messages, and its
+ *            header's cost lg p alpha + n (p-1)/p beta (n there: all p
+ *            blocks).
  * Cost:      ceil(lg p) alpha + (p - 1) n beta   (n: one block; any p)
  */
 #include "common/blockcopy.h"

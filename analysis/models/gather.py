@@ -37,7 +37,8 @@ def binomial(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, r
     """Binomial gather, nearest child first (Open MPI's and MPICH's).
 
     ``T = sum_k (alpha + min(2^k, p - 2^k) n beta) = ceil(lg p) alpha +
-    (p - 1) n beta`` (Thakur, Rabenseifner & Gropp 2005, sec. 3.5), plus the
+    (p - 1) n beta`` (the cost in MPICH 4.0's MPIR_Gather_intra_binomial
+    header, n there all p blocks), plus the
     envelope of each message: the root's receives, of 1, 2, 4, ... blocks
     and last the p - 2^(ceil(lg p) - 1) blocks of the truncated subtree.
 
