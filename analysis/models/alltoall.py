@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 
-from ._base import (NetworkParams, Prediction, check_arguments, exact, one_way,
-                    staggered_shared_link_s)
+from ._base import (NetworkParams, Prediction, ceil_log2, check_arguments, exact, message_s,
+                    one_way, staggered_shared_link_s)
 
-__all__ = ["linear"]
+__all__ = ["linear", "pairwise", "pairwise_xor", "bruck", "bruck_blocks"]
 
 
 def linear(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
@@ -35,3 +35,71 @@ def linear(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, roo
     if p == 1 or count == 0:
         return exact(0.0)
     return exact(staggered_shared_link_s(one_way(net), n_bytes, p - 1))
+
+
+def pairwise(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+             commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
+    """Pairwise exchange by shifts: p - 1 steps of one block each way.
+
+    ``T = (p - 1) (alpha + (n + envelope) beta)`` (Thakur, Rabenseifner &
+    Gropp 2005, sec. 3.6; Open MPI's ompi_coll_base_alltoall_intra_pairwise).
+
+    Accuracy: exact.  Every step is one ``MPI_Sendrecv`` per rank to rank + k
+    and from rank - k: each link carries one message each way, and all ranks
+    start and end each step together.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if p == 1 or count == 0:
+        return exact(0.0)
+    return exact((p - 1) * message_s(one_way(net), n_bytes))
+
+
+def pairwise_xor(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+                 commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
+    """MPICH's pairwise exchange: partners rank XOR k for powers of two, else shifts.
+
+    ``T = (p - 1) (alpha + (n + envelope) beta)``, as :func:`pairwise`
+    (MPICH 4.0 MPIR_Alltoall_intra_pairwise's header: (p - 1) alpha + n beta
+    with n all of a rank's data).  The partners differ from pairwise's only
+    in which links a step loads: the same time on a crossbar, not on a tree.
+
+    Accuracy: exact (one message per link and direction in every step).
+    """
+    return pairwise(p, n_bytes, net, elem_bytes=elem_bytes)
+
+
+def bruck_blocks(p: int, distance: int) -> int:
+    """The blocks of Bruck's step ``distance`` (a power of two): i in 1 .. p - 1 with i & distance.
+
+    Of 0 .. p - 1, every full period of 2 distance holds ``distance`` such
+    indices, and the last, partial one those past its first ``distance``.
+
+    >>> [bruck_blocks(5, d) for d in (1, 2, 4)]
+    [2, 2, 1]
+    >>> [bruck_blocks(8, d) for d in (1, 2, 4)]
+    [4, 4, 4]
+    """
+    period = 2 * distance
+    return (p // period) * distance + max(0, p % period - distance)
+
+
+def bruck(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+          commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
+    """Bruck's alltoall: ceil(lg p) steps, step k the blocks whose index has bit k set.
+
+    ``T = sum_k (alpha + (c_k n + envelope) beta)`` over k < ceil(lg p), with
+    c_k = :func:`bruck_blocks` (p, 2^k) packed blocks in the step's one
+    message; for a power of two ``lg p alpha + (p/2) lg p n beta`` (Bruck et
+    al., IEEE TPDS 1997; Thakur, Rabenseifner & Gropp 2005, sec. 3.6).  The
+    rotations are local copies (no simulated time).
+
+    Accuracy: exact.  Every step is one ``MPI_Sendrecv`` per rank to rank +
+    2^k and from rank - 2^k, every rank sending the same c_k blocks: one
+    message per link and direction, all ranks in step.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if p == 1 or count == 0:
+        return exact(0.0)
+    net = one_way(net)
+    return exact(sum(message_s(net, bruck_blocks(p, 1 << k) * n_bytes)
+                     for k in range(ceil_log2(p))))
