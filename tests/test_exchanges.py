@@ -15,7 +15,7 @@ from collsim.analysis.network.patterns import exchanges
 from collsim.cli import main
 
 PROCESS_COUNTS = [1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 16, 17, 33, 64, 100]
-ALLTOALL = ["linear", "pairwise", "pairwise_xor"]
+ALLTOALL = ["linear", "pairwise", "pairwise_xor", "scattered"]
 BARRIERS = ["dissemination", "recursive_doubling", "tree", "double_ring"]
 
 
@@ -95,14 +95,14 @@ TAPERED = ["--platform", "fat-tree", "--levels", "2", "--down-ports", "4,6", "--
 
 
 @pytest.mark.parametrize("collective, algorithms", [
-    ("alltoall", "pairwise,pairwise_xor,bruck"),
+    ("alltoall", "pairwise,pairwise_xor,bruck,scattered"),
     ("barrier", "recursive_doubling,tree,double_ring")])
 @pytest.mark.parametrize("p", [16, 21])
 def test_off_the_crossbar_the_time_is_the_patterns(capsys, collective, algorithms, p):
     assert main(["run", *TAPERED, "--np", str(p), "--coll", collective, "--alg", algorithms,
                  "--bytes", "8,64KiB", "--timing-only", "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert len(rows) == 6
+    assert len(rows) == 2 * len(algorithms.split(","))
     for row in rows:
         assert row["model_class"] == "network" and row["model_agrees"], row
         assert row["time_s"] == pytest.approx(row["model_s"], rel=1e-6), row

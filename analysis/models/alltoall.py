@@ -13,7 +13,9 @@ from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 from ._base import (NetworkParams, Prediction, ceil_log2, check_arguments, exact, message_s,
                     one_way, staggered_shared_link_s)
 
-__all__ = ["linear", "pairwise", "pairwise_xor", "bruck", "bruck_blocks"]
+# the models, one per registry entry; bruck_blocks and scattered_batches are their
+# arithmetic, shared with the network patterns
+__all__ = ["linear", "pairwise", "pairwise_xor", "bruck", "scattered"]
 
 
 def linear(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
@@ -103,3 +105,43 @@ def bruck(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root
     net = one_way(net)
     return exact(sum(message_s(net, bruck_blocks(p, 1 << k) * n_bytes)
                      for k in range(ceil_log2(p))))
+
+
+#: Offsets per batch of :func:`scattered`: MPICH's MPIR_CVAR_ALLTOALL_THROTTLE default
+#: (``COLLSIM_ALLTOALL_THROTTLE`` in alltoall_scattered.c).
+SCATTERED_THROTTLE = 32
+
+
+def scattered_batches(p: int) -> list[range]:
+    """The offsets of each batch of :func:`scattered`: 1 .. 31, 32 .. 63, ... (0, the
+    rank itself, is the local copy).
+
+    >>> [len(batch) for batch in scattered_batches(70)]
+    [31, 32, 6]
+    """
+    batches = (range(max(first, 1), min(first + SCATTERED_THROTTLE, p))
+               for first in range(0, p, SCATTERED_THROTTLE))
+    return [batch for batch in batches if len(batch)]
+
+
+def scattered(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
+              commutative: bool = True, params: AlgorithmParams = DEFAULT_PARAMS) -> Prediction:
+    """MPICH's scattered alltoall: all-at-once in batches of 32 partners.
+
+    ``T = sum_b (alpha + m_b (n + envelope) beta)`` over the batches of
+    :func:`scattered_batches` (m_b = 31, 32, ..., the last what is left):
+    ``ceil(p / 32) alpha + (p - 1) (n + envelope) beta`` (MPICH 4.0
+    MPIR_Alltoall_intra_scattered with MPIR_CVAR_ALLTOALL_THROTTLE = 32).
+    Each batch is :func:`linear`'s exchange on m_b partners; with a send
+    overhead its sends are staggered as linear's.
+
+    Accuracy: exact on a full-duplex crossbar: in every batch each rank's
+    link carries m_b blocks each way, shared equally, and every rank ends the
+    batch at the same instant.
+    """
+    count = check_arguments(p, n_bytes, elem_bytes)
+    if p == 1 or count == 0:
+        return exact(0.0)
+    net = one_way(net)
+    return exact(sum(staggered_shared_link_s(net, n_bytes, len(batch))
+                     for batch in scattered_batches(p)))

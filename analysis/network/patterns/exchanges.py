@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from collsim.analysis.models._base import ceil_log2
-from collsim.analysis.models.alltoall import bruck_blocks
+from collsim.analysis.models.alltoall import bruck_blocks, scattered_batches
 
 from ..pattern import Pattern, Step, exchange
 from ._common import nothing_to_send, ranks
@@ -69,6 +69,21 @@ def alltoall_bruck(p: int, count: int, *, elem_bytes: int, root: int = 0,
     return Pattern(p, tuple(
         Step(rank, (rank + (1 << k)) % p, np.full(p, bruck_blocks(p, 1 << k) * count * elem_bytes))
         for k in range(ceil_log2(p))))
+
+
+@nothing_to_send
+def alltoall_scattered(p: int, count: int, *, elem_bytes: int, root: int = 0,
+                       commutative: bool = True, **context) -> Pattern:
+    """``alltoall_scattered.c``: batches of 32 offsets, all of a batch at once (p (p - 1)
+    messages)."""
+    rank = ranks(p)
+    steps = []
+    for batch in scattered_batches(p):
+        offsets = np.asarray(batch, dtype=np.int64)
+        src = np.repeat(rank, len(offsets))
+        steps.append(Step(src, (src - np.tile(offsets, p)) % p,
+                          np.full(len(src), count * elem_bytes)))
+    return Pattern(p, tuple(steps))
 
 
 def _empty(n: int) -> np.ndarray:
@@ -130,6 +145,7 @@ PATTERNS = {
     ("alltoall", "pairwise"): alltoall_pairwise,
     ("alltoall", "pairwise_xor"): alltoall_pairwise_xor,
     ("alltoall", "bruck"): alltoall_bruck,
+    ("alltoall", "scattered"): alltoall_scattered,
     ("barrier", "dissemination"): barrier_dissemination,
     ("barrier", "recursive_doubling"): barrier_recursive_doubling,
     ("barrier", "tree"): barrier_tree,
