@@ -28,3 +28,13 @@ def dissemination(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int =
     if p == 1:
         return exact(0.0)
     return exact(ceil_log2(p) * message_s(one_way(net), 0))
+
+
+# The libraries' default choices (algorithms/common/native.c): the model of the
+# algorithm a run recorded (collsim.analysis.models._native).  Kept in one block
+# at the end of the module.
+from ._native import selector  # noqa: E402
+
+__all__ += ["openmpi_default", "mpich_default"]
+openmpi_default = selector("barrier", "openmpi_default")
+mpich_default = selector("barrier", "mpich_default")

@@ -29,3 +29,13 @@ def linear(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, roo
     if p == 1 or count == 0:
         return exact(0.0)
     return exact(shared_link_s(one_way(net), n_bytes, p - 1))
+
+
+# The libraries' default choices (algorithms/common/native.c): the model of the
+# algorithm a run recorded (collsim.analysis.models._native).  Kept in one block
+# at the end of the module.
+from ._native import selector  # noqa: E402
+
+__all__ += ["openmpi_default", "mpich_default"]
+openmpi_default = selector("gather", "openmpi_default")
+mpich_default = selector("gather", "mpich_default")

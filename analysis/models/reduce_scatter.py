@@ -33,3 +33,13 @@ def reduce_then_scatter(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes:
     common = dict(elem_bytes=elem_bytes, root=0, commutative=commutative, params=DEFAULT_PARAMS)
     return total(model_for("reduce", "binomial")(p, p * n_bytes, net, **common),
                  model_for("scatter", "linear")(p, n_bytes, net, **common))
+
+
+# The libraries' default choices (algorithms/common/native.c): the model of the
+# algorithm a run recorded (collsim.analysis.models._native).  Kept in one block
+# at the end of the module.
+from ._native import selector  # noqa: E402
+
+__all__ += ["openmpi_default", "mpich_default"]
+openmpi_default = selector("reduce_scatter", "openmpi_default")
+mpich_default = selector("reduce_scatter", "mpich_default")
