@@ -532,3 +532,111 @@ def test_mpich_decides_as_its_selector(native_grid):
              for c, mine in zip(calls, answers) if mine[0] != _csel_choice(tree, c)]
     assert not wrong, f"{len(wrong)} of {len(calls)} differ: {wrong[:10]}"
     assert len(calls) > 50000
+
+
+# --- the exported Open MPI rules files, by their effect -------------------------------------
+
+#: per collective: two of Open MPI's algorithms (ids) a file forces, below and from 1 KiB
+#: blocks, on 4 ranks; barrier, scan and exscan read no size: one.  None is Open MPI's own
+#: choice on 4 ranks for both sizes.
+FORCED = {"alltoall": (3, 2), "allgather": (2, 4), "reduce_scatter": (4, 2),
+          "gather": (3, 2), "scatter": (1, 3), "barrier": (6,), "scan": (2,),
+          "exscan": (2,), "allreduce": (1, 4), "bcast": (7, 1), "reduce": (5, 1)}
+
+
+def test_the_open_mpi_rules_writer_makes_open_mpi_run_what_it_names(tmp_path, openmpi_choice):
+    """A file written by native.openmpi_rules for every collective: Open MPI then enters the
+    functions it names (not its fixed rules' choices), the second from 1 KiB blocks on: the
+    file's message sizes are in Open MPI's units (the p blocks for allgather, alltoall,
+    gather, scatter and reduce_scatter_block).  Without the file it runs others."""
+    cells = []
+    for collective, ids in FORCED.items():
+        for k, native_id in enumerate(ids):
+            cells.append({"collective": collective, "np": 4, "bytes": 8 if k == 0 else 1024,
+                          "native_id": native_id, "native_name": "forced",
+                          "algorithm": "forced"})
+    rules = tmp_path / "rules.txt"
+    rules.write_text(native.openmpi_rules(cells))
+    sizes = [8, 1020, 1024, 4096]
+    calls = [(c, [0] if c == "barrier" else sizes) for c in FORCED]
+    dynamic = ["--mca", "coll_tuned_use_dynamic_rules", "1",
+               "--mca", "coll_tuned_dynamic_rules_filename", str(rules)]
+    forced = _open_mpi_rows(openmpi_choice, 4, calls, decide=False, extra=dynamic)
+    plain = _open_mpi_rows(openmpi_choice, 4, calls, decide=False)
+    for row, default in zip(forced, plain):
+        ids = FORCED[row["collective"]]
+        expected = ids[0] if len(ids) == 1 or row["bytes"] < 1024 else ids[1]
+        ran = [i for i in (_openmpi_id(row["collective"], f) for f in row["ran"]) if i]
+        assert ran[0] == expected, (row, default)
+        first_default = [i for i in (_openmpi_id(row["collective"], f) for f in default["ran"])
+                         if i][0]
+        assert first_default != expected, default
+
+
+def _rules_choice(text: str, colltype: int, np: int, size: int) -> int:
+    """The id Open MPI's dynamic rules file picks (the largest communicator size and then
+    message size not above the call's; coll_tuned_dynamic_rules.c)."""
+    numbers = [int(line.split("#")[0].split()[0]) if len(line.split("#")[0].split()) == 1
+               else [int(w) for w in line.split("#")[0].split()]
+               for line in text.splitlines() if line.split("#")[0].strip()]
+    k = 1
+    for _ in range(numbers[0]):
+        this, comms = numbers[k], numbers[k + 1]
+        k += 2
+        best = None
+        for _ in range(comms):
+            comm, nsizes = numbers[k], numbers[k + 1]
+            rows = numbers[k + 2:k + 2 + nsizes]
+            k += 2 + nsizes
+            if this == colltype and comm <= np:
+                best = max((r for r in rows if r[0] <= size), key=lambda r: r[0])[1]
+        if this == colltype:
+            return best
+    raise AssertionError(f"no collective {colltype} in the file")
+
+
+def test_select_exports_an_alltoall_map_open_mpi_follows(tmp_path, openmpi_choice, capsys):
+    """collsim select over alltoall, written as an Open MPI rules file: on 4 and 8 ranks the
+    real Open MPI then enters, at every size, the function of the algorithm the file names
+    (its message sizes are the p blocks), and somewhere not the one of its fixed rules."""
+    rules = tmp_path / "alltoall.rules"
+    assert main(["select", "--platform", "crossbar", "--nodes", "8", "--coll", "alltoall",
+                 "--np", "4,8", "--bytes", "8,4KiB,64KiB", "--openmpi-rules", str(rules)]) == 0
+    assert "openmpi: " in capsys.readouterr().out
+    text = rules.read_text()
+    dynamic = ["--mca", "coll_tuned_use_dynamic_rules", "1",
+               "--mca", "coll_tuned_dynamic_rules_filename", str(rules)]
+    changed = 0
+    for np in (4, 8):
+        sizes = [8, 4092, 4096, 65532, 65536]
+        forced = _open_mpi_rows(openmpi_choice, np, [("alltoall", sizes)], False, dynamic)
+        plain = _open_mpi_rows(openmpi_choice, np, [("alltoall", sizes)], False)
+        for row, default in zip(forced, plain):
+            expected = _rules_choice(text, 3, np, row["bytes"] * np)
+            assert _openmpi_id("alltoall", row["ran"][0]) == expected, (row, text)
+            changed += _openmpi_id("alltoall", default["ran"][0]) != expected
+    assert changed > 0
+
+
+def test_mpich_follows_the_exported_json_and_its_guards(tmp_path):
+    """MPICH's recursive doubling allgather asserts a power of two: where the map picks it
+    (measured on 4 ranks), the written file sends other process counts to brucks, and MPICH
+    runs every collective on 3 ranks; the same file without that guard makes MPICH abort in
+    that very algorithm (it follows the file)."""
+    probe = _probe(tmp_path, "mpicc.mpich")
+    cells = [{"collective": "allgather", "np": 4, "bytes": 8, "native_id": 0,
+              "native_name": "MPIR_Allgather_intra_recursive_doubling",
+              "algorithm": "recursive_doubling"}]
+    tree = json.loads(native.mpich_json(cells))
+    guarded, unguarded = tmp_path / "guarded.json", tmp_path / "unguarded.json"
+    guarded.write_text(json.dumps(tree))
+    tree["collective=allgather"]["comm_type=intra"] = {
+        "algorithm=MPIR_Allgather_intra_recursive_doubling": {}}
+    unguarded.write_text(json.dumps(tree))
+    ok = _run(["mpirun.mpich", "-np", "3", str(probe), "8"],
+              env={"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": str(guarded)})
+    assert ok.returncode == 0, ok.stderr
+    failed = _run(["mpirun.mpich", "-np", "3", str(probe), "8"],
+                  env={"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": str(unguarded)})
+    assert failed.returncode != 0
+    assert "allgather_intra_recursive_doubling.c" in failed.stdout + failed.stderr
