@@ -36,10 +36,11 @@ PENDING_ENTRIES = frozenset({
     ("allgather", "bruck"), ("allgather", "recursive_doubling"),
     ("allgather", "neighbor_exchange"),
     ("reduce_scatter", "recursive_halving"), ("reduce_scatter", "butterfly"),
-    ("reduce_scatter", "pairwise"),
+    ("reduce_scatter", "pairwise"), ("reduce_scatter", "recursive_doubling"),
     ("alltoall", "pairwise"), ("alltoall", "pairwise_xor"), ("alltoall", "bruck"),
+    ("alltoall", "scattered"),
     ("gather", "binomial"), ("scatter", "binomial"),
-    ("barrier", "recursive_doubling"), ("barrier", "tree"),
+    ("barrier", "recursive_doubling"), ("barrier", "tree"), ("barrier", "double_ring"),
     ("scan", "recursive_doubling"), ("exscan", "recursive_doubling"),
 })
 

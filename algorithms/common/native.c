@@ -488,10 +488,6 @@ int collsim_native_selector_library(const collsim_algorithm *alg,
  * why it does not hold for this one. */
 static const char *mapping_limit(const collsim_native_entry *e, const collsim_native_call *c)
 {
-    if (e->library == COLLSIM_NATIVE_MPICH && c->comm_size > 32 &&
-        strcmp(e->library_name, "MPIR_Alltoall_intra_scattered") == 0)
-        return "above 32 ranks MPICH waits for each batch of MPIR_CVAR_ALLTOALL_THROTTLE (32) "
-               "ranks, which collsim's linear does not";
     if (e->library == COLLSIM_NATIVE_OPENMPI && e->collective == COLLSIM_REDUCE_SCATTER &&
         e->id == 1 && c->count * c->comm_size > INT_MAX)
         return "above INT_MAX elements Open MPI reduces block by block, which is not modelled";

@@ -76,8 +76,8 @@ const char *collsim_native_selected(collsim_native_library library,
                                     const collsim_native_call *call, char *buf, size_t buflen);
 
 /* The registry entry entry maps to for call: entry->algorithm, or NULL where
- * collsim has none or the mapping does not hold for call (MPICH's scattered
- * alltoall above 32 ranks). */
+ * collsim has none or the mapping does not hold for call (Open MPI's
+ * reduce_scatter_block basic_linear above INT_MAX elements). */
 const char *collsim_native_equivalent(const collsim_native_entry *entry,
                                       const collsim_native_call *call);
 
