@@ -381,7 +381,7 @@ program fsum
   implicit none
   integer :: ierr, rank, nprocs, i
   double precision :: x(512), s(512), r(512), m(512)
-  integer :: v(8), g(64)
+  integer :: v(8), g(64), a(64), b(64), k, c, types(64), displs(64), ones(64)
   call MPI_INIT(ierr)
   call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
   call MPI_COMM_SIZE(MPI_COMM_WORLD, nprocs, ierr)
@@ -396,6 +396,25 @@ program fsum
   call MPI_BARRIER(MPI_COMM_WORLD, ierr)
   call MPI_ALLGATHER(rank, 1, MPI_INTEGER, g, 1, MPI_INTEGER, MPI_COMM_WORLD, ierr)
   if (g(nprocs) /= nprocs - 1) v = 0
+  do k = 1, nprocs
+    a(k) = rank * 100 + k - 1
+  end do
+  call MPI_ALLTOALL(a, 1, MPI_INTEGER, b, 1, MPI_INTEGER, MPI_COMM_WORLD, ierr)
+  call MPI_ALLTOALL(MPI_IN_PLACE, 1, MPI_INTEGER, a, 1, MPI_INTEGER, MPI_COMM_WORLD, ierr)
+  do k = 1, nprocs
+    if (b(k) /= (k - 1) * 100 + rank .or. a(k) /= b(k)) v = 0
+  end do
+  call MPI_SCAN(rank, c, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (c /= rank * (rank + 1) / 2) v = 0
+  types = MPI_INTEGER
+  ones = 1
+  do k = 1, nprocs
+    displs(k) = 4 * (k - 1)
+  end do
+  call MPI_ALLTOALLW(a, ones, displs, types, b, ones, displs, types, MPI_COMM_WORLD, ierr)
+  do k = 1, nprocs
+    if (b(k) /= rank * 100 + k - 1) v = 0
+  end do
   if (rank == 0) then
     if (s(3) == nprocs * (nprocs - 1) / 2.0d0 .and. all(v == 7) .and. r(5) == s(5) .and. m(5) == nprocs - 1) then
       print '(a)', 'fsum: correct'
@@ -412,21 +431,25 @@ end program
                     "(sim/install-system-deps.sh)")
 @pytest.mark.parametrize("real_mpi", [False, True], ids=["smpi", "real-mpi"])
 def test_a_fortran_program_reaches_collsims_algorithms(capsys, tmp_path, real_mpi):
-    """MPI_ALLREDUCE (MPI_IN_PLACE too), MPI_REDUCE and MPI_BCAST from Fortran; its
-    MPI_BARRIER and MPI_ALLGATHER timed and counted."""
+    """MPI_ALLREDUCE (MPI_IN_PLACE too), MPI_REDUCE, MPI_BCAST, MPI_BARRIER,
+    MPI_ALLGATHER, MPI_ALLTOALL (MPI_IN_PLACE too) and MPI_SCAN from Fortran reach
+    collsim's algorithms, MPI_ALLTOALLW the library's, named (rank 0 checks its
+    results)."""
     (tmp_path / "fsum.f90").write_text(FSUM_F90)
     flag = ["--real-mpi"] if real_mpi else []
     assert main(["fc", *flag, "-O2", "-o", str(tmp_path / "fsum"),
                  str(tmp_path / "fsum.f90")]) == 0
-    status, out, err = _app(capsys, *flag, "--np", "4", "--json", "--use", "allreduce:ring",
-                            "--use", "reduce:binomial", "--use", "bcast:pipeline", "--",
-                            str(tmp_path / "fsum"))
+    uses = ["allreduce:ring", "reduce:binomial", "bcast:pipeline", "barrier:dissemination",
+            "allgather:ring", "alltoall:linear", "scan:linear"]
+    status, out, err = _app(capsys, *flag, "--np", "4", "--json",
+                            *[f"--use={use}" for use in uses], "--", str(tmp_path / "fsum"))
     assert status == 0, err
     assert "fsum: correct" in out
     calls = {(r["collective"], r["algorithm"]): r["calls"] for r in _summary(out)}
     assert calls == {("allreduce", "ring"): 2, ("reduce", "binomial"): 1,
-                     ("bcast", "pipeline"): 1, ("barrier", "mpi (not intercepted)"): 1,
-                     ("allgather", "mpi (not intercepted)"): 1}
+                     ("bcast", "pipeline"): 1, ("barrier", "dissemination"): 1,
+                     ("allgather", "ring"): 1, ("alltoall", "linear"): 2, ("scan", "linear"): 1,
+                     ("alltoall", "mpi (not intercepted)"): 1}
 
 
 # --- the summary: every collective, a selector's choice, gamma -------------------------------
@@ -473,16 +496,21 @@ int main(int argc, char **argv)
 }
 """
 
-_OTHERS = {"barrier": (3, 0), "allgather": (1, 256), "allgatherv": (1, 256),
-           "alltoall": (1, 1024), "alltoallv": (1, 1024), "gather": (1, 256),
-           "gatherv": (1, 256), "scatter": (1, 256), "scatterv": (1, 256),
-           "reduce_scatter": (1, 1024), "reduce_scatter_block": (1, 1024), "scan": (1, 256),
-           "exscan": (1, 256)}
+# MPI function -> collective, calls, bytes of one block (uneven: the largest); no rules for
+# them: the library's ("mpi")
+_OTHERS = {"MPI_Barrier": ("barrier", 3, 0), "MPI_Allgather": ("allgather", 1, 256),
+           "MPI_Allgatherv": ("allgather", 1, 256), "MPI_Alltoall": ("alltoall", 1, 256),
+           "MPI_Alltoallv": ("alltoall", 1, 256), "MPI_Gather": ("gather", 1, 256),
+           "MPI_Gatherv": ("gather", 1, 256), "MPI_Scatter": ("scatter", 1, 256),
+           "MPI_Scatterv": ("scatter", 1, 256), "MPI_Reduce_scatter": ("reduce_scatter", 1, 256),
+           "MPI_Reduce_scatter_block": ("reduce_scatter", 1, 256), "MPI_Scan": ("scan", 1, 256),
+           "MPI_Exscan": ("exscan", 1, 256)}
 
 
 def test_every_collective_is_named_counted_and_timed(capsys, tmp_path, monkeypatch):
-    """The library's collectives get rows; a selector's row names its choice from the
-    trace, without a collbench start per call; SMPI's reductions are marked (no gamma)."""
+    """Every collective without rules gets rows of the library's ("mpi"), named by
+    collective and MPI function; a selector's row names its choice from the trace,
+    without a collbench start per call; SMPI's reductions are marked (no gamma)."""
     import collsim.native
 
     def no_process(*args, **kwargs):
@@ -494,23 +522,25 @@ def test_every_collective_is_named_counted_and_timed(capsys, tmp_path, monkeypat
     status, out, err = _app(capsys, "--np", "4", "--json", "--use", "allreduce:openmpi_default",
                             "--", str(tmp_path / "others"))
     assert status == 0, err
-    rows = {r["collective"]: r for r in _summary(out)}
-    for collective, (calls, n_bytes) in _OTHERS.items():
-        row = rows[collective]
-        assert row["algorithm"] == "mpi (not intercepted)"
+    rows = {r["function"]: r for r in _summary(out)}
+    for function, (collective, calls, n_bytes) in _OTHERS.items():
+        row = rows[function]
+        assert (row["collective"], row["algorithm"]) == (collective, "mpi"), row
         assert (row["calls"], row["bytes"]) == (calls, n_bytes), row
         assert row["time_s"] > 0 and row["model_s"] is None
-    assert (rows["allreduce"]["selected"], rows["allreduce"]["calls"]) == ("recursive_doubling", 5)
-    assert rows["allreduce"]["model_s"] > 0
-    assert rows["reduce"]["algorithm"] == "mpi"
+    allreduce = rows["MPI_Allreduce"]
+    assert (allreduce["selected"], allreduce["calls"]) == ("recursive_doubling", 5)
+    assert allreduce["model_s"] > 0
+    assert rows["MPI_Reduce"]["algorithm"] == "mpi"
     status, out, err = _app(capsys, "--np", "4", "--use", "allreduce:openmpi_default", "--",
                             str(tmp_path / "others"))
     table = out.splitlines()
     assert any(line.split()[:4] == ["allreduce", "openmpi_default", "->", "recursive_doubling"]
                for line in table)
-    marked = {line.split()[0] for line in table if " * " in line}
-    assert marked == {"reduce", "reduce_scatter", "reduce_scatter_block", "scan", "exscan"}
-    assert any(line.split()[:4] == ["barrier", "mpi", "(not", "intercepted)"] for line in table)
+    marked = {line.split("  ")[0].strip() for line in table if " * " in line}
+    assert marked == {"reduce", "reduce_scatter", "reduce_scatter (MPI_Reduce_scatter)", "scan",
+                      "exscan"}
+    assert any(line.split()[:4] == ["barrier", "mpi", "4", "0B"] for line in table)
 
 
 # --- real MPI: the ranks' clocks on one --------------------------------------------------------

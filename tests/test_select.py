@@ -33,7 +33,7 @@ def test_select_names_the_fastest_and_its_margin(tmp_path, capsys):
 
 
 def test_select_rejects_bad_input(capsys):
-    assert main(["select", "--coll", "scan"]) == 2
+    assert main(["select", "--coll", "allscan"]) == 2
     assert main(["select", "--coll", "reduce", "--np", "2,x"]) == 2
     assert main(["select", "--coll", "reduce", "--np", "2", "--bytes", "12"]) == 2
     err = capsys.readouterr().err

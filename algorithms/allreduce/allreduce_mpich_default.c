@@ -23,8 +23,8 @@ int collsim_allreduce_mpich_default(const void *sendbuf, void *recvbuf, int coun
                                     const collsim_params *params)
 {
     const collsim_algorithm *target;
-    int rc = collsim_native_dispatch(COLLSIM_NATIVE_MPICH, COLLSIM_ALLREDUCE, comm, count,
-                                     datatype, op, &target, NULL);
+    int rc = collsim_native_dispatch(COLLSIM_NATIVE_MPICH, COLLSIM_ALLREDUCE, comm, count, datatype,
+                                     op, &target, NULL);
     if (rc != MPI_SUCCESS)
         return rc;
     return target->fn.allreduce(sendbuf, recvbuf, count, datatype, op, comm, params);

@@ -22,8 +22,8 @@ int collsim_bcast_openmpi_default(void *buffer, int count, MPI_Datatype datatype
                                   MPI_Comm comm, const collsim_params *params)
 {
     const collsim_algorithm *target;
-    int rc = collsim_native_dispatch(COLLSIM_NATIVE_OPENMPI, COLLSIM_BCAST, comm, count,
-                                     datatype, MPI_OP_NULL, &target, NULL);
+    int rc = collsim_native_dispatch(COLLSIM_NATIVE_OPENMPI, COLLSIM_BCAST, comm, count, datatype,
+                                     MPI_OP_NULL, &target, NULL);
     if (rc != MPI_SUCCESS)
         return rc;
     return target->fn.bcast(buffer, count, datatype, root, comm, params);

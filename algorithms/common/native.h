@@ -2,9 +2,8 @@
  * native.h: the default algorithm selection of two MPI libraries, as pure
  * functions (so that collbench can print a choice without running anything),
  * and the name mapping of ../native.def.
- * Users: allreduce_mpich_default.c, allreduce_openmpi_default.c,
- * bcast_mpich_default.c, bcast_openmpi_default.c, reduce_mpich_default.c,
- * reduce_openmpi_default.c, common/native.c, sim/collbench/main.c,
+ * Users: <collective>_mpich_default.c and <collective>_openmpi_default.c of
+ * every collective, common/native.c, sim/collbench/main.c,
  * sim/interpose/interpose.c.
  */
 #ifndef COLLSIM_NATIVE_H
@@ -38,10 +37,10 @@ const char *collsim_native_library_version(collsim_native_library library);
 typedef struct collsim_native_call {
     collsim_collective collective;
     int comm_size;
-    long long count;     /* elements */
+    long long count;     /* elements of one block (collectives.def; barrier: 0) */
     int type_size_bytes; /* bytes per element */
-    int commutative;     /* the op is commutative (bcast: 1) */
-    int builtin_op;      /* the op is predefined (bcast: 1) */
+    int commutative;     /* the op is commutative (a collective without op: 1) */
+    int builtin_op;      /* the op is predefined (a collective without op: 1) */
 } collsim_native_call;
 
 /* The algorithm the library runs for call: its decision table, then the
@@ -52,7 +51,8 @@ const collsim_native_entry *collsim_native_choose(collsim_native_library library
 
 /* What the library runs for call when told to run entry (an Open MPI dynamic
  * rule, an MPICH JSON leaf): entry itself, the algorithm it falls back to, or
- * NULL where the library refuses (MPICH asserts its restrictions). */
+ * NULL where the library refuses (MPICH asserts its restrictions, Open MPI's
+ * two_proc algorithms fail on p != 2). */
 const collsim_native_entry *collsim_native_forced(const collsim_native_entry *entry,
                                                   const collsim_native_call *call);
 
@@ -66,18 +66,29 @@ int collsim_native_selector_library(const collsim_algorithm *alg,
 const char *collsim_native_check(const collsim_algorithm *alg, const collsim_native_call *call,
                                  char *buf, size_t buflen);
 
-/* The registry entry the library runs for call, or, for Open MPI's allreduce
- * "nonoverlapping" (its reduce to rank 0, then its bcast), the two as
- * "reduce:NAME+bcast:NAME" written into buf; NULL where collsim lacks one. */
+/* The registry entry the library runs for call, or, for the Open MPI
+ * algorithms that run two of its own collectives (allreduce "nonoverlapping":
+ * its reduce to rank 0, then its bcast; reduce_scatter_block "basic_linear":
+ * its reduce of the p blocks to rank 0, then its scatter), the two as
+ * "reduce:NAME+bcast:NAME" ("reduce:NAME+scatter:NAME") written into buf;
+ * NULL where collsim lacks one. */
 const char *collsim_native_selected(collsim_native_library library,
                                     const collsim_native_call *call, char *buf, size_t buflen);
 
-/* The calls of the reduce and the bcast inside Open MPI's "nonoverlapping". */
-void collsim_native_parts(const collsim_native_call *call, collsim_native_call *reduce,
-                          collsim_native_call *bcast);
+/* The registry entry entry maps to for call: entry->algorithm, or NULL where
+ * collsim has none or the mapping does not hold for call (Open MPI's
+ * reduce_scatter_block basic_linear above INT_MAX elements). */
+const char *collsim_native_equivalent(const collsim_native_entry *entry,
+                                      const collsim_native_call *call);
 
-/* Fills *call from the MPI arguments of a call (op MPI_OP_NULL for bcast).
- * Returns an MPI error code. */
+/* For an entry that runs two of the library's collectives: 0 with the calls
+ * of the two (*first runs before *second); -1 for any other entry. */
+int collsim_native_parts(const collsim_native_entry *entry, const collsim_native_call *call,
+                         collsim_native_call *first, collsim_native_call *second);
+
+/* Fills *call from the MPI arguments of a call: count elements of datatype
+ * in one block (MPI_DATATYPE_NULL: none, for barrier), op MPI_OP_NULL for a
+ * collective without op.  Returns an MPI error code. */
 int collsim_native_call_from_mpi(collsim_collective collective, MPI_Comm comm, int count,
                                  MPI_Datatype datatype, MPI_Op op, collsim_native_call *call);
 
@@ -88,11 +99,12 @@ const collsim_algorithm *collsim_native_target(collsim_native_library library,
                                                const collsim_native_entry **entry);
 
 /* What a selector algorithm (*_mpich_default, *_openmpi_default) runs for a
- * call given by its MPI arguments (op MPI_OP_NULL for bcast): MPI_SUCCESS with
- * *target set; MPI_ERR_UNSUPPORTED_OPERATION when collsim lacks the library's
- * choice (*entry set: Open MPI's allreduce "nonoverlapping" is run by its
- * caller); or the MPI error of reading the arguments (*entry NULL).  entry
- * may be NULL. */
+ * call given by its MPI arguments (as collsim_native_call_from_mpi takes
+ * them): MPI_SUCCESS with *target set; MPI_ERR_UNSUPPORTED_OPERATION when
+ * collsim lacks the library's choice (*entry set: a composition, Open MPI's
+ * allreduce "nonoverlapping" or reduce_scatter_block "basic_linear", is run by
+ * its caller); or the MPI error of reading the arguments (*entry NULL).
+ * entry may be NULL. */
 int collsim_native_dispatch(collsim_native_library library, collsim_collective collective,
                             MPI_Comm comm, int count, MPI_Datatype datatype, MPI_Op op,
                             const collsim_algorithm **target, const collsim_native_entry **entry);

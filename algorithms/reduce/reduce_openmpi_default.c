@@ -23,8 +23,8 @@ int collsim_reduce_openmpi_default(const void *sendbuf, void *recvbuf, int count
                                    const collsim_params *params)
 {
     const collsim_algorithm *target;
-    int rc = collsim_native_dispatch(COLLSIM_NATIVE_OPENMPI, COLLSIM_REDUCE, comm, count,
-                                     datatype, op, &target, NULL);
+    int rc = collsim_native_dispatch(COLLSIM_NATIVE_OPENMPI, COLLSIM_REDUCE, comm, count, datatype,
+                                     op, &target, NULL);
     if (rc != MPI_SUCCESS)
         return rc;
     return target->fn.reduce(sendbuf, recvbuf, count, datatype, op, root, comm, params);

@@ -91,16 +91,53 @@ def selector(collective: str, name: str):
     return model
 
 
+def _moves_data(collective: str) -> bool:
+    """Whether a collective has a buffer (collectives.def, as collbench publishes it)."""
+    from collsim.harness import collectives
+
+    blocks = collectives()[collective]
+    return blocks["send_blocks"] != "none" or blocks["recv_blocks"] != "none"
+
+
+#: Open MPI's algorithms that run two of its own collectives, each by its own
+#: rules (``compositions`` in algorithms/common/native.c): per collective, the
+#: two parts in order, each with whether its vector is the p blocks (True) or
+#: one block.  A run records them as ``first:A+second:B``.
+_COMPOSITIONS = {
+    "allreduce": (("reduce", False), ("bcast", False)),         # nonoverlapping
+    "reduce_scatter": (("reduce", True), ("scatter", False)),   # basic_linear
+}
+
+
+def _composition_model(collective: str, selected: str, p: int, n_bytes: int,
+                       net: NetworkParams, *, elem_bytes: int, commutative: bool,
+                       params: AlgorithmParams) -> Prediction:
+    """The sum of the models of a composition's two parts, rooted at rank 0."""
+    names = dict(part.split(":", 1) for part in selected.split("+"))
+    inner = AlgorithmParams(alpha_over_beta_bytes=params.alpha_over_beta_bytes)
+    parts = []
+    for part, all_blocks in _COMPOSITIONS[collective]:
+        if part not in names:
+            raise ValueError(f"{collective}: selected {selected!r} names no {part}")
+        parts.append(model_for(part, names[part])(
+            p, n_bytes * p if all_blocks else n_bytes, net, elem_bytes=elem_bytes, root=0,
+            commutative=commutative if part == "reduce" else True, params=inner))
+    return total(*parts)
+
+
 def selected_model(collective: str, selector: str, p: int, n_bytes: int, net: NetworkParams, *,
                    elem_bytes: int, root: int, commutative: bool,
                    params: AlgorithmParams) -> Prediction:
     """The prediction of the algorithm a selector ran (``params.selected``).
 
-    ``reduce:A+bcast:B`` (Open MPI's allreduce "nonoverlapping") is the reduce A
-    to rank 0 followed by the bcast B from rank 0: the sum of their models (the
-    bcast starts when rank 0 has the result; the others wait for it).
+    A composition (Open MPI's allreduce "nonoverlapping", ``reduce:A+bcast:B``;
+    its reduce_scatter_block "basic_linear", ``reduce:A+scatter:B``) is the
+    reduce to rank 0 followed by the bcast or scatter from rank 0: the sum of
+    their models (the second starts when rank 0 has the reduction; the others
+    wait for it), the reduce of a reduce_scatter on the p blocks.
 
-    Nothing to do (p = 1 or no bytes) costs nothing whatever the choice.
+    Nothing to do (p = 1, or no bytes in a collective that moves data: a
+    barrier's time does not depend on them) costs nothing whatever the choice.
 
     Raises
     ------
@@ -108,20 +145,14 @@ def selected_model(collective: str, selector: str, p: int, n_bytes: int, net: Ne
         If ``params.selected`` is not set (the model needs a collbench row), or
         names the selector itself.
     """
-    if check_arguments(p, n_bytes, elem_bytes) == 0 or p == 1:
+    if p == 1 or (check_arguments(p, n_bytes, elem_bytes) == 0 and _moves_data(collective)):
         return exact(0.0)
     if params.selected is None:
         params = replace(params, selected=_choice(collective, selector, p, n_bytes, elem_bytes,
                                                   commutative))
-    if collective == "allreduce" and params.selected.startswith("reduce:"):
-        # Open MPI's nonoverlapping: its reduce to rank 0, then its bcast from rank 0
-        parts = dict(part.split(":", 1) for part in params.selected.split("+"))
-        inner = AlgorithmParams(alpha_over_beta_bytes=params.alpha_over_beta_bytes)
-        return total(
-            model_for("reduce", parts["reduce"])(p, n_bytes, net, elem_bytes=elem_bytes, root=0,
-                                                 commutative=commutative, params=inner),
-            model_for("bcast", parts["bcast"])(p, n_bytes, net, elem_bytes=elem_bytes, root=0,
-                                               commutative=True, params=inner))
+    if collective in _COMPOSITIONS and "+" in params.selected:
+        return _composition_model(collective, params.selected, p, n_bytes, net,
+                                  elem_bytes=elem_bytes, commutative=commutative, params=params)
     if params.selected in ("openmpi_default", "mpich_default"):
         raise ValueError(f"{collective}/{selector}: selected {params.selected!r} is a selector")
     inner = AlgorithmParams(alpha_over_beta_bytes=params.alpha_over_beta_bytes)

@@ -11,11 +11,12 @@ import numpy as np
 
 from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 
+from ._native import selector
 from ._base import (NetworkParams, Prediction, ceil_log2, check_arguments, exact, message_s, one_way,
                     total)
 from ._lookup import model_for
 
-__all__ = ["ring", "recursive_doubling", "bruck", "neighbor_exchange", "gather_bcast"]
+__all__ = ["ring", "recursive_doubling", "bruck", "neighbor_exchange", "gather_bcast", "openmpi_default", "mpich_default"]
 
 
 def ring(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
@@ -186,3 +187,7 @@ def gather_bcast(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 
     gather = model_for("gather", "binomial")(p, n_bytes, net, elem_bytes=elem_bytes, root=0)
     bcast = model_for("bcast", "binomial")(p, p * n_bytes, net, elem_bytes=elem_bytes, root=0)
     return total(gather, bcast)
+
+
+openmpi_default = selector("allgather", "openmpi_default")
+mpich_default = selector("allgather", "mpich_default")

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 
+from ._native import selector
 from ._base import (NetworkParams, Prediction, ceil_log2, check_arguments, exact, message_s,
                     one_way, staggered_shared_link_s)
 
 # the models, one per registry entry; bruck_blocks and scattered_batches are their
 # arithmetic, shared with the network patterns
-__all__ = ["linear", "pairwise", "pairwise_xor", "bruck", "scattered"]
+__all__ = ["linear", "pairwise", "pairwise_xor", "bruck", "scattered", "openmpi_default", "mpich_default"]
 
 
 def linear(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
@@ -145,3 +146,7 @@ def scattered(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, 
     net = one_way(net)
     return exact(sum(staggered_shared_link_s(net, n_bytes, len(batch))
                      for batch in scattered_batches(p)))
+
+
+openmpi_default = selector("alltoall", "openmpi_default")
+mpich_default = selector("alltoall", "mpich_default")

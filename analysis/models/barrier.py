@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 
+from ._native import selector
 from ._base import NetworkParams, Prediction, ceil_log2, check_arguments, exact, message_s, one_way
 
-__all__ = ["dissemination", "recursive_doubling", "tree", "double_ring"]
+__all__ = ["dissemination", "recursive_doubling", "tree", "double_ring", "openmpi_default", "mpich_default"]
 
 
 def dissemination(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
@@ -88,3 +89,7 @@ def double_ring(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8
     if p == 1:
         return exact(0.0)
     return exact(2 * p * message_s(one_way(net), 0))
+
+
+openmpi_default = selector("barrier", "openmpi_default")
+mpich_default = selector("barrier", "mpich_default")

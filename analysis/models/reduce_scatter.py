@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 
+from ._native import selector
 from ._base import NetworkParams, Prediction, check_arguments, exact, total
 from ._lookup import model_for
 
-__all__ = ["reduce_then_scatter"]
+__all__ = ["reduce_then_scatter", "openmpi_default", "mpich_default"]
 
 
 def reduce_then_scatter(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8,
@@ -33,3 +34,7 @@ def reduce_then_scatter(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes:
     common = dict(elem_bytes=elem_bytes, root=0, commutative=commutative, params=DEFAULT_PARAMS)
     return total(model_for("reduce", "binomial")(p, p * n_bytes, net, **common),
                  model_for("scatter", "linear")(p, n_bytes, net, **common))
+
+
+openmpi_default = selector("reduce_scatter", "openmpi_default")
+mpich_default = selector("reduce_scatter", "mpich_default")

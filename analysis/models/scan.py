@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 
+from ._native import selector
 from ._base import NetworkParams, Prediction, check_arguments, exact, message_s, one_way, reduce_s
 
-__all__ = ["linear"]
+__all__ = ["linear", "openmpi_default", "mpich_default"]
 
 
 def linear(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
@@ -27,3 +28,7 @@ def linear(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, roo
     if p == 1 or count == 0:
         return exact(0.0)
     return exact((p - 1) * (message_s(one_way(net), n_bytes) + reduce_s(net, n_bytes)))
+
+
+openmpi_default = selector("scan", "openmpi_default")
+mpich_default = selector("scan", "mpich_default")

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 
+from ._native import selector
 from ._base import (NetworkParams, Prediction, ceil_log2, check_arguments, exact, message_s,
                     one_way, staggered_shared_link_s)
 
-__all__ = ["linear", "binomial"]
+__all__ = ["linear", "binomial", "openmpi_default", "mpich_default"]
 
 
 def linear(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, root: int = 0,
@@ -55,3 +56,7 @@ def binomial(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, r
     uni = one_way(net)
     return exact(sum(message_s(uni, min(1 << k, p - (1 << k)) * n_bytes)
                      for k in range(ceil_log2(p))))
+
+
+openmpi_default = selector("scatter", "openmpi_default")
+mpich_default = selector("scatter", "mpich_default")

@@ -3,8 +3,10 @@ collsim's algorithms.
 
 ``collsim cc`` (``cxx`` or ``c++``, ``fc``) compiles and links a C (C++,
 Fortran) program with the interposition library (``sim/interpose``: PMPI
-wrappers of MPI_Allreduce, MPI_Reduce and MPI_Bcast, from C and Fortran; the
-other blocking collectives timed on their way to the library), with
+wrappers of every blocking collective of collectives.def, from C and Fortran,
+their variants with counts when the blocks are even; the other calls, with
+uneven blocks or MPI_Alltoallw, timed and named on their way to the
+library), with
 ``smpicc`` (``smpicxx``, ``smpif90``) for simulation or with the real MPI's
 compilers; it stands in for mpicc as a build system's compiler, building the
 build system's probes as plain programs.  ``collsim app`` runs the program
@@ -279,11 +281,11 @@ def read_trace(paths: Sequence[Path]) -> dict:
                     clocks.append((float(words[1]), float(words[2]), float(words[3])))
                 elif words[0] == "comm":
                     trace["comms"][words[1]] = [int(r) for r in words[2].split(",")]
-                elif words[0] == "call" and len(words) == 14:
-                    (_, collective, algorithm, selected, np, n_bytes, elem_bytes, root,
+                elif words[0] == "call" and len(words) == 15:
+                    (_, collective, function, algorithm, selected, np, n_bytes, elem_bytes, root,
                      commutative, rule_line, key, seq, start, end) = words
                     calls.append(((key, int(seq)), {
-                        "collective": collective, "algorithm": algorithm,
+                        "collective": collective, "function": function, "algorithm": algorithm,
                         "selected": None if selected == "-" else selected, "np": int(np),
                         "bytes": int(n_bytes), "elem_bytes": int(elem_bytes), "root": int(root),
                         "commutative": commutative == "1", "rule_line": int(rule_line),
@@ -321,10 +323,12 @@ def summarize(trace: dict, model: Callable[[dict, str], float | None] | None) ->
     Returns
     -------
     rows, program_s
-        The summary rows (keys ``collective``, ``algorithm``, ``np``,
-        ``bytes``, ``calls``, ``time_s``, ``per_call_s``, ``model_s``,
-        ``share``) and the program's time: max over ranks of MPI_Finalize's
-        start minus min over ranks of MPI_Init's end.
+        The summary rows (keys ``collective`` (collsim's), ``function`` (the
+        MPI function called: MPI_Allgatherv for an allgather), ``algorithm``
+        (a registry name, ``mpi`` or ``mpi (not intercepted)``), ``np``,
+        ``bytes`` (one block), ``calls``, ``time_s``, ``per_call_s``,
+        ``model_s``, ``share``) and the program's time: max over ranks of
+        MPI_Finalize's start minus min over ranks of MPI_Init's end.
 
     Notes
     -----
@@ -341,17 +345,17 @@ def summarize(trace: dict, model: Callable[[dict, str], float | None] | None) ->
     groups: dict[tuple, dict] = {}
     for (key, seq), ranks in sorted(trace["calls"].items()):
         first = ranks[0]
-        identity = (first["collective"], first["algorithm"], first["np"], first["bytes"])
+        identity = (first["collective"], first["function"], first["algorithm"], first["np"])
         for row in ranks[1:]:
-            if (row["collective"], row["algorithm"], row["np"]) != identity[:3]:
-                raise CollsimError(f"call {seq} on communicator {key} is {identity[0]}/"
-                                   f"{identity[1]} on one rank, {row['collective']}/"
+            if (row["collective"], row["function"], row["algorithm"], row["np"]) != identity:
+                raise CollsimError(f"call {seq} on communicator {key} is {identity[1]} by "
+                                   f"{identity[2]} on one rank, {row['function']} by "
                                    f"{row['algorithm']} on another")
         if len(ranks) != first["np"]:
-            raise CollsimError(f"call {seq} on communicator {key} ({identity[0]}) was traced "
+            raise CollsimError(f"call {seq} on communicator {key} ({identity[1]}) was traced "
                                f"on {len(ranks)} of its {first['np']} ranks")
         n_bytes = max(row["bytes"] for row in ranks)
-        identity = identity[:2] + (first.get("selected"),) + identity[2:3] + (n_bytes,)
+        identity = identity[:3] + (first.get("selected"), first["np"], n_bytes)
         time_s = max(row["end_s"] for row in ranks) - min(row["start_s"] for row in ranks)
         group = groups.setdefault(identity, {"calls": 0, "time_s": 0.0, "model_s": 0.0,
                                              "modelled": True, "inside_s": 0.0,
@@ -370,9 +374,10 @@ def summarize(trace: dict, model: Callable[[dict, str], float | None] | None) ->
         else:
             group["model_s"] += predicted
     rows = []
-    for (collective, algorithm, selected, np, n_bytes), group in groups.items():
+    for (collective, function, algorithm, selected, np, n_bytes), group in groups.items():
         rows.append({
             "collective": collective,
+            "function": function,
             "algorithm": algorithm,
             "selected": selected,
             "np": np,
@@ -384,22 +389,30 @@ def summarize(trace: dict, model: Callable[[dict, str], float | None] | None) ->
             "model_note": group["model_note"],
             "share": group["inside_s"] / rank_s if rank_s > 0 else None,
         })
-    rows.sort(key=lambda r: (r["collective"], r["algorithm"], r["selected"] or "", r["np"],
-                             r["bytes"]))
+    rows.sort(key=lambda r: (r["collective"], r["function"], r["algorithm"], r["selected"] or "",
+                             r["np"], r["bytes"]))
     return rows, program_s
 
 
-#: The algorithm name of the collectives the library is not asked to replace
-#: (barrier, allgather, ...): timed and counted only (sim/interpose/interpose.c).
+#: The algorithm name of the calls collsim takes none of (uneven blocks of a variant with
+#: counts, MPI_Alltoallw): the library's, timed and counted (sim/interpose/interpose.c).
 NOT_INTERCEPTED = "mpi (not intercepted)"
 
-#: Collectives that reduce: their local reductions cost gamma per byte.
-_REDUCING = frozenset({"allreduce", "reduce", "reduce_scatter", "reduce_scatter_block", "scan",
-                       "exscan"})
+#: The variants with counts where only the root (or each rank) knows whether the blocks are
+#: even: the ranks agree before collsim's algorithm runs (sim/interpose/interpose.c).
+_AGREED = ("MPI_Gatherv", "MPI_Scatterv", "MPI_Alltoallv")
+
+
+def _reduces(collective: str) -> bool:
+    """Whether a collective takes an op (collectives.def): its local reductions cost gamma."""
+    from collsim.harness import collectives
+
+    return collectives()[collective]["op"]
 
 
 def table_rows(rows: list[dict]) -> list[dict]:
-    """The summary's rows grouped per collective, algorithm (and choice) and process count.
+    """The summary's rows grouped per collective, MPI function, algorithm (and choice) and
+    process count.
 
     Each: the keys of a row of :func:`summarize`, ``bytes_min`` and
     ``bytes_max`` instead of ``bytes``, the calls and times summed,
@@ -408,7 +421,7 @@ def table_rows(rows: list[dict]) -> list[dict]:
     """
     grouped: dict[tuple, dict] = {}
     for r in rows:
-        key = (r["collective"], r["algorithm"], r.get("selected"), r["np"])
+        key = (r["collective"], r.get("function"), r["algorithm"], r.get("selected"), r["np"])
         g = grouped.get(key)
         if g is None:
             g = grouped[key] = dict(r, bytes_min=r["bytes"], bytes_max=r["bytes"],
@@ -436,13 +449,25 @@ def table_rows(rows: list[dict]) -> list[dict]:
     return out
 
 
+def _call_name(row: dict) -> str:
+    """A row's collective, with the MPI function when it is not the collective's own
+    (``allgather (MPI_Allgatherv)``)."""
+    from collsim.harness import collectives
+
+    own = collectives()[row["collective"]]["mpi"]
+    function = row.get("function") or own
+    return row["collective"] if function == own else f"{row['collective']} ({function})"
+
+
 def format_summary(rows: list[dict], program_s: float, where: str, *,
                    gamma_s_per_byte: float | None = None,
                    clock_error_s: float | None = None) -> str:
     """The summary as a table, with the program's time first.
 
-    One line per collective, algorithm (a selector's: and what it chose) and
-    process count, its sizes as a range; then what the times mean, and the
+    One line per collective (with the MPI function when it is a variant:
+    ``allgather (MPI_Allgatherv)``), algorithm (a selector's: and what it
+    chose) and process count, its sizes as a range; then what the times
+    mean, and the
     notes: calls without a model, and, under SMPI on a platform whose
     reductions cost something (``gamma_s_per_byte`` > 0), which lines are
     reductions by SMPI's own algorithms, which charge no gamma; under a real
@@ -455,7 +480,7 @@ def format_summary(rows: list[dict], program_s: float, where: str, *,
     no_gamma = False
     for r in table_rows(rows):
         algorithm = r["algorithm"] + (f" -> {r['selected']}" if r.get("selected") else "")
-        if (gamma_s_per_byte and r["collective"] in _REDUCING
+        if (gamma_s_per_byte and _reduces(r["collective"])
                 and r["algorithm"] in (MPI_LIBRARY, NOT_INTERCEPTED)):
             algorithm += " *"
             no_gamma = True
@@ -466,12 +491,16 @@ def format_summary(rows: list[dict], program_s: float, where: str, *,
             notes.append(f"[{len(notes) + 1}] no model for {r['collective']} {algorithm}: "
                          f"{r['model_note']}")
             model_cell = f"- [{len(notes)}]"
-        lines.append((r["collective"], algorithm, str(r["np"]), sizes,
+        lines.append((_call_name(r), algorithm, str(r["np"]), sizes,
                       str(r["calls"]), format_seconds(r["time_s"]),
                       format_seconds(r["per_call_s"]),
                       model_cell,
                       "-" if r["share"] is None else f"{100 * r['share']:.1f}%"))
     table = format_table(lines)
+    if any(r.get("function") in _AGREED and r["algorithm"] not in (MPI_LIBRARY, NOT_INTERCEPTED)
+           for r in rows):
+        notes.append(f"{', '.join(_AGREED)} by collsim's algorithms: the ranks first agree that "
+                     "the blocks are even (one untimed message), whose skew is in their times")
     if no_gamma:
         notes.append(f"* SMPI's own algorithms charge no reduction cost; collsim's charge "
                      f"gamma = {gamma_s_per_byte:.3g} s/B per reduced byte: these times leave "

@@ -11,15 +11,24 @@ Format (plain text, one rule per line, ``#`` starts a comment)::
     allreduce     recursive_doubling  bytes=0-65535
     allreduce     ring                np=2-
     bcast         pipeline            segment_bytes=32768
+    alltoall      bruck               bytes=0-1023
     reduce        mpi
 
 - The first line that is not blank or a comment is ``collsim-rules 1``.
-- ``collective`` is ``allreduce``, ``reduce`` or ``bcast``; ``algorithm`` a
-  registry name (``collsim list``) or ``mpi``, the MPI library's own algorithm.
-- ``np`` is the communicator's size, ``bytes`` the call's bytes per process
-  (count times the datatype's size); a range is ``N``, ``LO-HI`` (inclusive)
-  or ``LO-`` (no upper bound), decimal integers.  A missing range holds every
-  value.
+- ``collective`` is one of ``algorithms/collectives.def`` (``collsim list``:
+  allreduce, reduce, bcast, allgather, reduce_scatter, alltoall, gather,
+  scatter, barrier, scan, exscan); ``algorithm`` a registry name of it or
+  ``mpi``, the MPI library's own algorithm.  ``reduce_scatter`` takes
+  MPI_Reduce_scatter_block and the MPI_Reduce_scatter calls whose counts are
+  all equal; ``allgather``, ``alltoall``, ``gather`` and ``scatter`` take
+  their v-variants' calls whose counts are all equal and whose blocks lie
+  one after the other (``sim/interpose/interpose.c``).
+- ``np`` is the communicator's size, ``bytes`` the bytes of one block of the
+  call, as a row's (collectives.def): the vector of allreduce, reduce, bcast,
+  scan and exscan, what one rank sends to one other in allgather, alltoall,
+  gather and scatter, what each rank receives in reduce_scatter; a barrier's
+  are 0.  A range is ``N``, ``LO-HI`` (inclusive) or ``LO-`` (no upper
+  bound), decimal integers.  A missing range holds every value.
 - Parameters: the :class:`~collsim.params.AlgorithmParams` names a user sets
   (``collsim.params.user_parameters()``, from ``algorithms/params.def``:
   ``segment_bytes``, ``block_count``, ``group_count``, ``node_size``,
@@ -43,7 +52,7 @@ from collsim.params import AlgorithmParams, parameter_table, user_parameters
 __all__ = [
     "Rule",
     "VERSION_LINE",
-    "COLLECTIVES",
+    "collective_names",
     "MPI_LIBRARY",
     "parse_rules",
     "read_rules",
@@ -54,7 +63,14 @@ __all__ = [
 ]
 
 VERSION_LINE = "collsim-rules 1"
-COLLECTIVES = ("allreduce", "reduce", "bcast")
+
+
+def collective_names() -> tuple[str, ...]:
+    """The collectives a rule may name: those of algorithms/collectives.def."""
+    from collsim.harness import collectives
+
+    return tuple(collectives())
+
 MPI_LIBRARY = "mpi"
 _NAME = re.compile(r"[a-z0-9_]+\Z")
 _RANGE = re.compile(r"(\d+)(?:-(\d*))?\Z")
@@ -67,13 +83,13 @@ class Rule:
     Attributes
     ----------
     collective : str
-        allreduce, reduce or bcast.
+        A collective of collectives.def (``collective_names()``).
     algorithm : str
         A registry name, or ``"mpi"`` for the MPI library's own algorithm.
     np_min, np_max : int, int or None
         Communicator sizes the rule holds, inclusive (None: no upper bound).
     bytes_min, bytes_max : int, int or None
-        Bytes per process the rule holds, inclusive (None: no upper bound).
+        Bytes of one block the rule holds, inclusive (None: no upper bound).
     params : AlgorithmParams
         The algorithm's parameters (zero / None: its default).
     line : int
@@ -90,9 +106,9 @@ class Rule:
     line: int = 0
 
     def __post_init__(self) -> None:
-        if self.collective not in COLLECTIVES:
+        if self.collective not in collective_names():
             raise ValueError(f"unknown collective {self.collective!r} "
-                             f"(known: {', '.join(COLLECTIVES)})")
+                             f"(known: {', '.join(collective_names())})")
         if not _NAME.match(self.algorithm):
             raise ValueError(f"malformed algorithm name {self.algorithm!r}")
         for low, high, what in ((self.np_min, self.np_max, "np"),
@@ -112,7 +128,7 @@ class Rule:
                 raise ValueError(f"malformed algorithm name {value!r} for {entry['name']}")
 
     def holds(self, np: int, n_bytes: int) -> bool:
-        """Whether a call on np processes with n_bytes bytes per process falls in the rule.
+        """Whether a call on np processes with blocks of n_bytes falls in the rule.
 
         Examples
         --------

@@ -35,7 +35,7 @@ from collsim.files import write_output
 from collsim.profiles import Profile
 from collsim.analysis.models import allreduce as _allreduce_models
 from collsim.analysis.models import reduce as _reduce_models
-from collsim.harness import registry
+from collsim.harness import collectives, registry
 from collsim.runner import RunSpec
 from collsim.units import format_bytes, format_seconds, format_table
 
@@ -74,7 +74,8 @@ def candidate_entries(collective: str, algorithms: list[str] | None = None) -> l
 
     entries = [e for e in registry() if e["collective"] == collective]
     if not entries:
-        raise ValueError(f"collective must be one of allreduce, reduce, bcast; got {collective!r}")
+        raise ValueError(f"collective must be one of {', '.join(collectives())}; "
+                         f"got {collective!r}")
     if algorithms is None:
         return [e for e in entries if not is_selector(e["algorithm"])]
     by_name = {e["algorithm"]: e for e in entries}
@@ -114,11 +115,13 @@ def select(*, collective: str, process_counts: list[int], sizes_bytes: tuple[int
     Parameters
     ----------
     collective : str
-        allreduce, reduce or bcast.
+        A collective of ``collsim list`` (allreduce, ..., alltoall, barrier, ...).
     process_counts : list of int
         The process counts (each at most the platform's cores).
     sizes_bytes : tuple of int
-        Sizes per rank, multiples of 8 (double elements, op sum, root 0).
+        Sizes of one block (collectives.def: a row's bytes), multiples of 8
+        (double elements, op sum, root 0); a barrier's time does not depend on
+        them.
     G : networkx.Graph
         The platform.
     profile : Profile
@@ -374,12 +377,14 @@ def add_select_parser(commands, add_platform_arguments: Callable, build_platform
     """Register ``collsim select`` on the CLI's subcommands (helpers passed in by cli.py)."""
     parser = commands.add_parser(
         "select", help="fastest algorithm per process count and size (seed 001 Fig. 3)")
-    parser.add_argument("--coll", required=True, help="allreduce, reduce or bcast")
+    parser.add_argument("--coll", required=True,
+                        help="the collective (collsim list: allreduce, alltoall, barrier, ...)")
     parser.add_argument("--np", default=None,
                         help="comma-separated process counts (default: 2, 3, 4, 6, 8, ... "
                         "up to the platform's cores)")
     parser.add_argument("--bytes", default=DEFAULT_SIZES,
-                        help=f"comma-separated sizes per process (default {DEFAULT_SIZES})")
+                        help=f"comma-separated sizes of one block, a row's bytes (default "
+                        f"{DEFAULT_SIZES})")
     parser.add_argument("-o", "--output", metavar="PREFIX",
                         help="also write PREFIX.csv and PREFIX.png")
     parser.add_argument("--rules", metavar="FILE",
@@ -436,8 +441,8 @@ def _select_nps(args) -> list[int]:
 def _select_command(args, *, build_platform: Callable, load_profile: Callable,
                     parse_sizes: Callable) -> int:
     """``collsim select``: rank the candidates, print the map, write what was asked."""
-    if args.coll not in ("allreduce", "reduce", "bcast"):
-        raise CollsimError(f"unknown collective {args.coll!r} (allreduce, reduce, bcast)")
+    if args.coll not in collectives():
+        raise CollsimError(f"unknown collective {args.coll!r} ({', '.join(collectives())})")
     _check_select_outputs(args)
     sizes = parse_sizes(args.bytes)
     nps = _select_nps(args)

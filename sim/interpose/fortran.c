@@ -1,9 +1,8 @@
 /*
- * fortran.c: a Fortran program's MPI_ALLREDUCE, MPI_REDUCE and MPI_BCAST
- * (include 'mpif.h' or use mpi; gfortran's names: lower case, one
- * underscore) sent to the C wrappers of interpose.c, so that they reach
- * collsim's algorithms as a C program's calls do; its other blocking
- * collectives too, so that they are timed and counted as a C program's.
+ * fortran.c: a Fortran program's blocking collectives (include 'mpif.h' or
+ * use mpi; gfortran's names: lower case, one underscore) sent to the C
+ * wrappers of interpose.c, so that they reach collsim's algorithms, or are
+ * timed and named on their way to the library, as a C program's calls are.
  *
  * The library's Fortran MPI_INIT and MPI_FINALIZE do more than the C ones
  * (SMPI fills its Fortran handle tables), so they are called as they are,
@@ -146,6 +145,28 @@ void mpi_alltoallv_(void *sb, MPI_Fint *scs, MPI_Fint *sds, MPI_Fint *st, void *
                     MPI_Fint *rcs, MPI_Fint *rds, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
 {
     *ierr = MPI_Alltoallv(c_buffer(sb), scs, sds, T(st), rb, rcs, rds, T(rt), C(comm));
+}
+
+void mpi_alltoallw_(void *sb, MPI_Fint *scs, MPI_Fint *sds, MPI_Fint *sts, void *rb,
+                    MPI_Fint *rcs, MPI_Fint *rds, MPI_Fint *rts, MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_alltoallw_(void *sb, MPI_Fint *scs, MPI_Fint *sds, MPI_Fint *sts, void *rb,
+                    MPI_Fint *rcs, MPI_Fint *rds, MPI_Fint *rts, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    int size = 0;
+    *ierr = MPI_Comm_size(C(comm), &size);
+    if (*ierr != MPI_SUCCESS)
+        return;
+    MPI_Datatype *types = malloc(2 * (size_t)(size > 0 ? size : 1) * sizeof *types);
+    if (types == NULL) {
+        *ierr = MPI_ERR_NO_MEM;
+        return;
+    }
+    for (int i = 0; i < size; i++) {
+        types[i] = MPI_Type_f2c(sts[i]);
+        types[size + i] = MPI_Type_f2c(rts[i]);
+    }
+    *ierr = MPI_Alltoallw(c_buffer(sb), scs, sds, types, rb, rcs, rds, types + size, C(comm));
+    free(types);
 }
 
 void mpi_gather_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,

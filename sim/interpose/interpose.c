@@ -1,17 +1,29 @@
 /*
- * interpose.c: a PMPI library that sends an unmodified program's
- * MPI_Allreduce, MPI_Reduce and MPI_Bcast to collsim's algorithms, and times
- * and counts its other blocking collectives on their way to the MPI library
- * (Fortran's entry points: fortran.c).
+ * interpose.c: a PMPI library that sends an unmodified program's blocking
+ * collectives to collsim's algorithms: MPI_Allreduce, MPI_Reduce, MPI_Bcast,
+ * MPI_Allgather, MPI_Reduce_scatter_block, MPI_Alltoall, MPI_Gather,
+ * MPI_Scatter, MPI_Barrier, MPI_Scan and MPI_Exscan (the collectives of
+ * algorithms/collectives.def; Fortran's entry points: fortran.c).  Their
+ * variants with counts go to collsim's collective when every block is as long
+ * and they lie one after the other (MPI_Allgatherv, MPI_Alltoallv,
+ * MPI_Gatherv, MPI_Scatterv: "even blocks"; MPI_Reduce_scatter: equal
+ * counts), else to the MPI library, named in the trace ("mpi (not
+ * intercepted)"), as MPI_Alltoallw always is.  Where only the root knows the
+ * counts (gatherv, scatterv) or each rank its own (alltoallv), the ranks agree
+ * first by an untimed PMPI_Bcast or PMPI_Allreduce of one int, made only when
+ * the collective has rules.  MPI_IN_PLACE, where the standard allows it,
+ * gives the algorithm a copy of the input as its send buffer; buffers the
+ * standard leaves unused at a rank (a non-root's receive buffer of a reduce)
+ * are scratch.
  *
  * Which algorithm takes a call is decided by the rules file named by
  * $COLLSIM_RULES (format: sim/collsim/rules.py, reader: rules.c): the first
  * rule of the collective whose ranges hold the communicator's size and the
- * call's bytes.  A collective without rules goes to the MPI library, as does
- * every other MPI function; a collective with rules but none for the call, or
- * a call the picked algorithm cannot take (a restriction of the registry, a
- * non-contiguous datatype), fails with a message naming why: never a silent
- * fallback.
+ * bytes of one block of the call (collectives.def).  A collective without
+ * rules goes to the MPI library, as does every other MPI function; a
+ * collective with rules but none for the call, or a call the picked algorithm
+ * cannot take (a restriction of the registry, a non-contiguous datatype),
+ * fails with a message naming why: never a silent fallback.
  *
  * With $COLLSIM_TRACE=PREFIX every rank writes PREFIX.RANK.tsv: one row per
  * intercepted call with its start and end on the (simulated) clock, so that
@@ -20,8 +32,8 @@
  *
  *   init      T
  *   comm      KEY  WORLD_RANKS        (once per communicator group, by its rank 0)
- *   call      COLLECTIVE ALGORITHM SELECTED NP BYTES ELEM_BYTES ROOT COMMUTATIVE RULE_LINE KEY SEQ
- *             START END
+ *   call      COLLECTIVE FUNCTION ALGORITHM SELECTED NP BYTES ELEM_BYTES ROOT COMMUTATIVE
+ *             RULE_LINE KEY SEQ START END
  *   finalize  T
  *   clock     T OFFSET ERROR   (real MPI only: at MPI_Init and MPI_Finalize)
  *
@@ -32,6 +44,12 @@
  * OFFSET to add and its ERROR bound, and `collsim app` puts every time of the
  * rank on rank 0's clock (the offset interpolated between the two rows, for
  * the drift).
+ *
+ * COLLECTIVE is collsim's (collectives.def), FUNCTION the MPI function the
+ * program called; ALGORITHM a registry name, "mpi" (no rule asks for collsim's
+ * algorithms) or "mpi (not intercepted)" (collsim takes no such call: uneven
+ * blocks, MPI_Alltoallw); BYTES one block (a call with uneven blocks: the
+ * largest this rank sends or receives), 0 for a barrier.
  *
  * KEY is a hash of the communicator's members (world ranks) and SEQ counts
  * the calls on communicators of those members, so the rows of one call carry
@@ -107,8 +125,11 @@ static void set_state(rank_state *st)
  * program carries these wrappers.  Not static, so that the linker keeps it. */
 const char collsim_interpose_marker[] = "collsim interposition library, linked by collsim cc";
 
-static const char *collective_names[] = {"allreduce", "reduce", "bcast"};
-static const char *function_names[] = {"MPI_Allreduce", "MPI_Reduce", "MPI_Bcast"};
+static const char *collective_name(collsim_collective collective)
+{
+    size_t n;
+    return collsim_collectives(&n)[collective].name;
+}
 
 /* Builds this rank's state after PMPI_Init; on a bad rules file or trace
  * path every rank stops the program with the same one-line message. */
@@ -284,15 +305,118 @@ cleanup:
 }
 
 /* What one intercepted call is, for the rules, the checks and the trace. */
+#define NOT_INTERCEPTED "mpi (not intercepted)"
+
+/* The program's call as it made it: what the MPI library gets when the call
+ * is not run by collsim (arguments a function does not take are unset). */
+typedef enum mpi_function {
+    F_ALLREDUCE, F_REDUCE, F_BCAST, F_ALLGATHER, F_ALLGATHERV, F_REDUCE_SCATTER_BLOCK,
+    F_REDUCE_SCATTER, F_ALLTOALL, F_ALLTOALLV, F_ALLTOALLW, F_GATHER, F_GATHERV, F_SCATTER,
+    F_SCATTERV, F_BARRIER, F_SCAN, F_EXSCAN
+} mpi_function;
+
+static const char *const function_names[] = {
+    "MPI_Allreduce", "MPI_Reduce", "MPI_Bcast", "MPI_Allgather", "MPI_Allgatherv",
+    "MPI_Reduce_scatter_block", "MPI_Reduce_scatter", "MPI_Alltoall", "MPI_Alltoallv",
+    "MPI_Alltoallw", "MPI_Gather", "MPI_Gatherv", "MPI_Scatter", "MPI_Scatterv", "MPI_Barrier",
+    "MPI_Scan", "MPI_Exscan"};
+
+typedef struct mpi_args {
+    mpi_function function;
+    const void *sendbuf;
+    int sendcount;
+    const int *sendcounts, *sdispls;
+    MPI_Datatype sendtype;
+    const MPI_Datatype *sendtypes;
+    void *recvbuf;
+    int recvcount;
+    const int *recvcounts, *rdispls;
+    MPI_Datatype recvtype;
+    const MPI_Datatype *recvtypes;
+    MPI_Op op;
+    int root;
+    MPI_Comm comm;
+} mpi_args;
+
+/* The call handed to the MPI library unchanged. */
+static int library_call(const mpi_args *a)
+{
+    switch (a->function) {
+    case F_ALLREDUCE:
+        return PMPI_Allreduce(a->sendbuf, a->recvbuf, a->recvcount, a->recvtype, a->op, a->comm);
+    case F_REDUCE:
+        return PMPI_Reduce(a->sendbuf, a->recvbuf, a->recvcount, a->recvtype, a->op, a->root,
+                           a->comm);
+    case F_BCAST:
+        return PMPI_Bcast(a->recvbuf, a->recvcount, a->recvtype, a->root, a->comm);
+    case F_ALLGATHER:
+        return PMPI_Allgather(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                              a->recvtype, a->comm);
+    case F_ALLGATHERV:
+        return PMPI_Allgatherv(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
+                               a->rdispls, a->recvtype, a->comm);
+    case F_REDUCE_SCATTER_BLOCK:
+        return PMPI_Reduce_scatter_block(a->sendbuf, a->recvbuf, a->recvcount, a->recvtype, a->op,
+                                         a->comm);
+    case F_REDUCE_SCATTER:
+        return PMPI_Reduce_scatter(a->sendbuf, a->recvbuf, a->recvcounts, a->recvtype, a->op,
+                                   a->comm);
+    case F_ALLTOALL:
+        return PMPI_Alltoall(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                             a->recvtype, a->comm);
+    case F_ALLTOALLV:
+        return PMPI_Alltoallv(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
+                              a->recvcounts, a->rdispls, a->recvtype, a->comm);
+    case F_ALLTOALLW:
+        return PMPI_Alltoallw(a->sendbuf, a->sendcounts, a->sdispls, a->sendtypes, a->recvbuf,
+                              a->recvcounts, a->rdispls, a->recvtypes, a->comm);
+    case F_GATHER:
+        return PMPI_Gather(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                           a->recvtype, a->root, a->comm);
+    case F_GATHERV:
+        return PMPI_Gatherv(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
+                            a->rdispls, a->recvtype, a->root, a->comm);
+    case F_SCATTER:
+        return PMPI_Scatter(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                            a->recvtype, a->root, a->comm);
+    case F_SCATTERV:
+        return PMPI_Scatterv(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
+                             a->recvcount, a->recvtype, a->root, a->comm);
+    case F_BARRIER:
+        return PMPI_Barrier(a->comm);
+    case F_SCAN:
+        return PMPI_Scan(a->sendbuf, a->recvbuf, a->recvcount, a->recvtype, a->op, a->comm);
+    default:
+        return PMPI_Exscan(a->sendbuf, a->recvbuf, a->recvcount, a->recvtype, a->op, a->comm);
+    }
+}
+
+/* The call as collsim's collective sees it: one block of count elements
+ * (collectives.def; the algorithms' signatures, collsim.h).  Buffers and types
+ * a rank does not use are filled with what it does use, so that an algorithm
+ * never meets an argument the program may leave unset (a non-root's receive
+ * type in a gather). */
+typedef struct block_args {
+    const void *sendbuf;
+    int sendcount;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    int recvcount;
+    MPI_Datatype recvtype;
+} block_args;
+
+/* What one call is, for the rules, the checks and the trace. */
 typedef struct call_info {
     collsim_collective collective;
+    mpi_function function;
     MPI_Comm comm;
-    int np;
-    long long bytes;
+    int np, rank;
+    long long bytes;          /* one block (collectives.def) */
     int elem_bytes;
-    int root; /* -1 for allreduce */
+    int root;                 /* -1 without a root */
     int commutative;
     const collsim_rule *rule; /* NULL: the MPI library (no rules for the collective) */
+    const char *passed;       /* not NULL: given to the library; why ("not intercepted") */
     char selected[128];       /* what a selector runs; "" for other algorithms */
 } call_info;
 
@@ -304,13 +428,14 @@ static void trace_call(rank_state *st, const call_info *c, double start, double 
     long long seq = 0;
     if (call_identity(st, c->comm, &key, &seq) != MPI_SUCCESS)
         return;
-    const char *algorithm = c->rule && c->rule->algorithm ? c->rule->algorithm->name : "mpi";
+    const char *algorithm = c->passed                               ? NOT_INTERCEPTED
+                            : c->rule && c->rule->algorithm ? c->rule->algorithm->name
+                                                            : "mpi";
     fprintf(st->trace,
-            "call\t%s\t%s\t%s\t%d\t%lld\t%d\t%d\t%d\t%d\t%016" PRIx64
-            "\t%lld\t%.17g\t%.17g\n",
-            collective_names[c->collective], algorithm, c->selected[0] ? c->selected : "-", c->np,
-            c->bytes, c->elem_bytes, c->root, c->commutative, c->rule ? c->rule->line : 0, key, seq,
-            start, end);
+            "call\t%s\t%s\t%s\t%s\t%d\t%lld\t%d\t%d\t%d\t%d\t%016" PRIx64 "\t%lld\t%.17g\t%.17g\n",
+            collective_name(c->collective), function_names[c->function], algorithm,
+            c->selected[0] ? c->selected : "-", c->np, c->bytes, c->elem_bytes, c->root,
+            c->commutative, c->rule && !c->passed ? c->rule->line : 0, key, seq, start, end);
 }
 
 /* Fails the call: the reason on stderr, then what the communicator's error
@@ -325,8 +450,8 @@ static int refuse(const rank_state *st, const call_info *c, int errorcode, const
     if (c->rule != NULL)
         snprintf(where, sizeof where, "; rule at %s:%d", st->rules_path, c->rule->line);
     fprintf(stderr, "collsim: error: %s: %s%s%s %s (np=%d, %lld bytes%s)\n",
-            function_names[c->collective], collective_names[c->collective],
-            algorithm ? "/" : "", algorithm ? algorithm : "", why, c->np, c->bytes, where);
+            function_names[c->function], collective_name(c->collective), algorithm ? "/" : "",
+            algorithm ? algorithm : "", why, c->np, c->bytes, where);
     MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
     if (PMPI_Comm_get_errhandler(c->comm, &handler) != MPI_SUCCESS ||
         handler == MPI_ERRORS_ARE_FATAL)
@@ -338,57 +463,54 @@ static int refuse(const rank_state *st, const call_info *c, int errorcode, const
     return errorcode;
 }
 
-/* Describes the call and picks its rule; returns MPI_SUCCESS, or the error of
- * a refused call (a collective with rules, none of them for this call; a
- * datatype or op the picked algorithm cannot take). */
-static int prepare(rank_state *st, call_info *c, int count, MPI_Datatype datatype, MPI_Op op)
+/* MPI_SUCCESS when datatype (MPI_DATATYPE_NULL: none) is contiguous: size =
+ * extent, lower bound 0, as collsim's algorithms take them. */
+static int check_contiguous(MPI_Datatype datatype, int *contiguous)
 {
-    int rc;
-    if ((rc = PMPI_Comm_size(c->comm, &c->np)) != MPI_SUCCESS ||
-        (rc = PMPI_Type_size(datatype, &c->elem_bytes)) != MPI_SUCCESS)
-        return rc;
-    c->bytes = (long long)count * c->elem_bytes;
-    c->commutative = 1;
-    if (c->collective != COLLSIM_BCAST &&
-        (rc = PMPI_Op_commutative(op, &c->commutative)) != MPI_SUCCESS)
-        return rc;
-    c->rule = NULL;
-    if (!st->rules.has_collective[c->collective])
+    *contiguous = 1;
+    if (datatype == MPI_DATATYPE_NULL)
         return MPI_SUCCESS;
-    c->rule = collsim_rules_match(&st->rules, c->collective, c->np, c->bytes);
-    if (c->rule == NULL) {
-        char why[512];
-        snprintf(why, sizeof why, "no rule in %s holds this call", st->rules_path);
-        return refuse(st, c, MPI_ERR_ARG, why);
-    }
+    int rc, size;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    if ((rc = PMPI_Type_size(datatype, &size)) != MPI_SUCCESS ||
+        (rc = PMPI_Type_get_extent(datatype, &lb, &extent)) != MPI_SUCCESS ||
+        (rc = PMPI_Type_get_true_extent(datatype, &true_lb, &true_extent)) != MPI_SUCCESS)
+        return rc;
+    *contiguous = lb == 0 && true_lb == 0 && extent == size && true_extent == size;
+    return MPI_SUCCESS;
+}
+
+/* The checks of a call a collsim algorithm takes: an intracommunicator,
+ * contiguous datatypes, whole segments, the algorithm's restrictions. */
+static int check_algorithm(rank_state *st, call_info *c, const block_args *b, MPI_Op op)
+{
     const collsim_algorithm *alg = c->rule->algorithm;
-    if (alg == NULL)
-        return MPI_SUCCESS;
-    int inter = 0;
+    int rc, inter = 0, contiguous[2];
     if ((rc = PMPI_Comm_test_inter(c->comm, &inter)) != MPI_SUCCESS)
         return rc;
     if (inter)
         return refuse(st, c, MPI_ERR_COMM, "takes intracommunicators only");
-    MPI_Aint lb, extent, true_lb, true_extent;
-    if ((rc = PMPI_Type_get_extent(datatype, &lb, &extent)) != MPI_SUCCESS ||
-        (rc = PMPI_Type_get_true_extent(datatype, &true_lb, &true_extent)) != MPI_SUCCESS)
+    if ((rc = check_contiguous(b->sendtype, &contiguous[0])) != MPI_SUCCESS ||
+        (rc = check_contiguous(b->recvtype, &contiguous[1])) != MPI_SUCCESS)
         return rc;
-    if (lb != 0 || true_lb != 0 || extent != c->elem_bytes || true_extent != c->elem_bytes)
+    if (!contiguous[0] || !contiguous[1])
         return refuse(st, c, MPI_ERR_TYPE,
                       "takes contiguous datatypes only (size = extent, lower bound 0)");
     char what[128];
     snprintf(what, sizeof what, "%d-byte", c->elem_bytes);
     char segment[192];
-    if (collsim_check_segment(&c->rule->params, c->elem_bytes, what, segment, sizeof segment))
+    if (c->elem_bytes > 0 &&
+        collsim_check_segment(&c->rule->params, c->elem_bytes, what, segment, sizeof segment))
         return refuse(st, c, MPI_ERR_ARG, segment);
-    if (c->collective == COLLSIM_BCAST) {
+    size_t n;
+    if (!collsim_collectives(&n)[c->collective].has_op) {
         const char *why = collsim_check_restrictions(alg, c->np, 1);
         return why ? refuse(st, c, MPI_ERR_ARG, why) : MPI_SUCCESS;
     }
     const char *why = collsim_check_restrictions(alg, c->np, c->commutative);
     if (why != NULL)
         return refuse(st, c, c->commutative ? MPI_ERR_ARG : MPI_ERR_OP, why);
-    why = collsim_check_op_restrictions(alg, op, datatype);
+    why = collsim_check_op_restrictions(alg, op, b->recvtype);
     if (why != NULL)
         return refuse(st, c, MPI_ERR_OP, why);
     char buf[256];
@@ -398,13 +520,43 @@ static int prepare(rank_state *st, call_info *c, int count, MPI_Datatype datatyp
     return MPI_SUCCESS;
 }
 
+/* Describes the call (one block of count elements of datatype; op
+ * MPI_OP_NULL without one) and picks its rule; returns MPI_SUCCESS, or the
+ * error of a refused call (a collective with rules, none of them for this
+ * call; a call the picked algorithm cannot take). */
+static int prepare(rank_state *st, call_info *c, int count, MPI_Datatype datatype, MPI_Op op,
+                   const block_args *b)
+{
+    int rc;
+    if ((rc = PMPI_Comm_size(c->comm, &c->np)) != MPI_SUCCESS ||
+        (rc = PMPI_Comm_rank(c->comm, &c->rank)) != MPI_SUCCESS)
+        return rc;
+    c->elem_bytes = 0;
+    if (datatype != MPI_DATATYPE_NULL && (rc = PMPI_Type_size(datatype, &c->elem_bytes)) != MPI_SUCCESS)
+        return rc;
+    c->bytes = (long long)count * c->elem_bytes;
+    c->commutative = 1;
+    if (op != MPI_OP_NULL && (rc = PMPI_Op_commutative(op, &c->commutative)) != MPI_SUCCESS)
+        return rc;
+    c->rule = NULL;
+    if (c->passed || !st->rules.has_collective[c->collective])
+        return MPI_SUCCESS;
+    c->rule = collsim_rules_match(&st->rules, c->collective, c->np, c->bytes);
+    if (c->rule == NULL) {
+        char why[512];
+        snprintf(why, sizeof why, "no rule in %s holds this call", st->rules_path);
+        return refuse(st, c, MPI_ERR_ARG, why);
+    }
+    return c->rule->algorithm == NULL ? MPI_SUCCESS : check_algorithm(st, c, b, op);
+}
+
 /* Records in c->selected what a selector rule runs for the call (count: the
  * count the algorithm is given); the selector decides the same way itself. */
 static int record_selection(call_info *c, int count, MPI_Datatype datatype, MPI_Op op)
 {
     collsim_native_library library;
     c->selected[0] = '\0';
-    if (c->rule == NULL || c->rule->algorithm == NULL ||
+    if (c->passed || c->rule == NULL || c->rule->algorithm == NULL ||
         collsim_native_selector_library(c->rule->algorithm, &library) != 0)
         return MPI_SUCCESS;
     collsim_native_call call;
@@ -417,30 +569,6 @@ static int record_selection(call_info *c, int count, MPI_Datatype datatype, MPI_
     return MPI_SUCCESS;
 }
 
-/* The count and datatype the MPI library is given: under SMPI a zero-size
- * datatype becomes an empty call of MPI_BYTE (SMPI 3.32's own collectives
- * divide by the type size, whatever the count: SIGFPE), the empty call
- * collsim's algorithms run; a real MPI gets the call as is. */
-static int library_count(int count, long long bytes)
-{
-#ifdef COLLSIM_SMPI
-    return bytes > 0 ? count : 0;
-#else
-    (void)bytes;
-    return count;
-#endif
-}
-
-static MPI_Datatype library_type(MPI_Datatype datatype, long long bytes)
-{
-#ifdef COLLSIM_SMPI
-    return bytes > 0 ? datatype : MPI_BYTE;
-#else
-    (void)bytes;
-    return datatype;
-#endif
-}
-
 static collsim_params params_of(const rank_state *st, const collsim_rule *rule)
 {
     collsim_params params = rule->params;
@@ -449,129 +577,169 @@ static collsim_params params_of(const rank_state *st, const collsim_rule *rule)
     return params;
 }
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                  MPI_Comm comm)
+/* The library's call, except that under SMPI a zero-size block of a plain
+ * (non-v) call becomes an empty call of MPI_BYTE (SMPI 3.32's own collectives
+ * divide by the type size, whatever the count: SIGFPE), the empty call
+ * collsim's algorithms run; a real MPI gets the call as is. */
+static int library_run(const call_info *c, mpi_args a)
 {
-    rank_state *st = state();
-    if (st == NULL || st->depth > 0 || count < 0 || comm == MPI_COMM_NULL)
-        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    call_info c = {.collective = COLLSIM_ALLREDUCE, .comm = comm, .root = -1};
-    int rc = prepare(st, &c, count, datatype, op);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    const int run_count = c.bytes > 0 ? count : 0;
-    if ((rc = record_selection(&c, run_count, datatype, op)) != MPI_SUCCESS)
-        return rc;
-    double start = PMPI_Wtime();
-    if (c.rule == NULL || c.rule->algorithm == NULL) {
-        rc = PMPI_Allreduce(sendbuf, recvbuf, library_count(count, c.bytes),
-                            library_type(datatype, c.bytes), op, comm);
-    } else {
-        const void *input = sendbuf;
-        if (sendbuf == MPI_IN_PLACE) {
-            void *copy = scratch(st, 0, (size_t)c.bytes);
-            if (copy == NULL)
-                return refuse(st, &c, MPI_ERR_NO_MEM, "could not allocate its MPI_IN_PLACE copy");
-            memcpy(copy, recvbuf, (size_t)c.bytes);
-            input = copy;
-        }
-        collsim_params params = params_of(st, c.rule);
-        st->depth++;
-        rc = c.rule->algorithm->fn.allreduce(input, recvbuf, run_count, datatype, op, comm,
-                                             &params);
-        st->depth--;
+#ifdef COLLSIM_SMPI
+    const int plain = a.sendcounts == NULL && a.recvcounts == NULL && a.sendtypes == NULL;
+    if (plain && c->bytes == 0 && a.function != F_BARRIER) {
+        a.sendcount = a.recvcount = 0;
+        if (a.sendtype != MPI_DATATYPE_NULL)
+            a.sendtype = MPI_BYTE;
+        a.recvtype = MPI_BYTE;
     }
-    double end = PMPI_Wtime();
-    if (rc == MPI_SUCCESS)
-        trace_call(st, &c, start, end);
-    return rc;
+#else
+    (void)c;
+#endif
+    return library_call(&a);
 }
 
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               int root, MPI_Comm comm)
+/* Runs the rule's algorithm on the call's blocks. */
+static int run_algorithm(const call_info *c, const block_args *b, int count, MPI_Op op,
+                         const collsim_params *params)
 {
-    rank_state *st = state();
-    int size = 0, rank = 0;
-    if (st == NULL || st->depth > 0 || count < 0 || comm == MPI_COMM_NULL ||
-        PMPI_Comm_size(comm, &size) != MPI_SUCCESS || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
-        root < 0 || root >= size)
-        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    call_info c = {.collective = COLLSIM_REDUCE, .comm = comm, .root = root};
-    int rc = prepare(st, &c, count, datatype, op);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (rank != root && sendbuf == MPI_IN_PLACE && c.rule != NULL && c.rule->algorithm != NULL)
-        return refuse(st, &c, MPI_ERR_BUFFER, "takes MPI_IN_PLACE at the root only");
-    const int run_count = c.bytes > 0 ? count : 0;
-    if ((rc = record_selection(&c, run_count, datatype, op)) != MPI_SUCCESS)
-        return rc;
-    double start = PMPI_Wtime();
-    if (c.rule == NULL || c.rule->algorithm == NULL) {
-        rc = PMPI_Reduce(sendbuf, recvbuf, library_count(count, c.bytes),
-                         library_type(datatype, c.bytes), op, root, comm);
-    } else {
-        const void *input = sendbuf;
-        void *output = recvbuf;
-        if (rank == root && sendbuf == MPI_IN_PLACE) {
-            void *copy = scratch(st, 0, (size_t)c.bytes);
-            if (copy == NULL)
-                return refuse(st, &c, MPI_ERR_NO_MEM, "could not allocate its MPI_IN_PLACE copy");
-            memcpy(copy, recvbuf, (size_t)c.bytes);
-            input = copy;
-        }
+    const collsim_algorithm *alg = c->rule->algorithm;
+    switch (c->collective) {
+    case COLLSIM_ALLREDUCE:
+        return alg->fn.allreduce(b->sendbuf, b->recvbuf, count, b->recvtype, op, c->comm, params);
+    case COLLSIM_REDUCE:
+        return alg->fn.reduce(b->sendbuf, b->recvbuf, count, b->recvtype, op, c->root, c->comm,
+                              params);
+    case COLLSIM_BCAST:
+        return alg->fn.bcast(b->recvbuf, count, b->recvtype, c->root, c->comm, params);
+    case COLLSIM_ALLGATHER:
+        return alg->fn.allgather(b->sendbuf, b->sendcount, b->sendtype, b->recvbuf, b->recvcount,
+                                 b->recvtype, c->comm, params);
+    case COLLSIM_REDUCE_SCATTER:
+        return alg->fn.reduce_scatter(b->sendbuf, b->recvbuf, count, b->recvtype, op, c->comm,
+                                      params);
+    case COLLSIM_ALLTOALL:
+        return alg->fn.alltoall(b->sendbuf, b->sendcount, b->sendtype, b->recvbuf, b->recvcount,
+                                b->recvtype, c->comm, params);
+    case COLLSIM_GATHER:
+        return alg->fn.gather(b->sendbuf, b->sendcount, b->sendtype, b->recvbuf, b->recvcount,
+                              b->recvtype, c->root, c->comm, params);
+    case COLLSIM_SCATTER:
+        return alg->fn.scatter(b->sendbuf, b->sendcount, b->sendtype, b->recvbuf, b->recvcount,
+                               b->recvtype, c->root, c->comm, params);
+    case COLLSIM_BARRIER:
+        return alg->fn.barrier(c->comm, params);
+    case COLLSIM_SCAN:
+        return alg->fn.scan(b->sendbuf, b->recvbuf, count, b->recvtype, op, c->comm, params);
+    default:
+        return alg->fn.exscan(b->sendbuf, b->recvbuf, count, b->recvtype, op, c->comm, params);
+    }
+}
+
+/* MPI_IN_PLACE and the buffers a rank does not use: a send buffer copy where
+ * the standard lets the receive buffer hold the input, a scratch buffer where
+ * the program's is not significant.  Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
+static int own_buffers(rank_state *st, const call_info *c, const mpi_args *a, block_args *b,
+                       int count)
+{
+    const size_t block = (size_t)c->bytes; /* contiguous types: bytes = extent */
+    const size_t all = block * (size_t)c->np;
+    const int at_root = c->rank == c->root;
+    const void *copy_from = NULL;
+    size_t copy_bytes = 0;
+    switch (c->collective) {
+    case COLLSIM_ALLREDUCE:
+    case COLLSIM_SCAN:
+    case COLLSIM_EXSCAN:
+        if (a->sendbuf == MPI_IN_PLACE)
+            copy_from = a->recvbuf, copy_bytes = (size_t)count * c->elem_bytes;
+        break;
+    case COLLSIM_REDUCE:
+        if (at_root && a->sendbuf == MPI_IN_PLACE)
+            copy_from = a->recvbuf, copy_bytes = (size_t)count * c->elem_bytes;
         /* recvbuf is significant at the root only: elsewhere it may be NULL or short */
-        if (rank != root && (output = scratch(st, 1, (size_t)c.bytes)) == NULL)
-            return refuse(st, &c, MPI_ERR_NO_MEM, "could not allocate a receive buffer");
-        collsim_params params = params_of(st, c.rule);
-        st->depth++;
-        rc = c.rule->algorithm->fn.reduce(input, output, run_count, datatype, op, root, comm,
-                                          &params);
-        st->depth--;
+        if (!at_root && (b->recvbuf = scratch(st, 1, (size_t)count * c->elem_bytes)) == NULL)
+            return MPI_ERR_NO_MEM;
+        break;
+    case COLLSIM_REDUCE_SCATTER:
+        if (a->sendbuf == MPI_IN_PLACE)
+            copy_from = a->recvbuf, copy_bytes = all;
+        break;
+    case COLLSIM_ALLGATHER:
+        if (a->sendbuf == MPI_IN_PLACE)
+            copy_from = (const char *)a->recvbuf + block * (size_t)c->rank, copy_bytes = block;
+        break;
+    case COLLSIM_ALLTOALL:
+        if (a->sendbuf == MPI_IN_PLACE)
+            copy_from = a->recvbuf, copy_bytes = all;
+        break;
+    case COLLSIM_GATHER:
+        if (at_root && a->sendbuf == MPI_IN_PLACE)
+            copy_from = (const char *)a->recvbuf + block * (size_t)c->root, copy_bytes = block;
+        break;
+    case COLLSIM_SCATTER:
+        /* the root's block stays where it is in sendbuf: the algorithm writes a copy */
+        if (at_root && a->recvbuf == MPI_IN_PLACE && (b->recvbuf = scratch(st, 1, block)) == NULL)
+            return MPI_ERR_NO_MEM;
+        break;
+    default:
+        break;
     }
-    double end = PMPI_Wtime();
-    if (rc == MPI_SUCCESS)
-        trace_call(st, &c, start, end);
-    return rc;
+    if (copy_from != NULL) {
+        void *copy = scratch(st, 0, copy_bytes);
+        if (copy == NULL)
+            return MPI_ERR_NO_MEM;
+        memcpy(copy, copy_from, copy_bytes);
+        b->sendbuf = copy;
+    }
+    return MPI_SUCCESS;
 }
 
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+/* One call of a collsim collective: its rule, then collsim's algorithm or the
+ * library, timed and traced.  count and datatype: one block (what the rules'
+ * bytes and a selector read); op MPI_OP_NULL without one. */
+static int intercept(rank_state *st, call_info *c, const mpi_args *a, block_args b, int count,
+                     MPI_Datatype datatype)
 {
-    rank_state *st = state();
-    int size = 0;
-    if (st == NULL || st->depth > 0 || count < 0 || comm == MPI_COMM_NULL ||
-        PMPI_Comm_size(comm, &size) != MPI_SUCCESS || root < 0 || root >= size)
-        return PMPI_Bcast(buffer, count, datatype, root, comm);
-    call_info c = {.collective = COLLSIM_BCAST, .comm = comm, .root = root};
-    int rc = prepare(st, &c, count, datatype, MPI_OP_NULL);
+    int rc = prepare(st, c, count, datatype, a->op, &b);
     if (rc != MPI_SUCCESS)
         return rc;
-    const int run_count = c.bytes > 0 ? count : 0;
-    if ((rc = record_selection(&c, run_count, datatype, MPI_OP_NULL)) != MPI_SUCCESS)
+    const int run_count = c->bytes > 0 ? count : 0;
+    if ((rc = record_selection(c, run_count, datatype, a->op)) != MPI_SUCCESS)
         return rc;
+    const int by_collsim = !c->passed && c->rule != NULL && c->rule->algorithm != NULL;
+    if (by_collsim && (rc = own_buffers(st, c, a, &b, count)) != MPI_SUCCESS)
+        return refuse(st, c, rc, "could not allocate its MPI_IN_PLACE copy or scratch buffer");
+    if (by_collsim && c->bytes == 0)
+        b.sendcount = b.recvcount = 0;
     double start = PMPI_Wtime();
-    if (c.rule == NULL || c.rule->algorithm == NULL) {
-        rc = PMPI_Bcast(buffer, library_count(count, c.bytes), library_type(datatype, c.bytes),
-                        root, comm);
+    if (!by_collsim) {
+        rc = library_run(c, *a);
     } else {
-        collsim_params params = params_of(st, c.rule);
+        collsim_params params = params_of(st, c->rule);
         st->depth++;
-        rc = c.rule->algorithm->fn.bcast(buffer, run_count, datatype, root, comm, &params);
+        rc = run_algorithm(c, &b, run_count, a->op, &params);
         st->depth--;
     }
     double end = PMPI_Wtime();
     if (rc == MPI_SUCCESS)
-        trace_call(st, &c, start, end);
+        trace_call(st, c, start, end);
     return rc;
 }
 
-/* --- the other blocking collectives: the MPI library's, timed and counted ----------------
- *
- * So that the summary shows every collective, each of these writes a call row
- * with ALGORITHM "mpi (not intercepted)" and BYTES what this rank contributes
- * (its send buffer; MPI_IN_PLACE: its block of the receive buffer); the call
- * itself goes to the library unchanged. */
+/* Whether a call is the program's own, on a valid communicator, after
+ * MPI_Init: the interposition's business (else straight to the library). */
+static rank_state *ours(MPI_Comm comm)
+{
+    rank_state *st = state();
+    if (st == NULL || st->depth > 0 || comm == MPI_COMM_NULL)
+        return NULL;
+    return st;
+}
 
-#define NOT_INTERCEPTED "mpi (not intercepted)"
+static int valid_root(MPI_Comm comm, int root)
+{
+    int size = 0;
+    return PMPI_Comm_size(comm, &size) == MPI_SUCCESS && root >= 0 && root < size;
+}
 
 static long long type_bytes(MPI_Datatype datatype, long long count)
 {
@@ -581,185 +749,433 @@ static long long type_bytes(MPI_Datatype datatype, long long count)
     return count * size;
 }
 
-static long long sum_counts(const int *counts, MPI_Comm comm)
+/* --- the collectives of collsim ---------------------------------------------------------- */
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm)
 {
-    int size = 0;
-    long long total = 0;
-    if (counts == NULL || PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
-        return 0;
-    for (int i = 0; i < size; i++)
-        total += counts[i];
-    return total;
+    const mpi_args a = {.function = F_ALLREDUCE, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                        .recvcount = count, .recvtype = datatype, .op = op, .comm = comm};
+    rank_state *st = ours(comm);
+    if (st == NULL || count < 0)
+        return library_call(&a);
+    call_info c = {.collective = COLLSIM_ALLREDUCE, .function = a.function, .comm = comm,
+                   .root = -1};
+    const block_args b = {sendbuf, count, datatype, recvbuf, count, datatype};
+    return intercept(st, &c, &a, b, count, datatype);
 }
 
-static int comm_size_of(MPI_Comm comm)
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm)
 {
-    int size = 0;
-    PMPI_Comm_size(comm, &size);
-    return size;
-}
-
-static int comm_rank_of(MPI_Comm comm)
-{
+    const mpi_args a = {.function = F_REDUCE, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                        .recvcount = count, .recvtype = datatype, .op = op, .root = root,
+                        .comm = comm};
+    rank_state *st = ours(comm);
+    if (st == NULL || count < 0 || !valid_root(comm, root))
+        return library_call(&a);
+    call_info c = {.collective = COLLSIM_REDUCE, .function = a.function, .comm = comm,
+                   .root = root};
+    const block_args b = {sendbuf, count, datatype, recvbuf, count, datatype};
     int rank = 0;
     PMPI_Comm_rank(comm, &rank);
-    return rank;
+    if (rank != root && sendbuf == MPI_IN_PLACE && st->rules.has_collective[COLLSIM_REDUCE]) {
+        int rc = prepare(st, &c, count, datatype, op, &b);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (c.rule != NULL && c.rule->algorithm != NULL)
+            return refuse(st, &c, MPI_ERR_BUFFER, "takes MPI_IN_PLACE at the root only");
+    }
+    return intercept(st, &c, &a, b, count, datatype);
 }
 
-/* Whether a call is traced: the program's own, on a valid intracommunicator. */
-static rank_state *tracing(MPI_Comm comm)
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    rank_state *st = state();
-    int inter = 0;
-    if (st == NULL || st->trace == NULL || st->depth > 0 || comm == MPI_COMM_NULL ||
-        PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
-        return NULL;
-    return st;
+    const mpi_args a = {.function = F_BCAST, .recvbuf = buffer, .recvcount = count,
+                        .recvtype = datatype, .op = MPI_OP_NULL, .root = root, .comm = comm};
+    rank_state *st = ours(comm);
+    if (st == NULL || count < 0 || !valid_root(comm, root))
+        return library_call(&a);
+    call_info c = {.collective = COLLSIM_BCAST, .function = a.function, .comm = comm,
+                   .root = root};
+    const block_args b = {buffer, count, datatype, buffer, count, datatype};
+    return intercept(st, &c, &a, b, count, datatype);
 }
 
-static void trace_other(rank_state *st, const char *collective, MPI_Comm comm, long long bytes,
-                        int root, double start, double end)
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm)
 {
-    uint64_t key = 0;
-    long long seq = 0;
-    if (call_identity(st, comm, &key, &seq) != MPI_SUCCESS)
-        return;
-    fprintf(st->trace,
-            "call\t%s\t%s\t-\t%d\t%lld\t0\t%d\t1\t0\t%016" PRIx64 "\t%lld\t%.17g\t%.17g\n",
-            collective, NOT_INTERCEPTED, comm_size_of(comm), bytes, root, key, seq, start, end);
+    const mpi_args a = {.function = F_SCAN, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                        .recvcount = count, .recvtype = datatype, .op = op, .comm = comm};
+    rank_state *st = ours(comm);
+    if (st == NULL || count < 0)
+        return library_call(&a);
+    call_info c = {.collective = COLLSIM_SCAN, .function = a.function, .comm = comm, .root = -1};
+    const block_args b = {sendbuf, count, datatype, recvbuf, count, datatype};
+    return intercept(st, &c, &a, b, count, datatype);
 }
 
-/* Runs CALL (a PMPI call) and, when st traces, writes its row. */
-#define TIMED(name, comm, bytes, root, call)                                                \
-    do {                                                                                    \
-        rank_state *st_ = tracing(comm);                                                    \
-        if (st_ == NULL)                                                                    \
-            return call;                                                                    \
-        const long long bytes_ = (bytes);                                                   \
-        double start_ = PMPI_Wtime();                                                       \
-        int rc_ = call;                                                                     \
-        double end_ = PMPI_Wtime();                                                         \
-        if (rc_ == MPI_SUCCESS)                                                             \
-            trace_other(st_, name, comm, bytes_, root, start_, end_);                       \
-        return rc_;                                                                         \
-    } while (0)
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm)
+{
+    const mpi_args a = {.function = F_EXSCAN, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                        .recvcount = count, .recvtype = datatype, .op = op, .comm = comm};
+    rank_state *st = ours(comm);
+    if (st == NULL || count < 0)
+        return library_call(&a);
+    call_info c = {.collective = COLLSIM_EXSCAN, .function = a.function, .comm = comm,
+                   .root = -1};
+    const block_args b = {sendbuf, count, datatype, recvbuf, count, datatype};
+    return intercept(st, &c, &a, b, count, datatype);
+}
 
 int MPI_Barrier(MPI_Comm comm)
 {
-    TIMED("barrier", comm, 0, -1, PMPI_Barrier(comm));
+    const mpi_args a = {.function = F_BARRIER, .sendtype = MPI_DATATYPE_NULL,
+                        .recvtype = MPI_DATATYPE_NULL, .op = MPI_OP_NULL, .comm = comm};
+    rank_state *st = ours(comm);
+    if (st == NULL)
+        return library_call(&a);
+    call_info c = {.collective = COLLSIM_BARRIER, .function = a.function, .comm = comm,
+                   .root = -1};
+    const block_args b = {NULL, 0, MPI_DATATYPE_NULL, NULL, 0, MPI_DATATYPE_NULL};
+    return intercept(st, &c, &a, b, 0, MPI_DATATYPE_NULL);
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    const mpi_args a = {.function = F_REDUCE_SCATTER_BLOCK, .sendbuf = sendbuf,
+                        .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = datatype,
+                        .op = op, .comm = comm};
+    rank_state *st = ours(comm);
+    if (st == NULL || recvcount < 0)
+        return library_call(&a);
+    call_info c = {.collective = COLLSIM_REDUCE_SCATTER, .function = a.function, .comm = comm,
+                   .root = -1};
+    const block_args b = {sendbuf, recvcount, datatype, recvbuf, recvcount, datatype};
+    return intercept(st, &c, &a, b, recvcount, datatype);
+}
+
+/* allgather, alltoall: one block of sendcount x sendtype (MPI_IN_PLACE: the
+ * receive side's) */
+static int exchange(mpi_args a, collsim_collective collective)
+{
+    rank_state *st = ours(a.comm);
+    if (st == NULL || a.recvcount < 0 || (a.sendbuf != MPI_IN_PLACE && a.sendcount < 0))
+        return library_call(&a);
+    call_info c = {.collective = collective, .function = a.function, .comm = a.comm,
+                   .root = -1};
+    block_args b = {a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcount, a.recvtype};
+    if (a.sendbuf == MPI_IN_PLACE)
+        b.sendcount = a.recvcount, b.sendtype = a.recvtype;
+    return intercept(st, &c, &a, b, b.sendcount, b.sendtype);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    TIMED("allgather", comm,
-          sendbuf == MPI_IN_PLACE ? type_bytes(recvtype, recvcount)
-                                  : type_bytes(sendtype, sendcount),
-          -1, PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
-}
-
-int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    TIMED("allgatherv", comm,
-          sendbuf == MPI_IN_PLACE ? type_bytes(recvtype, recvcounts[comm_rank_of(comm)])
-                                  : type_bytes(sendtype, sendcount),
-          -1,
-          PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                          comm));
+    const mpi_args a = {.function = F_ALLGATHER, .sendbuf = sendbuf, .sendcount = sendcount,
+                        .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount,
+                        .recvtype = recvtype, .op = MPI_OP_NULL, .comm = comm};
+    return exchange(a, COLLSIM_ALLGATHER);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    TIMED("alltoall", comm,
-          sendbuf == MPI_IN_PLACE
-              ? type_bytes(recvtype, (long long)recvcount * comm_size_of(comm))
-              : type_bytes(sendtype, (long long)sendcount * comm_size_of(comm)),
-          -1, PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    const mpi_args a = {.function = F_ALLTOALL, .sendbuf = sendbuf, .sendcount = sendcount,
+                        .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount,
+                        .recvtype = recvtype, .op = MPI_OP_NULL, .comm = comm};
+    return exchange(a, COLLSIM_ALLTOALL);
+}
+
+/* gather, scatter: one block as this rank sees it (the root's receive side in
+ * a gather, its send side in a scatter, the other side elsewhere); a
+ * non-root's unused side is given its used one. */
+static int rooted(mpi_args a, collsim_collective collective)
+{
+    rank_state *st = ours(a.comm);
+    if (st == NULL || !valid_root(a.comm, a.root))
+        return library_call(&a);
+    int rank = 0;
+    PMPI_Comm_rank(a.comm, &rank);
+    const int gather = collective == COLLSIM_GATHER;
+    block_args b = {a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcount, a.recvtype};
+    int count;
+    MPI_Datatype datatype;
+    if (rank == a.root) {
+        count = gather ? a.recvcount : a.sendcount;
+        datatype = gather ? a.recvtype : a.sendtype;
+        if (gather && a.sendbuf == MPI_IN_PLACE)
+            b.sendcount = count, b.sendtype = datatype;
+        if (!gather && a.recvbuf == MPI_IN_PLACE)
+            b.recvcount = count, b.recvtype = datatype;
+    } else {
+        count = gather ? a.sendcount : a.recvcount;
+        datatype = gather ? a.sendtype : a.recvtype;
+        b.sendcount = b.recvcount = count;
+        b.sendtype = b.recvtype = datatype;
+    }
+    if (count < 0)
+        return library_call(&a);
+    call_info c = {.collective = collective, .function = a.function, .comm = a.comm,
+                   .root = a.root};
+    return intercept(st, &c, &a, b, count, datatype);
+}
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    const mpi_args a = {.function = F_GATHER, .sendbuf = sendbuf, .sendcount = sendcount,
+                        .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount,
+                        .recvtype = recvtype, .op = MPI_OP_NULL, .root = root, .comm = comm};
+    return rooted(a, COLLSIM_GATHER);
+}
+
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    const mpi_args a = {.function = F_SCATTER, .sendbuf = sendbuf, .sendcount = sendcount,
+                        .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount,
+                        .recvtype = recvtype, .op = MPI_OP_NULL, .root = root, .comm = comm};
+    return rooted(a, COLLSIM_SCATTER);
+}
+
+/* --- the variants with counts: collsim's when every block is as long and they lie one
+ * after the other, else the library's, named in the trace ("mpi (not intercepted)") ---- */
+
+/* 1 when counts (size of them) are all equal and displs[i] = i counts[0]
+ * (displs NULL: not checked); *count is counts[0] (0 for size 0). */
+static int even_blocks(const int *counts, const int *displs, int size, int *count)
+{
+    *count = size > 0 ? counts[0] : 0;
+    for (int i = 0; i < size; i++)
+        if (counts[i] != *count || (displs != NULL && displs[i] != i * *count))
+            return 0;
+    return 1;
+}
+
+static int largest(const int *counts, int size)
+{
+    int most = 0;
+    for (int i = 0; counts != NULL && i < size; i++)
+        most = counts[i] > most ? counts[i] : most;
+    return most;
+}
+
+/* A call given to the library as it is, traced with the largest block this
+ * rank sends or receives (bytes): why it was not intercepted (the row's
+ * algorithm "mpi (not intercepted)"), or NULL where no rule asks for
+ * collsim's algorithms ("mpi"). */
+static int passed_on(rank_state *st, collsim_collective collective, const mpi_args *a,
+                     long long bytes, const char *why)
+{
+    int rc, inter = 0;
+    if (st == NULL || st->trace == NULL || PMPI_Comm_test_inter(a->comm, &inter) != MPI_SUCCESS ||
+        inter)
+        return library_call(a);
+    call_info c = {.collective = collective, .function = a->function, .comm = a->comm,
+                   .root = a->root, .passed = why, .commutative = 1};
+    PMPI_Comm_size(a->comm, &c.np);
+    PMPI_Comm_rank(a->comm, &c.rank);
+    c.bytes = bytes;
+    double start = PMPI_Wtime();
+    rc = library_call(a);
+    double end = PMPI_Wtime();
+    if (rc == MPI_SUCCESS)
+        trace_call(st, &c, start, end);
+    return rc;
+}
+
+/* Whether every rank's blocks are even, when only some know: the verdict of
+ * root (>= 0), or the conjunction of all (root -1), by an untimed PMPI call
+ * (made only when the collective has rules: otherwise the library takes the
+ * call whatever its counts). */
+static int agree(int mine, int root, MPI_Comm comm, int *all)
+{
+    *all = mine;
+    return root >= 0 ? PMPI_Bcast(all, 1, MPI_INT, root, comm)
+                     : PMPI_Allreduce(MPI_IN_PLACE, all, 1, MPI_INT, MPI_LAND, comm);
+}
+
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    const mpi_args a = {.function = F_ALLGATHERV, .sendbuf = sendbuf, .sendcount = sendcount,
+                        .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts,
+                        .rdispls = displs, .recvtype = recvtype, .op = MPI_OP_NULL,
+                        .root = -1, .comm = comm};
+    rank_state *st = ours(comm);
+    int size = 0, count;
+    if (st == NULL || PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
+        return library_call(&a);
+    const long long most = type_bytes(recvtype, largest(recvcounts, size));
+    if (!st->rules.has_collective[COLLSIM_ALLGATHER])
+        return passed_on(st, COLLSIM_ALLGATHER, &a, most, NULL);
+    if (!even_blocks(recvcounts, displs, size, &count))
+        return passed_on(st, COLLSIM_ALLGATHER, &a, most, "uneven blocks");
+    mpi_args plain = a;
+    plain.recvcount = count;
+    call_info c = {.collective = COLLSIM_ALLGATHER, .function = a.function, .comm = comm,
+                   .root = -1};
+    block_args b = {sendbuf, sendcount, sendtype, recvbuf, count, recvtype};
+    if (sendbuf == MPI_IN_PLACE)
+        b.sendcount = count, b.sendtype = recvtype;
+    return intercept(st, &c, &plain, b, b.sendcount, b.sendtype);
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
                   MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls,
                   MPI_Datatype recvtype, MPI_Comm comm)
 {
-    TIMED("alltoallv", comm,
-          sendbuf == MPI_IN_PLACE ? type_bytes(recvtype, sum_counts(recvcounts, comm))
-                                  : type_bytes(sendtype, sum_counts(sendcounts, comm)),
-          -1,
-          PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                         recvtype, comm));
-}
-
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    TIMED("gather", comm,
-          sendbuf == MPI_IN_PLACE ? type_bytes(recvtype, recvcount)
-                                  : type_bytes(sendtype, sendcount),
-          root,
-          PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    const mpi_args a = {.function = F_ALLTOALLV, .sendbuf = sendbuf, .sendcounts = sendcounts,
+                        .sdispls = sdispls, .sendtype = sendtype, .recvbuf = recvbuf,
+                        .recvcounts = recvcounts, .rdispls = rdispls, .recvtype = recvtype,
+                        .op = MPI_OP_NULL, .root = -1, .comm = comm};
+    rank_state *st = ours(comm);
+    int size = 0, scount = 0, rcount, even, rc;
+    if (st == NULL || PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
+        return library_call(&a);
+    const long long most = type_bytes(recvtype, largest(recvcounts, size));
+    if (!st->rules.has_collective[COLLSIM_ALLTOALL])
+        return passed_on(st, COLLSIM_ALLTOALL, &a, most, NULL);
+    even = even_blocks(recvcounts, rdispls, size, &rcount) &&
+           (sendbuf == MPI_IN_PLACE || even_blocks(sendcounts, sdispls, size, &scount));
+    if ((rc = agree(even, -1, comm, &even)) != MPI_SUCCESS)
+        return rc;
+    if (!even)
+        return passed_on(st, COLLSIM_ALLTOALL, &a, most, "uneven blocks");
+    call_info c = {.collective = COLLSIM_ALLTOALL, .function = a.function, .comm = comm,
+                   .root = -1};
+    block_args b = {sendbuf, scount, sendtype, recvbuf, rcount, recvtype};
+    if (sendbuf == MPI_IN_PLACE)
+        b.sendcount = rcount, b.sendtype = recvtype;
+    mpi_args plain = a;
+    plain.recvcount = rcount;
+    return intercept(st, &c, &plain, b, b.sendcount, b.sendtype);
 }
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root,
                 MPI_Comm comm)
 {
-    TIMED("gatherv", comm,
-          sendbuf == MPI_IN_PLACE ? type_bytes(recvtype, recvcounts[root])
-                                  : type_bytes(sendtype, sendcount),
-          root,
-          PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                       comm));
-}
-
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    TIMED("scatter", comm,
-          recvbuf == MPI_IN_PLACE ? type_bytes(sendtype, sendcount)
-                                  : type_bytes(recvtype, recvcount),
-          root,
-          PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    const mpi_args a = {.function = F_GATHERV, .sendbuf = sendbuf, .sendcount = sendcount,
+                        .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts,
+                        .rdispls = displs, .recvtype = recvtype, .op = MPI_OP_NULL,
+                        .root = root, .comm = comm};
+    rank_state *st = ours(comm);
+    int size = 0, rank = 0, count = 0, even = 1, rc;
+    if (st == NULL || !valid_root(comm, root) || PMPI_Comm_size(comm, &size) != MPI_SUCCESS ||
+        PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+        return library_call(&a);
+    const long long most = rank == root ? type_bytes(recvtype, largest(recvcounts, size))
+                                        : type_bytes(sendtype, sendcount);
+    if (!st->rules.has_collective[COLLSIM_GATHER])
+        return passed_on(st, COLLSIM_GATHER, &a, most, NULL);
+    if (rank == root)
+        even = even_blocks(recvcounts, displs, size, &count);
+    if ((rc = agree(even, root, comm, &even)) != MPI_SUCCESS)
+        return rc;
+    if (!even)
+        return passed_on(st, COLLSIM_GATHER, &a, most, "uneven blocks");
+    mpi_args plain = a;
+    plain.recvcount = count;
+    call_info c = {.collective = COLLSIM_GATHER, .function = a.function, .comm = comm,
+                   .root = root};
+    block_args b = {sendbuf, sendcount, sendtype, recvbuf, count, recvtype};
+    if (rank != root)
+        b.recvcount = sendcount, b.recvtype = sendtype, count = sendcount;
+    else if (sendbuf == MPI_IN_PLACE)
+        b.sendcount = count, b.sendtype = recvtype;
+    return intercept(st, &c, &plain, b, count, rank == root ? recvtype : sendtype);
 }
 
 int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm)
 {
-    TIMED("scatterv", comm,
-          recvbuf == MPI_IN_PLACE ? type_bytes(sendtype, sendcounts[root])
-                                  : type_bytes(recvtype, recvcount),
-          root,
-          PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                        comm));
+    const mpi_args a = {.function = F_SCATTERV, .sendbuf = sendbuf, .sendcounts = sendcounts,
+                        .sdispls = displs, .sendtype = sendtype, .recvbuf = recvbuf,
+                        .recvcount = recvcount, .recvtype = recvtype, .op = MPI_OP_NULL,
+                        .root = root, .comm = comm};
+    rank_state *st = ours(comm);
+    int size = 0, rank = 0, count = 0, even = 1, rc;
+    if (st == NULL || !valid_root(comm, root) || PMPI_Comm_size(comm, &size) != MPI_SUCCESS ||
+        PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+        return library_call(&a);
+    const long long most = rank == root ? type_bytes(sendtype, largest(sendcounts, size))
+                                        : type_bytes(recvtype, recvcount);
+    if (!st->rules.has_collective[COLLSIM_SCATTER])
+        return passed_on(st, COLLSIM_SCATTER, &a, most, NULL);
+    if (rank == root)
+        even = even_blocks(sendcounts, displs, size, &count);
+    if ((rc = agree(even, root, comm, &even)) != MPI_SUCCESS)
+        return rc;
+    if (!even)
+        return passed_on(st, COLLSIM_SCATTER, &a, most, "uneven blocks");
+    mpi_args plain = a;
+    plain.sendcount = count;
+    call_info c = {.collective = COLLSIM_SCATTER, .function = a.function, .comm = comm,
+                   .root = root};
+    block_args b = {sendbuf, count, sendtype, recvbuf, recvcount, recvtype};
+    if (rank != root)
+        b.sendcount = recvcount, b.sendtype = recvtype, count = recvcount;
+    else if (recvbuf == MPI_IN_PLACE)
+        b.recvcount = count, b.recvtype = sendtype;
+    return intercept(st, &c, &plain, b, count, rank == root ? sendtype : recvtype);
 }
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts,
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    TIMED("reduce_scatter", comm, type_bytes(datatype, sum_counts(recvcounts, comm)), -1,
-          PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm));
+    const mpi_args a = {.function = F_REDUCE_SCATTER, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                        .recvcounts = recvcounts, .recvtype = datatype, .op = op, .root = -1,
+                        .comm = comm};
+    rank_state *st = ours(comm);
+    int size = 0, count;
+    if (st == NULL || PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
+        return library_call(&a);
+    const long long most = type_bytes(datatype, largest(recvcounts, size));
+    if (!st->rules.has_collective[COLLSIM_REDUCE_SCATTER])
+        return passed_on(st, COLLSIM_REDUCE_SCATTER, &a, most, NULL);
+    if (!even_blocks(recvcounts, NULL, size, &count))
+        return passed_on(st, COLLSIM_REDUCE_SCATTER, &a, most, "uneven blocks");
+    call_info c = {.collective = COLLSIM_REDUCE_SCATTER, .function = a.function, .comm = comm,
+                   .root = -1};
+    const block_args b = {sendbuf, count, datatype, recvbuf, count, datatype};
+    collsim_native_library library;
+    {
+        int rc = prepare(st, &c, count, datatype, op, &b);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (c.rule->algorithm != NULL &&
+            collsim_native_selector_library(c.rule->algorithm, &library) == 0 &&
+            library == COLLSIM_NATIVE_OPENMPI)
+            return refuse(st, &c, MPI_ERR_ARG,
+                          "decides as MPI_Reduce_scatter_block; Open MPI decides "
+                          "MPI_Reduce_scatter by another table, which collsim does not model");
+    }
+    mpi_args plain = a;
+    plain.recvcount = count;
+    return intercept(st, &c, &plain, b, count, datatype);
 }
 
-int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                  const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    TIMED("reduce_scatter_block", comm,
-          type_bytes(datatype, (long long)recvcount * comm_size_of(comm)), -1,
-          PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm));
-}
-
-int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-             MPI_Comm comm)
-{
-    TIMED("scan", comm, type_bytes(datatype, count), -1,
-          PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm));
-}
-
-int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               MPI_Comm comm)
-{
-    TIMED("exscan", comm, type_bytes(datatype, count), -1,
-          PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
+    const mpi_args a = {.function = F_ALLTOALLW, .sendbuf = sendbuf, .sendcounts = sendcounts,
+                        .sdispls = sdispls, .sendtypes = sendtypes, .recvbuf = recvbuf,
+                        .recvcounts = recvcounts, .rdispls = rdispls, .recvtypes = recvtypes,
+                        .op = MPI_OP_NULL, .root = -1, .comm = comm};
+    rank_state *st = ours(comm);
+    int size = 0;
+    long long bytes = 0;
+    if (st != NULL && PMPI_Comm_size(comm, &size) == MPI_SUCCESS)
+        for (int i = 0; i < size; i++) {
+            const long long b = type_bytes(recvtypes[i], recvcounts[i]);
+            bytes = b > bytes ? b : bytes;
+        }
+    return passed_on(st, COLLSIM_ALLTOALL, &a, bytes, "one datatype per pair");
 }

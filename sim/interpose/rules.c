@@ -57,17 +57,14 @@ static int parse_range(char *text, long long *lo, long long *hi)
     return 0;
 }
 
+/* A collective of collectives.def by name. */
 static int parse_collective(const char *name, collsim_collective *out)
 {
-    static const struct { const char *name; collsim_collective value; } known[] = {
-        {"allreduce", COLLSIM_ALLREDUCE}, {"reduce", COLLSIM_REDUCE}, {"bcast", COLLSIM_BCAST}};
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-        if (strcmp(name, known[i].name) == 0) {
-            *out = known[i].value;
-            return 0;
-        }
-    }
-    return -1;
+    const collsim_collective_info *info = collsim_find_collective(name);
+    if (info == NULL)
+        return -1;
+    *out = info->collective;
+    return 0;
 }
 
 /* One "key=value" of a rule into r. */
@@ -119,8 +116,7 @@ static int parse_rule(collsim_rule *r, char **tokens, int ntokens, const char *p
         return fail(err, errlen, path, line, "a rule is COLLECTIVE ALGORITHM [key=value ...]",
                     NULL);
     if (parse_collective(tokens[0], &r->collective) != 0)
-        return fail(err, errlen, path, line, "unknown collective (allreduce, reduce, bcast):",
-                    tokens[0]);
+        return fail(err, errlen, path, line, "unknown collective (collsim list):", tokens[0]);
     if (strcmp(tokens[1], "mpi") != 0) {
         r->algorithm = collsim_find_algorithm(tokens[0], tokens[1]);
         if (r->algorithm == NULL) {

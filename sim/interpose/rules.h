@@ -8,10 +8,12 @@
  *   allreduce  recursive_doubling  bytes=0-65535
  *   allreduce  ring
  *   bcast      pipeline  np=8-  segment_bytes=32768
+ *   alltoall   bruck     bytes=0-1023
  *   reduce     mpi
  *
- * The first rule of a collective whose ranges hold the call's process count
- * and byte count takes the call; "mpi" is the MPI library's own algorithm.
+ * The first rule of a collective (collectives.def) whose ranges hold the
+ * call's process count and the bytes of one block (a row's bytes) takes the
+ * call; "mpi" is the MPI library's own algorithm.
  */
 #ifndef COLLSIM_INTERPOSE_RULES_H
 #define COLLSIM_INTERPOSE_RULES_H
@@ -36,7 +38,7 @@ typedef struct collsim_rule {
 typedef struct collsim_rules {
     collsim_rule *rules;
     size_t count;
-    int has_collective[3]; /* indexed by collsim_collective: any rule for it */
+    int has_collective[COLLSIM_COLLECTIVE_COUNT]; /* by collsim_collective: any rule for it */
 } collsim_rules;
 
 /* Reads path into *out.  Returns 0, or -1 with a sentence "PATH:LINE: what is

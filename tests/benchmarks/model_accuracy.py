@@ -28,6 +28,20 @@ from collsim.analysis.network import PATTERNS
 ALGORITHMS = list(PATTERNS)
 SIZES = [8, 65536, 16 << 20]
 
+
+def sizes_for(collective: str, p: int) -> list[int]:
+    """The grid's sizes for a collective: a row's bytes is one block (collectives.def),
+    so where a rank's buffer holds p blocks (allgather, alltoall, gather, scatter,
+    reduce_scatter) a block is the vector over p (whole doubles, at least one): the
+    same bytes per rank as the others'; a barrier has no data."""
+    from collsim.harness import collectives
+    from collsim.runner import buffer_blocks
+
+    if collectives()[collective]["recv_blocks"] == "none":
+        return [0]
+    blocks = buffer_blocks(collective, p)
+    return sorted({max(8, n // blocks // 8 * 8) for n in SIZES})
+
 FAT_TREE = {"generator": "fat_tree", "levels": 2, "down_ports": [16, 16]}
 PLATFORMS = {
     # family label: (platform table or catalog name, process counts, mappings)
@@ -84,11 +98,12 @@ def _pairs(text: str) -> list[tuple[str, str]]:
 
 def measure(family, platform, p, mapping, collective, algorithm) -> list[dict]:
     where = {"generator": "crossbar", "nodes": p} if platform is None else platform
-    simulated = collsim.run(collective, algorithm, p, SIZES, platform=where, mapping=mapping,
+    sizes = sizes_for(collective, p)
+    simulated = collsim.run(collective, algorithm, p, sizes, platform=where, mapping=mapping,
                             timing_only=True)
     began = time.perf_counter()
-    predicted = collsim.predict(collective, algorithm, p, SIZES, platform=where, mapping=mapping)
-    predict_s = (time.perf_counter() - began) / len(SIZES)
+    predicted = collsim.predict(collective, algorithm, p, sizes, platform=where, mapping=mapping)
+    predict_s = (time.perf_counter() - began) / len(sizes)
     rows = []
     for sim, model in zip(simulated.to_dict("records"), predicted.to_dict("records")):
         rows.append(dict(family=family, collective=collective, algorithm=algorithm, np=p,

@@ -31,7 +31,7 @@ from collsim.analysis.models import _composite, _native
 from collsim.analysis.models import allreduce as allreduce_models
 from collsim.analysis.models import reduce as reduce_models
 from collsim.analysis.models._base import ceil_log2
-from collsim.analysis.models._lookup import composite_names
+from collsim.analysis.models._lookup import COLLECTIVES as _COLLECTIVES, composite_names
 from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 
 from ..pattern import Pattern, Step, in_sequence, on_ranks, side_by_side, then_combine
@@ -107,7 +107,7 @@ def _selector(collective: str, name: str):
         params = params or DEFAULT_PARAMS
         if p < 1 or count < 0:
             raise ValueError(f"need p >= 1 and count >= 0, got p={p}, count={count}")
-        if p == 1 or count == 0:
+        if p == 1 or (count == 0 and _native._moves_data(collective)):
             return _empty(p)
         # the choice a run recorded, else collbench's (the one table: native.c)
         selected = params.selected or _native._choice(collective, name, p, count * elem_bytes,
@@ -115,13 +115,15 @@ def _selector(collective: str, name: str):
         # what the selector passes on (as _native.selected_model)
         inner = AlgorithmParams(alpha_over_beta_bytes=params.alpha_over_beta_bytes)
         common = dict(elem_bytes=elem_bytes, params=inner, rank_nodes=rank_nodes)
-        if collective == "allreduce" and selected.startswith("reduce:"):
-            # Open MPI's nonoverlapping: its reduce to rank 0, then its bcast from rank 0
-            parts = dict(part.split(":", 1) for part in selected.split("+"))
-            return in_sequence(
-                _part("reduce", parts["reduce"])(p, count, root=0, commutative=commutative,
-                                                 **common),
-                _part("bcast", parts["bcast"])(p, count, root=0, commutative=True, **common))
+        if collective in _native._COMPOSITIONS and "+" in selected:
+            # Open MPI's nonoverlapping allreduce (its reduce to rank 0, then its bcast) and
+            # basic_linear reduce_scatter_block (its reduce of the p blocks, then its scatter)
+            names = dict(part.split(":", 1) for part in selected.split("+"))
+            return in_sequence(*(
+                _part(part, names[part])(p, count * p if all_blocks else count, root=0,
+                                         commutative=commutative if part == "reduce" else True,
+                                         **common)
+                for part, all_blocks in _native._COMPOSITIONS[collective]))
         if selected in _native._LIBRARIES:
             raise ValueError(f"{collective}/{name}: selected {selected!r} is a selector")
         return _part(collective, selected)(p, count, root=root, commutative=commutative, **common)
@@ -486,6 +488,6 @@ PATTERNS = {
     ("allreduce", "fixed_order"): allreduce_fixed_order,
     ("reduce", "fixed_order"): reduce_fixed_order,
     **{(collective, name): _selector(collective, name)
-       for collective in ("allreduce", "reduce", "bcast")
+       for collective in _COLLECTIVES
        for name in ("openmpi_default", "mpich_default")},
 }

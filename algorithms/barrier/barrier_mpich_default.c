@@ -1,0 +1,28 @@
+/*
+ * barrier_mpich_default.c: barrier (MPI_Barrier) as MPICH 4.0 runs it by default:
+ * the default selection tree (maint/tuning/coll/mpir/generic.json, v4.0.2) of a
+ * flat communicator (dissemination on a flat communicator: comm_hierarchy=any),
+ * decided once per call in common/native.c; it then runs the collsim
+ * algorithm of the same name in ../native.def.
+ *
+ * Where MPICH 4.0 picks an algorithm collsim lacks, the call fails (the
+ * harness refuses such a cell before anything runs, naming the algorithm);
+ * nothing is substituted.  collbench rows record the choice ("selected").
+ *
+ * Restrictions: those of the algorithm picked; none is violated by the
+ *               library's own choice.
+ * Reference: ../native.def, common/native.c.
+ * Cost:      that of the algorithm picked.
+ */
+#include "common/internal.h"
+#include "common/native.h"
+
+int collsim_barrier_mpich_default(MPI_Comm comm, const collsim_params *params)
+{
+    const collsim_algorithm *target;
+    int rc = collsim_native_dispatch(COLLSIM_NATIVE_MPICH, COLLSIM_BARRIER, comm, 0,
+                                     MPI_DATATYPE_NULL, MPI_OP_NULL, &target, NULL);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return target->fn.barrier(comm, params);
+}

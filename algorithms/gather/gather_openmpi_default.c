@@ -1,0 +1,39 @@
+/*
+ * gather_openmpi_default.c: gather (MPI_Gather) as Open MPI 4.1 runs it by default:
+ * the fixed rules of coll/tuned (ompi/mca/coll/tuned/coll_tuned_decision_fixed.c,
+ * ompi_coll_tuned_gather_intra_dec_fixed, v4.1.4) by communicator size and
+ * the bytes of one block (the root reads its receive side, the others their
+ * send side, as Open MPI does),
+ * decided once per call in common/native.c; it then runs the collsim
+ * algorithm of the same name in ../native.def.
+ *
+ * Where Open MPI 4.1 picks an algorithm collsim lacks, the call fails (the
+ * harness refuses such a cell before anything runs, naming the algorithm);
+ * nothing is substituted.  collbench rows record the choice ("selected").
+ *
+ * Restrictions: those of the algorithm picked; none is violated by the
+ *               library's own choice.
+ * Reference: ../native.def, common/native.c.
+ * Cost:      that of the algorithm picked.
+ */
+#include "common/internal.h"
+#include "common/native.h"
+
+int collsim_gather_openmpi_default(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                   MPI_Comm comm, const collsim_params *params)
+{
+    const collsim_algorithm *target;
+    int rc, rank;
+    if ((rc = MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS)
+        return rc;
+    /* the bytes of one block as this rank sees them, as the library reads them */
+    const int count = rank == root ? recvcount : sendcount;
+    const MPI_Datatype datatype = rank == root ? recvtype : sendtype;
+    rc = collsim_native_dispatch(COLLSIM_NATIVE_OPENMPI, COLLSIM_GATHER, comm, count, datatype,
+                                 MPI_OP_NULL, &target, NULL);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return target->fn.gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                             params);
+}

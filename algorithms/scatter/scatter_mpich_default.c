@@ -1,0 +1,37 @@
+/*
+ * scatter_mpich_default.c: scatter (MPI_Scatter) as MPICH 4.0 runs it by default:
+ * the default selection tree (maint/tuning/coll/mpir/generic.json, v4.0.2) of a
+ * flat communicator (binomial, whatever the call),
+ * decided once per call in common/native.c; it then runs the collsim
+ * algorithm of the same name in ../native.def.
+ *
+ * Where MPICH 4.0 picks an algorithm collsim lacks, the call fails (the
+ * harness refuses such a cell before anything runs, naming the algorithm);
+ * nothing is substituted.  collbench rows record the choice ("selected").
+ *
+ * Restrictions: those of the algorithm picked; none is violated by the
+ *               library's own choice.
+ * Reference: ../native.def, common/native.c.
+ * Cost:      that of the algorithm picked.
+ */
+#include "common/internal.h"
+#include "common/native.h"
+
+int collsim_scatter_mpich_default(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                  MPI_Comm comm, const collsim_params *params)
+{
+    const collsim_algorithm *target;
+    int rc, rank;
+    if ((rc = MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS)
+        return rc;
+    /* the bytes of one block as this rank sees them, as the library reads them */
+    const int count = rank == root ? sendcount : recvcount;
+    const MPI_Datatype datatype = rank == root ? sendtype : recvtype;
+    rc = collsim_native_dispatch(COLLSIM_NATIVE_MPICH, COLLSIM_SCATTER, comm, count, datatype,
+                                 MPI_OP_NULL, &target, NULL);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return target->fn.scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                              comm, params);
+}
