@@ -10,7 +10,7 @@ import pytest
 
 from collsim.cli import main
 from collsim.native import is_selector
-from collsim.harness import data_catalog, parameter_table, registry, simgrid_tool
+from collsim.harness import collectives, data_catalog, parameter_table, registry, simgrid_tool
 
 RUN = ["run", "--np", "4", "--coll", "allreduce", "--alg", "ring", "--bytes", "8,64KiB"]
 
@@ -76,8 +76,8 @@ def test_list(capsys):
     [
         (["run", "--np", "4", "--coll", "allreduce", "--alg", "nope", "--bytes", "8"],
          "unknown algorithm 'nope' for allreduce"),
-        (["run", "--np", "4", "--coll", "scan", "--alg", "ring", "--bytes", "8"],
-         "unknown collective 'scan'"),
+        (["run", "--np", "4", "--coll", "scatterv", "--alg", "ring", "--bytes", "8"],
+         "unknown collective 'scatterv'"),
         (["run", "--np", "0", "--coll", "allreduce", "--alg", "ring", "--bytes", "8"],
          "np must be >= 1"),
         (["run", "--np", "9", "--nodes", "8", "--coll", "allreduce", "--alg", "ring",
@@ -180,20 +180,23 @@ def _fake_collbench(tmp_path, body):
                            "\\"restrictions\\": [], \\"summary\\": \\"fake\\"}\\n");
                     puts(DATA_CATALOG_LINE);
                     puts(PARAMETER_TABLE_LINE);
+                    puts(COLLECTIVES_LINE);
                 }
                 MPI_Finalize(); return 0;
             }
         """) + textwrap.indent(body, "    ") + "\n    MPI_Finalize();\n    return 0;\n}\n")
     binary = tmp_path / "fake"
     # the real collbench's parameter table, which the command line is made from
-    # and its datatypes, ops and distributions, which validation reads
+    # and its datatypes, ops and distributions and its collectives, which validation reads
     def c_string(line):
         return '"' + line.replace("\\", "\\\\").replace('"', '\\"') + '"'
     table = json.dumps({"parameters": list(parameter_table())})
+    shapes = json.dumps({"collectives": list(collectives().values())})
     catalog = json.dumps({kind: list(items) for kind, items in data_catalog().items()})
     header = tmp_path / "table.h"
     header.write_text(f"#define PARAMETER_TABLE_LINE {c_string(table)}\n"
-                      f"#define DATA_CATALOG_LINE {c_string(catalog)}\n")
+                      f"#define DATA_CATALOG_LINE {c_string(catalog)}\n"
+                      f"#define COLLECTIVES_LINE {c_string(shapes)}\n")
     subprocess.run([simgrid_tool("smpicc"), "-include", str(header), "-o", str(binary), str(source)],
                    check=True, capture_output=True,
                    env={k: v for k, v in os.environ.items() if k != "SMPI_PRETEND_CC"})
