@@ -12,8 +12,9 @@ import numpy as np
 from collsim.analysis.models._base import ceil_log2
 from collsim.analysis.models.allgather import recursive_doubling_steps
 
+from ..engine import TOGETHER_MESSAGES
 from ..pattern import Pattern, Step, exchange, in_sequence
-from ._common import UNROLL_RANKS, binomial_scatter, nothing_to_send, ranks
+from ._common import binomial_scatter, nothing_to_send, ranks
 from .rounds import bcast_binomial
 
 __all__ = ["PATTERNS"]
@@ -59,9 +60,11 @@ def allgather_neighbor_exchange(p: int, count: int, *, elem_bytes: int, root: in
     """``allgather_neighbor_exchange.c``: one block with the neighbour on one side, then
     p/2 - 1 pairs of blocks alternately with each; p odd: the ring, as the C code runs.
 
-    Up to :data:`UNROLL_RANKS` ranks every step is there in order; above, the
-    steps with each pairing are one repeated step each (the same messages,
-    without the alternation: p/2 steps of p messages would be p^2/2).
+    While its p^2/2 messages can all be simulated together
+    (``engine.TOGETHER_MESSAGES``: up to 180 ranks) every step is there in
+    order; above, the steps with each pairing are one repeated step each (the
+    same messages, without the alternation, each repeat timed alone: 50 % off
+    on a dragonfly's random ranks at 100 ranks when done so there).
     """
     if p % 2:
         return allgather_ring(p, count, elem_bytes=elem_bytes)
@@ -70,7 +73,7 @@ def allgather_neighbor_exchange(p: int, count: int, *, elem_bytes: int, root: in
     odds = evens + 1
     first = Step(*exchange(evens, odds, n))
     later = p // 2 - 1
-    if p <= UNROLL_RANKS:
+    if p * p // 2 <= TOGETHER_MESSAGES:
         pairs = (exchange(odds, (odds + 1) % p, 2 * n), exchange(evens, odds, 2 * n))
         return Pattern(p, (first, *(Step(*pairs[(s + 1) % 2]) for s in range(1, later + 1))))
     repeats = ((odds, (odds + 1) % p, (later + 1) // 2), (evens, odds, later // 2))
