@@ -26,6 +26,7 @@ CHEAP = (
     "predict --platform seed004_graphene --np 128 --mapping cyclic --coll allreduce "
     "--alg recursive_doubling --bytes 4MiB",
     "list",
+    "list --collectives",
 )
 
 

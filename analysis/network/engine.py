@@ -90,6 +90,30 @@ def factors(table: tuple[tuple[int, float], ...], size_bytes: np.ndarray) -> np.
     return values[np.clip(index, 0, None)]
 
 
+class _Routing:
+    """What a step's flows are on their routes, whatever their sizes: each route's
+    latency and sharing penalty, and the crossings of the links they share (see
+    :class:`_Flows`).  A pattern whose steps repeat the same pairs (the doubling
+    phase of Rabenseifner's allreduce retraces its halving phase) makes it once per
+    pair set (``pattern_time``'s memo)."""
+
+    def __init__(self, routes: np.ndarray, fabric: Fabric, weight_S: float = 0.0) -> None:
+        from . import kernels
+
+        routes = np.ascontiguousarray(routes, dtype=np.int64)
+        if fabric.n_links <= _GLOBAL_LINKS and fabric.n_links <= 4 * routes.size:
+            local = routes   # every link id as it is: no numbering pass
+            capacity, link_latency, pipe = fabric.link_table()
+        else:
+            local, used = kernels.number_links(routes, fabric.link_scratch())
+            capacity, link_latency, pipe = fabric.link_properties(used)
+        # CM02: the flow's penalty is its route's latency (1 when it has none), before the
+        # factor, plus weight_S / bandwidth per link (SimGrid's network/weight-S)
+        self.latency, self.penalty, bound = kernels.route_sums(
+            local, link_latency, capacity, pipe, float(weight_S))
+        self.lists, self.capacity, self.bound = kernels.link_lists(local, pipe, capacity, bound)
+
+
 class _Flows:
     """The messages of a step (or of several) on their routes: latencies, links, bounds.
 
@@ -101,25 +125,14 @@ class _Flows:
     of more than :data:`_GLOBAL_LINKS` ids.
     """
 
-    def __init__(self, size_bytes: np.ndarray, routes: np.ndarray, fabric: Fabric,
+    def __init__(self, size_bytes: np.ndarray, routes: np.ndarray | _Routing, fabric: Fabric,
                  net: NetworkParams, weight_S: float = 0.0) -> None:
-        from . import kernels
-
+        routing = routes if isinstance(routes, _Routing) else _Routing(routes, fabric, weight_S)
         self.size = size_bytes
-        routes = np.ascontiguousarray(routes, dtype=np.int64)
-        if fabric.n_links <= _GLOBAL_LINKS and fabric.n_links <= 4 * routes.size:
-            local = routes   # every link id as it is: no numbering pass
-            capacity, link_latency, pipe = fabric.link_table()
-        else:
-            local, used = kernels.number_links(routes, fabric.link_scratch())
-            capacity, link_latency, pipe = fabric.link_properties(used)
-        # CM02: the flow's penalty is its route's latency (1 when it has none), before the
-        # factor, plus weight_S / bandwidth per link (SimGrid's network/weight-S)
-        route_latency, self.penalty, bound = kernels.route_sums(
-            local, link_latency, capacity, pipe, float(weight_S))
-        self.latency = route_latency * factors(net.latency_factors, size_bytes)
+        self.penalty, self.lists = routing.penalty, routing.lists
+        self.capacity, self.bound = routing.capacity, routing.bound
+        self.latency = routing.latency * factors(net.latency_factors, size_bytes)
         self.rate_factor = factors(net.bandwidth_factors, size_bytes)
-        self.lists, self.capacity, self.bound = kernels.link_lists(local, pipe, capacity, bound)
 
     def rates(self, index: np.ndarray, active: np.ndarray) -> np.ndarray:
         """The rates (payload bytes/s) of the flows ``index`` (``active`` as a mask) sharing the links."""
@@ -130,7 +143,7 @@ class _Flows:
         return rate[index] * self.rate_factor[index]
 
 
-def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarray,
+def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarray | _Routing,
                    fabric: Fabric, net: NetworkParams, weight_S: float = 0.0) -> np.ndarray:
     """When each message of one step ends (its data delivered), messages starting at ``start_s``.
 
@@ -140,8 +153,8 @@ def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarr
         When each message's send and receive are both posted.
     size_bytes : numpy.ndarray
         Bytes on the wire (payload plus envelope).
-    routes : numpy.ndarray
-        Link ids per message (``Fabric.routes``).
+    routes : numpy.ndarray or _Routing
+        Link ids per message (``Fabric.routes``), or what they make (a memo's).
     fabric : Fabric
     net : NetworkParams
         Its latency and bandwidth factors (``alpha`` and ``beta`` are unused:
@@ -200,8 +213,24 @@ def _staggered_sends(sender: np.ndarray, eager: np.ndarray, sendrecv: np.ndarray
     return delay, np.where(eager, np.where(several, nth * o_s, o_s), 0.0)
 
 
+def _step_routing(step: Step, hosts: np.ndarray, fabric: Fabric, weight_S: float,
+                  memo: dict | None) -> _Routing:
+    """The step's routing, from ``memo`` when an earlier step had the same sender and
+    receiver arrays (the same objects: a builder that retraces its pairs passes them
+    again), else made and kept there."""
+    key = (id(step.src), id(step.dst))
+    if memo is not None and key in memo:
+        return memo[key][2]
+    routing = _Routing(fabric.routes(hosts[step.src], hosts[step.dst]), fabric, weight_S)
+    if memo is not None:
+        memo[key] = (step.src, step.dst, routing)   # the arrays held: their ids stay theirs
+    return routing
+
+
 def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
-              net: NetworkParams, weight_S: float = 0.0) -> np.ndarray:
+              net: NetworkParams, weight_S: float = 0.0, memo: dict | None = None) -> np.ndarray:
+    from . import kernels
+
     eager = step.n_bytes < net.eager_threshold_bytes
     # MPI_Sendrecv: the rank pays its MPI_Isend's overhead before it posts either side;
     # several sends of one rank are posted o_s apart (_staggered_sends)
@@ -218,19 +247,20 @@ def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
         send_cost = np.zeros(len(step.src))
         start = np.maximum(clock[step.src], clock[step.dst])
     size = (step.n_bytes + net.envelope_bytes).astype(float)
-    routes = fabric.routes(hosts[step.src], hosts[step.dst])
-    end = step_end_times(start, size, routes, fabric, net, weight_S)
+    routing = _step_routing(step, hosts, fabric, weight_S, memo)
+    end = step_end_times(start, size, routing, fabric, net, weight_S)
     after = clock.copy()
     # an eager sender goes on after its o_s; its receiver pays o_r after the data, in turn
-    np.maximum.at(after, step.src, np.where(eager, clock[step.src] + send_cost, end))
+    kernels.scatter_max(after, step.src, np.where(eager, clock[step.src] + send_cost, end))
     receive_cost = np.where(eager, net.recv_overhead_s, 0.0)
     if net.recv_overhead_s and np.bincount(step.dst).max(initial=0) > 1:
         received = _serial_receives(step.dst, end, receive_cost, np.full(len(clock), -np.inf))
     else:
         received = end + receive_cost
-    np.maximum.at(after, step.dst, received)
+    kernels.scatter_max(after, step.dst, np.asarray(received, dtype=float))
     if len(step.reduce_ranks):
-        np.add.at(after, step.reduce_ranks, step.reduce_bytes * fabric.gamma_s_per_byte)
+        kernels.scatter_add(after, step.reduce_ranks,
+                            step.reduce_bytes * float(fabric.gamma_s_per_byte))
     return after
 
 
@@ -284,8 +314,9 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
         if np.any(wrong):
             raise ValueError(f"step {int(keys[np.argmax(wrong)] % n_steps)}: a rank reduces "
                              "without a message in the step")
-        np.add.at(reduce_s, where, np.concatenate([step.reduce_bytes for _, step in reducing])
-                  * fabric.gamma_s_per_byte)
+        kernels.scatter_add(reduce_s, where,
+                            np.concatenate([step.reduce_bytes for _, step in reducing])
+                            * float(fabric.gamma_s_per_byte))
     post_task = post_tasks.reshape(-1)
     order = np.argsort(post_task, kind="stable")
     task_first = np.searchsorted(post_task[order], np.arange(n_tasks + 1))
@@ -322,7 +353,7 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     if deadlock:
         raise ValueError("the steps deadlock (a message's ranks never reach its step)")
     after = clock.copy()
-    np.maximum.at(after, task_rank, task_last + reduce_s)
+    kernels.scatter_max(after, task_rank, np.asarray(task_last + reduce_s, dtype=float))
     return after
 
 
@@ -394,6 +425,7 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
         raise ValueError(f"{len(hosts)} rank hosts for a pattern of {pattern.p} ranks")
     clock = np.zeros(pattern.p)
     together: list[Step] = []
+    memo: dict = {}   # the routing of each (senders, receivers) of the steps run alone
 
     def flush(clock):
         if together and sum(len(step.src) for step in together) <= together_messages:
@@ -403,7 +435,7 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
                 clock = _run_together(window, clock, hosts, fabric, net, weight_S)
         else:
             for step in together:
-                clock = _run_step(step, clock, hosts, fabric, net, weight_S)
+                clock = _run_step(step, clock, hosts, fabric, net, weight_S, memo)
         together.clear()
         return clock
 

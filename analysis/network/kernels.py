@@ -34,7 +34,25 @@ import numpy as np
 # would break every later run.  Only the package's own name reads and writes it.
 _CACHE = __name__ == "collsim.analysis.network.kernels"
 
-__all__ = ["number_links", "route_sums", "link_lists", "fill", "step_end_times"]
+__all__ = ["number_links", "route_sums", "link_lists", "fill", "step_end_times", "scatter_max",
+           "scatter_add"]
+
+
+@numba.njit(cache=_CACHE)
+def scatter_max(out, index, values):
+    """``numpy.maximum.at(out, index, values)``: out[index[i]] = max(out[index[i]], values[i]),
+    i in order (numpy's ufunc.at is a slow generic loop at a million indexes)."""
+    for i in range(len(index)):
+        if values[i] > out[index[i]]:
+            out[index[i]] = values[i]
+
+
+@numba.njit(cache=_CACHE)
+def scatter_add(out, index, values):
+    """``numpy.add.at(out, index, values)``: out[index[i]] += values[i], i in order (the
+    same sums to the bit)."""
+    for i in range(len(index)):
+        out[index[i]] += values[i]
 
 
 @numba.njit(cache=_CACHE)

@@ -22,6 +22,10 @@ __all__ = ["Step", "Pattern", "exchange", "on_ranks", "in_sequence", "side_by_si
 
 
 def _ints(values) -> np.ndarray:
+    """values as a 1-d int64 array: the very array when it is one already (the engine
+    knows a step's pairs again by their arrays' identity: ``engine._step_routing``)."""
+    if isinstance(values, np.ndarray) and values.dtype == np.int64 and values.ndim == 1:
+        return values
     return np.asarray(values, dtype=np.int64).reshape(-1)
 
 

@@ -34,7 +34,8 @@ from collsim.platforms import map_ranks, pair_parameters
 from collsim.profiles import builtin_profiles, checked_profile, default_profile
 from collsim.repro import add_repro_command
 from collsim.harness import collectives, find_algorithm, registry, simulate
-from collsim.runner import DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, run, validate_run
+from collsim.runner import (DISTRIBUTIONS, DTYPE_BYTES, OPS, RunSpec, buffer_blocks, run,
+                            validate_run)
 from collsim.analysis.models import message_s
 from collsim.params import AlgorithmParams, user_parameters
 from collsim.units import (
@@ -195,7 +196,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     params = _algorithm_params(args)
     selected = _selected_algorithms(args.coll, args.alg)
     if sizes:
-        check_simulation_memory(args.np, max(sizes), timing_only=args.timing_only)
+        blocks = max(buffer_blocks(collective, args.np) for collective, _ in selected)
+        check_simulation_memory(args.np, max(sizes) * blocks, timing_only=args.timing_only)
     G, platform_label = build_platform(args, args.np)
     specs = [
         RunSpec(
@@ -294,8 +296,29 @@ def registry_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _collectives_table() -> str:
+    """The collectives (algorithms/collectives.def, as collbench publishes them) as a text
+    table: each with its MPI function, whether it takes an op and a root, and what a
+    row's ``bytes`` is (``collsim list --collectives``)."""
+    lines = [("collective", "mpi", "op", "root", "algorithms", "summary")]
+    counts: dict[str, int] = {}
+    for entry in registry():
+        counts[entry["collective"]] = counts.get(entry["collective"], 0) + 1
+    for name, shape in collectives().items():
+        lines.append((name, shape["mpi"], "yes" if shape["op"] else "-",
+                      "yes" if shape["root"] else "-", str(counts.get(name, 0)),
+                      shape["summary"]))
+    return format_table(lines)
+
+
 def _cmd_list(args: argparse.Namespace) -> int:
     entries = registry()
+    if args.collectives:
+        if args.json:
+            _emit("".join(json.dumps(shape) + "\n" for shape in collectives().values()), None)
+        else:
+            _emit(_collectives_table(), None)
+        return 0
     if args.json:
         _emit("".join(json.dumps(entry) + "\n" for entry in entries), None)
         return 0
@@ -415,6 +438,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     list_parser = commands.add_parser("list", help="print the registry of algorithms")
     list_parser.add_argument("--json", action="store_true")
+    list_parser.add_argument("--collectives", action="store_true",
+                             help="the collectives instead: their MPI function, op, root, "
+                                  "and what a row's bytes is")
     list_parser.add_argument("--markdown", action="store_true",
                              help="a Markdown table: restrictions, and whether each entry "
                              "keeps the ranks' order (the README's table)")

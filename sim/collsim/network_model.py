@@ -32,6 +32,7 @@ from collsim.analysis.network import (CrossbarFabric, DragonflyFabric, Fabric, F
                                       GraphFabric, pattern_time)
 from collsim.analysis.network import patterns as _patterns
 from collsim.errors import CollsimError
+from collsim.harness import collectives
 from collsim.limits import check
 from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 from collsim.platform_cli import PlatformRequest, build_requested
@@ -315,7 +316,7 @@ def collective_time(setting: NetworkSetting, collective: str, algorithm: str, n_
                     params: AlgorithmParams = DEFAULT_PARAMS) -> tuple[float, int]:
     """The network model's time of one collective call, and its message count.
 
-    ``root`` is ignored for allreduce; ``params`` are the run's algorithm
+    ``root`` is ignored for a collective without one (collectives.def); ``params`` are the run's algorithm
     parameters (a row's, with what collbench resolved).
 
     Raises
@@ -327,7 +328,7 @@ def collective_time(setting: NetworkSetting, collective: str, algorithm: str, n_
     try:
         build = _patterns.pattern_for(collective, algorithm)
         pattern = build(len(setting.rank_hosts), n_bytes // elem_bytes, elem_bytes=elem_bytes,
-                        root=root if collective != "allreduce" else 0,
+                        root=root if collectives()[collective]["root"] else 0,
                         commutative=commutative, params=params, rank_nodes=setting.nodes,
                         rank_sockets=setting.sockets)
     except KeyError as error:  # its sentence names the entries that have one

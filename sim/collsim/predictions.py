@@ -23,7 +23,7 @@ from dataclasses import replace
 from collsim.analysis.models import model_for
 from collsim.analysis.network import pattern_for
 from collsim.errors import CollsimError
-from collsim.harness import find_algorithm
+from collsim.harness import collectives, find_algorithm
 from collsim.runner import DTYPE_BYTES, NONCOMMUTATIVE_OPS
 from collsim.network_model import (GRAPH_HOSTS, _arithmetic_rank_hosts, collective_time,
                                    has_pattern, network_setting, rank_nodes, rank_sockets)
@@ -67,7 +67,7 @@ def _check(collective: str, algorithm: str, np_ranks: int, sizes, dtype: str, ro
     for n_bytes in sizes:
         if n_bytes < 0 or n_bytes % DTYPE_BYTES[dtype]:
             raise CollsimError(f"{n_bytes} bytes is not a whole number of {dtype} elements")
-    if collective != "allreduce" and not 0 <= root < np_ranks:
+    if collectives()[collective]["root"] and not 0 <= root < np_ranks:
         raise CollsimError(f"root {root} is outside the communicator (np={np_ranks})")
 
 
@@ -107,8 +107,9 @@ def predict_rows(request: PlatformRequest, profile: Profile, *, algorithms, np_r
                 commutative=commutative, params=params)
             row = {"collective": collective, "algorithm": algorithm, "platform": request.label,
                    "mapping": mapping, "profile": profile.name, "np": np_ranks,
-                   "bytes": n_bytes, "dtype": dtype, "op": op,
-                   "root": None if collective == "allreduce" else root,
+                   "bytes": n_bytes, "dtype": dtype,
+                   "root": root if collectives()[collective]["root"] else None,
+                   "op": op if collectives()[collective]["op"] else None,
                    "model_s": model_s, "messages": messages,
                    "flat_model_s": None, "predict_wall_s": time.perf_counter() - began}
             if flat_net is not None:

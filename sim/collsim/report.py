@@ -574,7 +574,9 @@ def _agreement(rows: list[dict]) -> dict:
 
 
 def _reproducibility(collective: str, rows: list[dict]) -> dict | None:
-    if collective == "bcast" or not any(r["bitwise_rank_order"] is not None for r in rows):
+    # reproducibility is a question for the reductions only: the rows with an op
+    if all(r["op"] is None for r in rows) or not any(r["bitwise_rank_order"] is not None
+                                                     for r in rows):
         return None
     points = sorted({(r["np"], r["bytes"]) for r in rows})
     cell = {(r["algorithm"], r["np"], r["bytes"]): r["bitwise_rank_order"] for r in rows}
@@ -626,7 +628,8 @@ def _study_context(study: dict, rows: list[dict]) -> dict:
         for np, mapping in groups:
             selected = [r for r in rows if (r["collective"], r["np"], r["mapping"])
                         == (collective, np, mapping)]
-            if selected:
+            # plots against the size (log): none for a barrier's empty messages alone
+            if any(r["bytes"] > 0 for r in selected):
                 key = _key(study["name"], collective, np, mapping)
                 context["comparisons"].append(
                     _comparison_figure(collective, np, mapping, selected, names, key))
@@ -646,7 +649,8 @@ def _study_context(study: dict, rows: list[dict]) -> dict:
                                   [r for r in selected if (r["np"], r["mapping"]) == (np, mapping)],
                                   styles, _key(study["name"], machine["name"],
                                                workload["collective"], np, mapping))
-                for np, mapping in sorted({(r["np"], r["mapping"]) for r in selected})]
+                for np, mapping in sorted({(r["np"], r["mapping"]) for r in selected
+                                           if r["bytes"] > 0})]
             figures.append(_fastest_map(machine["name"], workload["collective"], selected,
                                         styles))
             entry["collectives"].append({

@@ -115,12 +115,26 @@ def validate_spec(spec: RunSpec, entry: dict, total_cores: int, *, simulated: bo
             raise CollsimError(f"{spec.collective}/{spec.algorithm} has no {role} algorithm "
                                f"{name!r} (registered: {', '.join(sorted(known))})")
     if simulated:
-        check_simulation_memory(spec.np, max(spec.sizes_bytes), spec.contributors,
-                                timing_only=spec.timing_only)
+        check_simulation_memory(spec.np, max(spec.sizes_bytes) * buffer_blocks(spec.collective,
+                                                                             spec.np),
+                                spec.contributors, timing_only=spec.timing_only)
     takes_no = entry.get("takes_no", {})
     for parameter in parameter_table():
         if parameter["group"] in takes_no and getattr(params, parameter["name"]):
             raise CollsimError(f"{spec.collective}/{spec.algorithm} {takes_no[parameter['group']]}")
+
+
+def buffer_blocks(collective: str, np: int) -> int:
+    """The blocks of a rank's largest buffer in a call of ``collective`` on np ranks:
+    np where a buffer holds one block per rank (allgather, alltoall, gather,
+    scatter, reduce_scatter: algorithms/collectives.def), else 1.
+
+    >>> buffer_blocks("alltoall", 16), buffer_blocks("bcast", 16)
+    (16, 1)
+    """
+    shape = collectives()[collective]
+    return np if any(shape[side].startswith("all") for side in ("send_blocks", "recv_blocks")) \
+        else 1
 
 
 # What each requirement collbench publishes (``requires`` of ``collbench --list

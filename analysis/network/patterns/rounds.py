@@ -75,17 +75,20 @@ def allreduce_rabenseifner(p: int, count: int, *, elem_bytes: int, root: int = 0
     saved = []
     mask = 1
     while mask < pof2:
-        saved.append((lo.copy(), hi.copy()))
+        partner = real[new ^ mask]
+        saved.append((lo.copy(), hi.copy(), partner))
         mid = lo + (hi - lo) // 2
         keep_lower = (new & mask) == 0
         sent = np.where(keep_lower, hi - mid, mid - lo)
         kept = np.where(keep_lower, mid - lo, hi - mid)
-        steps.append(Step(real, real[new ^ mask], sent * elem_bytes, real, kept * elem_bytes))
+        steps.append(Step(real, partner, sent * elem_bytes, real, kept * elem_bytes))
         lo, hi = np.where(keep_lower, lo, mid), np.where(keep_lower, mid, hi)
         mask <<= 1
     for level in range(len(saved) - 1, -1, -1):
-        steps.append(Step(real, real[new ^ (1 << level)], (hi - lo) * elem_bytes))
-        lo, hi = saved[level]
+        # the doubling retraces the halving's pairs: the same arrays, routed once
+        partner = saved[level][2]
+        steps.append(Step(real, partner, (hi - lo) * elem_bytes))
+        lo, hi = saved[level][:2]
     if r:
         steps.append(Step(evens, evens + 1, np.full(r, count * elem_bytes)))
     return Pattern(p, tuple(steps))
