@@ -151,8 +151,10 @@ def butterfly(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, 
     """Träff's butterfly (Open MPI's ompi_coll_base_reduce_scatter_block_intra_butterfly).
 
     p = 2^k: ``T = lg p alpha + (p - 1) n (beta + gamma)``, the halving of the
-    mirror-permuted blocks (Open MPI's time complexity, without its local
-    permutation, which costs no simulated time).  Otherwise the fold of
+    mirror-permuted blocks (Open MPI's header gives ``2 lg p alpha + 2 m (1 - 1/p)
+    beta + m (1 - 1/p) gamma``, m = p n, counting the two directions of each
+    exchange one after the other; on full-duplex links they overlap, and the
+    local permutation costs no simulated time).  Otherwise the fold of
     :func:`recursive_halving`, the rounds (distance doubling) over the p'
     groups of 2 n or n elements, then each group's blocks sent to their
     ranks: a group of two first to the even rank (one way), then an
