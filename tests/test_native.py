@@ -28,23 +28,6 @@ PROBE = REPO_ROOT / "tests" / "data" / "native_probe.c"
 SIZES_BYTES = (8, 65536, 1 << 20)
 
 
-#: Registry entries native.def names that other branches of issue 26 add (the algorithms of
-#: the new collectives); until they land a selector that picks one fails, saying it "is not in
-#: the registry".  Once one lands the test below fails until it leaves this set: then check
-#: its native.def note against its code (the same messages?).
-PENDING_ENTRIES = frozenset({
-    ("allgather", "bruck"), ("allgather", "recursive_doubling"),
-    ("allgather", "neighbor_exchange"),
-    ("reduce_scatter", "recursive_halving"), ("reduce_scatter", "butterfly"),
-    ("reduce_scatter", "pairwise"), ("reduce_scatter", "recursive_doubling"),
-    ("alltoall", "pairwise"), ("alltoall", "pairwise_xor"), ("alltoall", "bruck"),
-    ("alltoall", "scattered"),
-    ("gather", "binomial"), ("scatter", "binomial"),
-    ("barrier", "recursive_doubling"), ("barrier", "tree"), ("barrier", "double_ring"),
-    ("scan", "recursive_doubling"), ("exscan", "recursive_doubling"),
-})
-
-
 def test_mapping_names_registry_entries_and_says_why_not():
     from collsim.harness import collectives
 
@@ -57,10 +40,7 @@ def test_mapping_names_registry_entries_and_says_why_not():
         assert line["note"], line
         if line["algorithm"] is not None:
             named.add((line["collective"], line["algorithm"]))
-            assert (line["collective"], line["algorithm"]) in entries | PENDING_ENTRIES, line
-    landed = PENDING_ENTRIES & entries
-    assert not landed, f"in the registry now, check native.def's notes: {sorted(landed)}"
-    assert PENDING_ENTRIES <= named
+            assert (line["collective"], line["algorithm"]) in entries, line
     openmpi = [(line["collective"], line["id"]) for line in lines if line["library"] == "openmpi"]
     assert len(openmpi) == len(set(openmpi)) and all(i > 0 for _, i in openmpi)
     mpich = [line["name"] for line in lines if line["library"] == "mpich"]
@@ -116,8 +96,7 @@ def test_the_selectors_choose_as_the_libraries(library, cells):
             assert row["error"] is None or "whose reduce is its algorithm 6" in row["error"]
         else:
             assert row["selected"] == names[expected]
-        pending = (collective, row["selected"]) in PENDING_ENTRIES
-        assert (row["error"] is None) == (row["selected"] is not None and not pending)
+        assert (row["error"] is None) == (row["selected"] is not None)
 
 
 ALL_COLLECTIVES = ("allreduce", "reduce", "bcast", "allgather", "reduce_scatter", "alltoall",
@@ -132,12 +111,11 @@ def test_selectors_record_their_choice_agree_with_its_model_and_are_correct(
 
     about = collectives()[collective]
     sizes_bytes = SIZES_BYTES if collective in ALL_COLLECTIVES[:3] else (8, 4096, 65536)
-    ran, waiting = 0, 0
+    ran = 0
     for p in (3, 8, 16):
         for op in (["sum", "first_nonzero"] if about["op"] and p == 8 else ["sum"]):
             choices = native.choices(collective, library, p, sizes_bytes, op=op)
             sizes = tuple(c["bytes"] for c in choices if c["error"] is None)
-            waiting += sum(1 for c in choices if (collective, c["selected"]) in PENDING_ENTRIES)
             if not sizes:
                 continue
             rows, status = run(RunSpec(collective, native.LIBRARIES[library], p, sizes, op=op,
@@ -150,7 +128,7 @@ def test_selectors_record_their_choice_agree_with_its_model_and_are_correct(
                 assert row["check"] == "ok" and row["model_class"] == "exact"
                 assert row["time_s"] == pytest.approx(row["model_s"], rel=1e-6)
             ran += len(rows)
-    assert ran > 0 or waiting > 0  # every choice waiting for another branch's algorithm
+    assert ran > 0
 
 
 def test_a_choice_collsim_lacks_is_refused_naming_it(capsys):

@@ -21,6 +21,7 @@
  * Cost:      2 (p - 1) alpha + 2 (p - 1) n/p beta + (p - 1) n/p gamma,
  *            with n/p the largest block when p does not divide the count
  */
+#include "common/blocks.h"
 #include "common/internal.h"
 #include "common/opening.h"
 
@@ -45,18 +46,9 @@ int collsim_allreduce_ring(const void *sendbuf, void *recvbuf, int count, MPI_Da
     const int right = (rank + 1) % size;
     const int left = (rank - 1 + size) % size;
 
-    for (int step = 0; step < size - 1; step++) {
-        const int send_block = (rank - step + size) % size;
-        const int recv_block = (rank - step - 1 + 2 * size) % size;
-        const int recv_count = collsim_block_count(count, size, recv_block);
-        void *recv_dst = collsim_elem(recvbuf, extent,
-                                      collsim_block_offset(count, size, recv_block));
-        COLLSIM_CHECK(MPI_Sendrecv(
-            collsim_elem(recvbuf, extent, collsim_block_offset(count, size, send_block)),
-            collsim_block_count(count, size, send_block), datatype, right, COLLSIM_TAG_ALLREDUCE,
-            tmp, recv_count, datatype, left, COLLSIM_TAG_ALLREDUCE, comm, MPI_STATUS_IGNORE));
-        COLLSIM_CHECK(collsim_reduce_local(tmp, recv_dst, recv_count, datatype, op, params));
-    }
+    /* reduce-scatter: rank ends with block rank + 1 */
+    COLLSIM_CHECK(collsim_ring_reduce_scatter(recvbuf, tmp, count, right, datatype, op, comm,
+                                              COLLSIM_TAG_ALLREDUCE, params));
 
     for (int step = 0; step < size - 1; step++) {
         const int send_block = (rank + 1 - step + size) % size;

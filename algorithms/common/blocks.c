@@ -1,7 +1,8 @@
 /*
  * blocks.c: recursive vector halving and doubling, the unfolding of a
- * power-of-two fold, and the layout and reduce-scatter of the binary blocks
- * algorithms (see blocks.h for the scheme).
+ * power-of-two fold, the layout and reduce-scatter of the binary blocks
+ * algorithms (see blocks.h for the scheme), and the ring and pairwise
+ * reduce-scatters of p blocks.
  */
 #include "blocks.h"
 #include "internal.h"
@@ -155,6 +156,64 @@ int collsim_blocks_reduce_scatter(void *acc, void *tmp, int count, MPI_Datatype 
     }
     *lo_out = lo;
     *hi_out = hi;
+
+cleanup:
+    return rc;
+}
+
+/* Used by allreduce_ring.c (its first phase) and reduce_scatter_ring.c. */
+int collsim_ring_reduce_scatter(void *buf, void *tmp, int count, int final_block,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int tag,
+                                const collsim_params *params)
+{
+    int rc = MPI_SUCCESS, rank, size;
+    MPI_Aint lb, extent;
+
+    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
+    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
+    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    const int right = (rank + 1) % size;
+    const int left = (rank - 1 + size) % size;
+
+    for (int step = 0; step < size - 1; step++) {
+        const int send_block = (final_block + 2 * size - 1 - step) % size;
+        const int recv_block = (final_block + 2 * size - 2 - step) % size;
+        const int recv_count = collsim_block_count(count, size, recv_block);
+        void *recv_dst = collsim_elem(buf, extent, collsim_block_offset(count, size, recv_block));
+        COLLSIM_CHECK(MPI_Sendrecv(
+            collsim_elem(buf, extent, collsim_block_offset(count, size, send_block)),
+            collsim_block_count(count, size, send_block), datatype, right, tag, tmp, recv_count,
+            datatype, left, tag, comm, MPI_STATUS_IGNORE));
+        COLLSIM_CHECK(collsim_reduce_local(tmp, recv_dst, recv_count, datatype, op, params));
+    }
+
+cleanup:
+    return rc;
+}
+
+/* Used by reduce_ring.c (its first phase) and reduce_scatter_pairwise.c. */
+int collsim_pairwise_reduce_scatter(const void *sendbuf, void *acc, void *tmp, int count,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int tag,
+                                    const collsim_params *params)
+{
+    int rc = MPI_SUCCESS, rank, size;
+    MPI_Aint lb, extent;
+
+    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
+    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
+    COLLSIM_CHECK(MPI_Type_get_extent(datatype, &lb, &extent));
+    const int mine = collsim_block_count(count, size, rank);
+
+    for (int step = 1; step < size; step++) {
+        const int dst = (rank + step) % size;
+        const int src = (rank - step + size) % size;
+        COLLSIM_CHECK(MPI_Sendrecv(
+            collsim_elem((void *)sendbuf, extent, collsim_block_offset(count, size, dst)),
+            collsim_block_count(count, size, dst), datatype, dst, tag, tmp, mine, datatype, src,
+            tag, comm, MPI_STATUS_IGNORE));
+        /* acc = tmp op acc (commutative: the order is free) */
+        COLLSIM_CHECK(collsim_reduce_local(tmp, acc, mine, datatype, op, params));
+    }
 
 cleanup:
     return rc;

@@ -31,9 +31,14 @@
  * The allgather of allreduce mirrors it: block b, doubling its ranges, hands
  * the finished range to block b+1 from the same rank j right after the step
  * that restores the cut of 2^m ranks; block b+1 then doubles on its own.
+ *
+ * The two reduce-scatters of a vector cut into p blocks (collsim_block_count)
+ * that take p - 1 steps: the ring (allreduce_ring.c, reduce_scatter_ring.c)
+ * and the pairwise exchange (reduce_ring.c, reduce_scatter_pairwise.c).
  * Users: allreduce_binary_blocks.c, allreduce_rabenseifner.c,
- * allreduce_recursive_doubling.c, reduce_binary_blocks.c,
- * reduce_rabenseifner.c, common/blocks.c.
+ * allreduce_recursive_doubling.c, allreduce_ring.c, reduce_binary_blocks.c,
+ * reduce_rabenseifner.c, reduce_ring.c, reduce_scatter_ring.c,
+ * reduce_scatter_pairwise.c, common/blocks.c.
  */
 #ifndef COLLSIM_BLOCKS_H
 #define COLLSIM_BLOCKS_H
@@ -109,6 +114,30 @@ int collsim_blocks_reduce_scatter(void *acc, void *tmp, int count, MPI_Datatype 
                                   MPI_Op op, MPI_Comm comm, int tag,
                                   const collsim_blocks *blocks, const collsim_params *params,
                                   int *lo, int *hi);
+
+/* The ring reduce-scatter: buf holds this rank's count elements, cut into
+ * size blocks (collsim_block_count).  In step k = 0 .. size-2 this rank sends
+ * block (final_block + size - 1 - k) mod size of buf to rank + 1 and receives
+ * block (final_block + size - 2 - k) mod size from rank - 1 into tmp (the
+ * largest block), which it combines into buf as the left operand.  On return
+ * buf's block final_block holds the reduction over all ranks, combined in
+ * ring order starting after this rank (commutative ops only).  Every rank
+ * passes final_block = (rank + f) mod size for the same f: allreduce_ring
+ * f = 1, reduce_scatter_ring f = 0.  Returns an MPI error code. */
+int collsim_ring_reduce_scatter(void *buf, void *tmp, int count, int final_block,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int tag,
+                                const collsim_params *params);
+
+/* The pairwise-exchange reduce-scatter: sendbuf holds this rank's count
+ * elements, cut into size blocks (collsim_block_count).  In step s = 1 ..
+ * size-1 this rank sends its block rank + s to rank + s and receives from
+ * rank - s that rank's block `rank` into tmp, combined into acc as the left
+ * operand (indices mod size).  acc holds this rank's block of sendbuf on
+ * entry and its reduction over all ranks, in the order rank, rank - 1, ...
+ * (commutative ops only), on return.  Returns an MPI error code. */
+int collsim_pairwise_reduce_scatter(const void *sendbuf, void *acc, void *tmp, int count,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int tag,
+                                    const collsim_params *params);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,7 @@
  *            (seed 001: (p-1)(alpha + alpha_uni) + n(beta + beta_uni) + n gamma
  *            - (n(beta + beta_uni) + n gamma)/p)
  */
+#include "common/blocks.h"
 #include "common/internal.h"
 #include "common/opening.h"
 #include "common/scratch.h"
@@ -44,16 +45,8 @@ int collsim_reduce_ring(const void *sendbuf, void *recvbuf, int count, MPI_Datat
     COLLSIM_CHECK(collsim_buffer_pair(mine > 0 ? mine : 1, extent, params, &acc, &tmp));
     collsim_copy(acc, collsim_elem((void *)sendbuf, extent, my_offset), mine, extent);
 
-    for (int step = 1; step < size; step++) {
-        const int dst = (rank + step) % size;
-        const int src = (rank - step + size) % size;
-        COLLSIM_CHECK(MPI_Sendrecv(
-            collsim_elem((void *)sendbuf, extent, collsim_block_offset(count, size, dst)),
-            collsim_block_count(count, size, dst), datatype, dst, COLLSIM_TAG_REDUCE, tmp, mine,
-            datatype, src, COLLSIM_TAG_REDUCE, comm, MPI_STATUS_IGNORE));
-        /* acc = tmp op acc (commutative: the order is free) */
-        COLLSIM_CHECK(collsim_reduce_local(tmp, acc, mine, datatype, op, params));
-    }
+    COLLSIM_CHECK(collsim_pairwise_reduce_scatter(sendbuf, acc, tmp, count, datatype, op, comm,
+                                                  COLLSIM_TAG_REDUCE, params));
 
     if (rank != root) {
         COLLSIM_CHECK(MPI_Send(acc, mine, datatype, root, COLLSIM_TAG_REDUCE, comm));

@@ -106,3 +106,14 @@ study reduce_price_hydra --coll reduce --alg $RPRICE --platforms seed003_hydra -
     --bytes 8,8KiB,256KiB --dist lognormal
 study reduce_price_hydra_np64 --coll reduce --alg $RPRICE,ring --platforms seed003_hydra \
     --np 64 --bytes 8MiB --dist lognormal
+
+# 7. the other reductions (issue 26): MPI_Reduce_scatter_block, MPI_Scan, MPI_Exscan.  None
+#    looks at nodes, so a configuration is a mapping: block, cyclic and random placements
+#    of the same ranks must give the same bits (the results depend on the ranks only)
+study mappings_reduce_scatter --coll reduce_scatter \
+    --alg reduce_then_scatter,ring,pairwise,recursive_halving,butterfly,recursive_doubling $MC \
+    --mappings block,cyclic,random:1 --np 512,64,13 --bytes 8,8KiB --dist lognormal
+study mappings_scan --coll scan --alg linear,recursive_doubling $MC \
+    --mappings block,cyclic,random:1 --np 512,64,13 --bytes 8,8KiB,256KiB --dist lognormal
+study mappings_exscan --coll exscan --alg linear,recursive_doubling $MC \
+    --mappings block,cyclic,random:1 --np 512,64,13 --bytes 8,8KiB,256KiB --dist lognormal

@@ -50,7 +50,7 @@ from collsim.files import write_output
 from collsim.profiles import Profile
 from collsim.grid import Grid, GridStore, Job, add_grid_arguments, measurement_keys
 from collsim.files import check_output_path, read_toml
-from collsim.harness import find_algorithm
+from collsim.harness import collectives, find_algorithm, registry
 from collsim.runner import DISTRIBUTIONS, RunSpec, validate_run
 from collsim.store import close_store, open_store
 from collsim.units import format_bytes, format_seconds
@@ -125,8 +125,9 @@ def _ceil_lg(n: int) -> int:
 
 def summation_depth(collective: str, algorithm: str, np: int, *, contributors: int = 1,
                     node_size: int = 0, reads_contributors: bool = False) -> int | None:
-    """The summation depth d of an allreduce/reduce algorithm: the most additions any
-    input goes through, for Higham's bound gamma_d sum |x_i| (seed 000 eq. 1-2).
+    """The summation depth d of a reduction algorithm: the most additions any input goes
+    through (into any rank's result: a reduce-scatter's block, a scan's prefix), for
+    Higham's bound gamma_d sum |x_i| (seed 000 eq. 1-2).
 
     ``node_size`` is the node of a node-aware algorithm (ranks per node; the
     caller resolves the real node).  The node-aware reduce adds the other nodes'
@@ -148,13 +149,17 @@ def summation_depth(collective: str, algorithm: str, np: int, *, contributors: i
     11
     >>> summation_depth("allreduce", "node_aware", 48, node_size=3)
     6
+    >>> summation_depth("reduce_scatter", "butterfly", 13)
+    4
     """
     if algorithm == "fixed_order":
         return _ceil_lg(np * contributors) if reads_contributors else _ceil_lg(np) + contributors - 1
     local = contributors - 1
-    if algorithm in ("recursive_doubling", "rabenseifner", "reduce_bcast", "binomial"):
+    # a fold to a power of two adds one level: ceil(lg np) in all
+    if algorithm in ("recursive_doubling", "rabenseifner", "reduce_bcast", "binomial",
+                     "recursive_halving", "butterfly", "reduce_then_scatter"):
         return local + _ceil_lg(np)
-    if algorithm in ("ring", "linear", "chain", "pipeline"):
+    if algorithm in ("ring", "linear", "chain", "pipeline", "pairwise"):
         return local + np - 1
     if (collective, algorithm) in (("reduce", "in_order_binary"), ("allreduce", "binary_tree"),
                                    ("allreduce", "pipelined_tree")):
@@ -576,11 +581,20 @@ def main_repro(args: argparse.Namespace, platforms: list[tuple[str, nx.Graph]],
     return 0
 
 
+def _default_reproducible(collective: str) -> list[str]:
+    """The bitwise-reproducible algorithms whose price is reported by default: those of
+    fixed_order and prerounded the collective has."""
+    names = {entry["algorithm"] for entry in registry() if entry["collective"] == collective}
+    return [name for name in ("fixed_order", "prerounded") if name in names]
+
+
 def add_repro_command(commands, parser_class, build_platform, load_profile, parse_sizes) -> None:
     """Register ``collsim repro``."""
     parser = commands.add_parser(
         "repro", help="reproducibility matrix: distinct results and times across placements")
-    parser.add_argument("--coll", default="reduce", help="reduce or allreduce (default reduce)")
+    parser.add_argument("--coll", default="reduce",
+                        help="a reduction: reduce, allreduce, reduce_scatter, scan or exscan "
+                        "(default reduce)")
     parser.add_argument("--alg", required=True,
                         help="comma-separated algorithms, each NAME[:inner=ALG][:outer=ALG]")
     parser.add_argument("--platforms", default=None,
@@ -603,9 +617,9 @@ def add_repro_command(commands, parser_class, build_platform, load_profile, pars
                         "(default lognormal)")
     parser.add_argument("--seed", type=argument_type("seed"), default=1)
     parser.add_argument("--profile", default="hockney")
-    parser.add_argument("--reproducible", default="fixed_order,prerounded",
-                        help="the algorithms whose price is reported (default "
-                        "fixed_order,prerounded, with their variants)")
+    parser.add_argument("--reproducible", default=None,
+                        help="the algorithms whose price is reported (default those of "
+                        "fixed_order,prerounded the collective has, with their variants)")
     add_grid_arguments(parser, timeout=True)
     parser.add_argument("--db", default=None,
                         help="results database of finished configurations (default PREFIX.db "
@@ -613,9 +627,12 @@ def add_repro_command(commands, parser_class, build_platform, load_profile, pars
     parser.add_argument("-o", "--output", help="also write PREFIX.txt, PREFIX.json, PREFIX.png")
 
     def handler(args: argparse.Namespace) -> int:
-        if args.coll not in ("reduce", "allreduce"):
-            raise CollsimError(f"--coll: repro compares reductions: reduce or allreduce, "
+        reductions = [name for name, c in collectives().items() if c["op"]]
+        if args.coll not in reductions:
+            raise CollsimError(f"--coll: repro compares reductions: {', '.join(reductions)}; "
                                f"got {args.coll!r}")
+        if args.reproducible is None:
+            args.reproducible = ",".join(_default_reproducible(args.coll))
         profile = load_profile(args.profile)
         sizes = parse_sizes(args.bytes)
         if not args.platforms and not args.machines:
