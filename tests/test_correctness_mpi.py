@@ -6,7 +6,8 @@ Real processes on 2 cores cost far more than simulated ones: one launch of the
 189-measurement reduce matrix takes 1.6 s at p = 8, 6.7 s at 33, 13 s at 64 and 34 s at 128
 with Open MPI alone on the machine (MPICH 4.0's ch4 busy polling: 29 s at p = 8), and about
 twice that next to the simulations of `make test`.  So this file covers every algorithm,
-count, datatype, op and root of the matrix on p in {1, 2, 3, 5, 8, 13} (one process, a
+count, datatype, op and root of the matrix (tests/matrix.py) on p in {1, 2, 3, 5, 8, 13}
+(the collectives of issue 26 on p in {5, 8}) (one process, a
 power of two, odd and prime counts, one past a power of two; reduce/hierarchical gets
 2 to 4 groups there, allreduce/hierarchical 2 groups at p = 8, and node_aware alternates
 exposed nodes of 4 with the real node); p = 33 added 30-70 s per two-level algorithm and was
@@ -22,33 +23,16 @@ import pytest
 from collsim.native import LIBRARY_ALGORITHMS as LIBRARY_ENTRIES, is_selector
 from collsim.harness import registry
 from collsim.realmpi import find_mpi_collbench, run_mpirun
-
-# the same cells as test_correctness.py
-COUNTS = [0, 1, 2, 3, 17, 1000, 65537]
-DTYPES = ["int32", "double", "float"]
-
-
-def ops_for(entry, p):
-    if "float_sum" in entry["restrictions"]:
-        return ["sum"]
-    ops = [op for op in ("sum", "max", "first_nonzero")
-           if not (op == "first_nonzero" and "commutative" in entry["restrictions"])]
-    return ops + (["prod", "min"] if p <= 8 else [])
-
-
-def dtypes_for(entry):
-    return [d for d in DTYPES if d in ("float", "double")] \
-        if "float_sum" in entry["restrictions"] else DTYPES
-
-
-def allowed(entry, p):
-    return "power_of_two" not in entry["restrictions"] or p & (p - 1) == 0
-
+from matrix import FIRST_COLLECTIVES, allowed, expected_rows, matrix_args
 
 STANDARD_PROCESS_COUNTS = [1, 2, 3, 5, 8, 13]
 FULL_PROCESS_COUNTS = list(range(1, 34)) + [64, 100, 128]
-PROCESS_COUNTS = (FULL_PROCESS_COUNTS if os.environ.get("COLLSIM_FULL_MATRIX") == "1"
-                  else STANDARD_PROCESS_COUNTS)
+FULL = os.environ.get("COLLSIM_FULL_MATRIX") == "1"
+PROCESS_COUNTS = FULL_PROCESS_COUNTS if FULL else STANDARD_PROCESS_COUNTS
+# The collectives of issue 26 run an odd count and a power of two here in `make test`
+# (tests/test_correctness.py runs eight counts of them under smpirun); every count above
+# under COLLSIM_FULL_MATRIX=1.
+ISSUE26_PROCESS_COUNTS = [5, 8]
 # The selectors (openmpi_default, mpich_default) run one of these; tests/test_native.py
 # holds them on the cells whose library choice collsim has (elsewhere they refuse).
 ALGORITHMS = [(entry["collective"], entry["algorithm"]) for entry in registry()
@@ -67,20 +51,15 @@ def test_results_are_correct_under_mpirun(entries, collective, algorithm):
                     "(tests/test_correctness.py holds them under smpirun)")
     entry = next(e for e in entries
                  if (e["collective"], e["algorithm"]) == (collective, algorithm))
-    for p in PROCESS_COUNTS:
+    counts = PROCESS_COUNTS if collective in FIRST_COLLECTIVES or FULL else ISSUE26_PROCESS_COUNTS
+    for p in counts:
         if not allowed(entry, p):
             continue  # a declared power-of-two restriction
-        ops = ops_for(entry, p)
-        roots = sorted({0, p - 1, p // 2})
-        args = ["--coll", collective, "--alg", algorithm,
-                "--count", ",".join(map(str, COUNTS)), "--dtype", ",".join(dtypes_for(entry)),
-                "--op", ",".join(ops), "--root", ",".join(map(str, roots))]
+        args = matrix_args(entry, p)
         if algorithm == "node_aware":
             args += ["--node-size", "4"] if p % 2 else []  # exposed and real nodes
         rows, status = run_mpirun(p, args, what=f"{collective}/{algorithm} p={p}")
         wrong = [row for row in rows if row["check"] != "ok"]
         assert status == 0 and not wrong, wrong[:3]
-        assert len(rows) == (len(dtypes_for(entry)) * len(COUNTS)
-                             * (1 if collective == "bcast" else len(ops))
-                             * (1 if collective == "allreduce" else len(roots)))
+        assert len(rows) == expected_rows(entry, p)
         assert all(row["library"].startswith(("Open MPI", "MPICH")) for row in rows)

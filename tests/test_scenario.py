@@ -69,7 +69,7 @@ def test_machine_cost_counts_nodes_switches_links():
      "must be 'best', 'all' or a list"),
     ('algorithms = ["binomial"]', 'algorithms = ["binomail"]', "workload[1].algorithms",
      "unknown algorithm 'binomail'"),
-    ('collective = "bcast"', 'collective = "gather"', "workload[1].collective",
+    ('collective = "bcast"', 'collective = "scatterv"', "workload[1].collective",
      "unknown collective"),
     ('sizes = [8, "1MiB"]', 'sizes = [8, -1024]', "workload[1].sizes", "negative size"),
     ('sizes = [8, "1MiB"]', 'sizes = ["-8"]', "workload[1].sizes", "negative size"),

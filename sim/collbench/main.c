@@ -765,64 +765,71 @@ static OWN_FRAME void report_wrong(const run_context *ctx, const check_case *c, 
             prerounded_note);
 }
 
-/* How late the root enters a checked barrier: long against any barrier's
- * time on the simulated machines, and, under a real MPI, against the skew
- * of the ranks' release from the MPI_Barrier that starts a measurement. */
+/* How late one rank enters a checked barrier: long against any barrier's time
+ * on the simulated machines, and, under a real MPI, against the skew of the
+ * ranks' release from the MPI_Barrier that starts a measurement and against
+ * the error of the common clock (clocksync.c: half a round trip). */
 #ifdef COLLSIM_SMPI
 #define BARRIER_DELAY_S 1e-3
-#define BARRIER_WAIT_FRACTION 1.0 /* on the simulated clock: the whole delay */
+#define BARRIER_CLOCK_ERROR_S 0.0 /* one simulated clock */
 #else
 #define BARRIER_DELAY_S 1e-2
-#define BARRIER_WAIT_FRACTION 0.5 /* the release from the start's barrier is not simultaneous */
+#define BARRIER_CLOCK_ERROR_S 1e-3 /* rank 0's clock, each process's offset measured */
 #endif
 
-/* One checked barrier in which rank `late` enters BARRIER_DELAY_S late: the
- * shortest time any rank spent from the common start to its exit, each on
- * its own clock (never one process's time against another's), or -1 when
- * the algorithm failed somewhere.  Collective over world. */
-static double barrier_shortest_wait(run_context *ctx, int late)
+/* One checked barrier in which rank `late` enters BARRIER_DELAY_S late: how
+ * long before the late rank entered the first rank left (<= 0 for a
+ * barrier), on one clock (SimGrid's; under a real MPI rank 0's, each
+ * process's offset measured by clocksync.c, never one process's raw time
+ * against another's); NAN when the algorithm failed somewhere.  Collective
+ * over world. */
+static double barrier_early_exit_s(run_context *ctx, int late)
 {
     sync_start(&ctx->sync, ctx->world);
-    const double start = MPI_Wtime();
+    double entered = MPI_Wtime();
     if (ctx->rank == late) {
 #ifdef COLLSIM_SMPI
         sg_actor_sleep_for(BARRIER_DELAY_S);
 #else
-        while (MPI_Wtime() - start < BARRIER_DELAY_S)
+        while (MPI_Wtime() - entered < BARRIER_DELAY_S)
             ;
 #endif
+        entered = MPI_Wtime();
     }
     const int rc = call_algorithm(ctx->alg, NULL, NULL, 0, MPI_BYTE, MPI_OP_NULL, 0,
                                   ctx->coll_comm, ctx->params);
-    /* {-(this rank's wait), failed}: the maximum is the shortest wait */
-    double mine[2] = {-(MPI_Wtime() - start), rc != MPI_SUCCESS}, all[2];
-    if (MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, ctx->world) != MPI_SUCCESS ||
-        all[1] > 0)
-        return -1.0;
-    return -all[0];
+    double left = MPI_Wtime();
+#ifndef COLLSIM_SMPI
+    collsim_clock_sync_once(ctx->world);
+    entered = collsim_clock_global(entered);
+    left = collsim_clock_global(left);
+#endif
+    /* {the late rank's entry, -(this rank's exit), failed}: maxima over the ranks */
+    double mine[3] = {ctx->rank == late ? entered : -INFINITY, -left, rc != MPI_SUCCESS}, all[3];
+    if (MPI_Allreduce(mine, all, 3, MPI_DOUBLE, MPI_MAX, ctx->world) != MPI_SUCCESS || all[2] > 0)
+        return NAN;
+    return all[0] + all[1]; /* late entry - first exit */
 }
 
 /* Checks a barrier (it has no data to compare): one rank at a time enters
  * it BARRIER_DELAY_S late (every rank up to 128 ranks; beyond, ranks 0,
- * p/2 and p-1), and no rank may leave before it.  ok when every rank waited
- * at least BARRIER_WAIT_FRACTION of the delay each time; max_error_ratio is
- * that required wait over the shortest one when some rank left early (0
- * otherwise).  Collective over world.  Returns an exit status. */
+ * p/2 and p-1), and no rank may leave before it entered (within
+ * BARRIER_CLOCK_ERROR_S).  max_error_ratio is the earliest exit before that
+ * entry over the delay (0 when none left early).  Collective over world.
+ * Returns an exit status. */
 static OWN_FRAME int check_barrier(run_context *ctx, check_result *res)
 {
     const int all = ctx->size <= 128;
     const int lates[3] = {0, ctx->size / 2, ctx->size - 1};
-    const double required_s = BARRIER_WAIT_FRACTION * BARRIER_DELAY_S;
     res->max_error_ratio = 0.0;
     for (int i = 0; i < (all ? ctx->size : 3); i++) {
-        const double shortest_s = barrier_shortest_wait(ctx, all ? i : lates[i]);
-        if (shortest_s < 0)
+        const double early_s = barrier_early_exit_s(ctx, all ? i : lates[i]);
+        if (isnan(early_s))
             return EXIT_MPI_ERROR;
-        if (shortest_s < required_s) {
+        if (early_s > BARRIER_CLOCK_ERROR_S) {
             res->ok = res->bitwise_rank_order = 0;
-            const double ratio = shortest_s > 0 ? required_s / shortest_s : INFINITY;
-            if (ratio > res->max_error_ratio)
-                res->max_error_ratio = ratio;
+            if (early_s / BARRIER_DELAY_S > res->max_error_ratio)
+                res->max_error_ratio = early_s / BARRIER_DELAY_S;
         }
     }
     return EXIT_OK;
