@@ -19,32 +19,24 @@ int collsim_alltoall_linear(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             const collsim_params *params)
 {
-    int rc = MPI_SUCCESS, rank, size, nreq = 0;
+    int rc = MPI_SUCCESS, nreq = 0;
+    collsim_exchange x;
     MPI_Request *requests = NULL;
     (void)params;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    const MPI_Aint send_block = collsim_block_extent(sendcount, sendtype);
-    const MPI_Aint recv_block = collsim_block_extent(recvcount, recvtype);
-    COLLSIM_CHECK(collsim_block_copy((const char *)sendbuf + (MPI_Aint)rank * send_block,
-                                     sendcount, sendtype,
-                                     (char *)recvbuf + (MPI_Aint)rank * recv_block, recvcount,
-                                     recvtype));
+    COLLSIM_CHECK(collsim_exchange_open(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                        recvtype, comm, &x));
+    const int rank = x.rank, size = x.size;
     if (recvcount == 0)
         return MPI_SUCCESS;
     requests = malloc(sizeof(MPI_Request) * 2 * (size_t)size);
     if (requests == NULL)
         return MPI_ERR_NO_MEM;
     for (int i = 1; i < size; i++) {
-        const int src = (rank + i) % size;
-        COLLSIM_CHECK(MPI_Irecv((char *)recvbuf + (MPI_Aint)src * recv_block, recvcount,
-                                recvtype, src, COLLSIM_TAG_ALLTOALL, comm, &requests[nreq++]));
+        COLLSIM_CHECK(collsim_exchange_irecv(&x, (rank + i) % size, &requests[nreq++]));
     }
     for (int i = 1; i < size; i++) {
-        const int dst = (rank + i) % size;
-        COLLSIM_CHECK(MPI_Isend((const char *)sendbuf + (MPI_Aint)dst * send_block, sendcount,
-                                sendtype, dst, COLLSIM_TAG_ALLTOALL, comm, &requests[nreq++]));
+        COLLSIM_CHECK(collsim_exchange_isend(&x, (rank + i) % size, &requests[nreq++]));
     }
     COLLSIM_CHECK(MPI_Waitall(nreq, requests, MPI_STATUSES_IGNORE));
 

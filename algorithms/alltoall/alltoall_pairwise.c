@@ -25,26 +25,18 @@ int collsim_alltoall_pairwise(const void *sendbuf, int sendcount, MPI_Datatype s
                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                               const collsim_params *params)
 {
-    int rc = MPI_SUCCESS, rank, size;
+    int rc = MPI_SUCCESS;
+    collsim_exchange x;
     (void)params;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    const MPI_Aint send_block = collsim_block_extent(sendcount, sendtype);
-    const MPI_Aint recv_block = collsim_block_extent(recvcount, recvtype);
-    COLLSIM_CHECK(collsim_block_copy((const char *)sendbuf + (MPI_Aint)rank * send_block,
-                                     sendcount, sendtype,
-                                     (char *)recvbuf + (MPI_Aint)rank * recv_block, recvcount,
-                                     recvtype));
+    COLLSIM_CHECK(collsim_exchange_open(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                        recvtype, comm, &x));
+    const int rank = x.rank, size = x.size;
     if (recvcount == 0)
         return MPI_SUCCESS;
     for (int step = 1; step < size; step++) {
-        const int to = (rank + step) % size, from = (rank - step + size) % size;
-        COLLSIM_CHECK(MPI_Sendrecv((const char *)sendbuf + (MPI_Aint)to * send_block, sendcount,
-                                   sendtype, to, COLLSIM_TAG_ALLTOALL,
-                                   (char *)recvbuf + (MPI_Aint)from * recv_block, recvcount,
-                                   recvtype, from, COLLSIM_TAG_ALLTOALL, comm,
-                                   MPI_STATUS_IGNORE));
+        COLLSIM_CHECK(
+            collsim_exchange_sendrecv(&x, (rank + step) % size, (rank - step + size) % size));
     }
 
 cleanup:

@@ -31,18 +31,14 @@ int collsim_alltoall_scattered(const void *sendbuf, int sendcount, MPI_Datatype 
                                void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                MPI_Comm comm, const collsim_params *params)
 {
-    int rc = MPI_SUCCESS, rank, size;
+    int rc = MPI_SUCCESS;
+    collsim_exchange x;
     MPI_Request requests[2 * COLLSIM_ALLTOALL_THROTTLE];
     (void)params;
 
-    COLLSIM_CHECK(MPI_Comm_rank(comm, &rank));
-    COLLSIM_CHECK(MPI_Comm_size(comm, &size));
-    const MPI_Aint send_block = collsim_block_extent(sendcount, sendtype);
-    const MPI_Aint recv_block = collsim_block_extent(recvcount, recvtype);
-    COLLSIM_CHECK(collsim_block_copy((const char *)sendbuf + (MPI_Aint)rank * send_block,
-                                     sendcount, sendtype,
-                                     (char *)recvbuf + (MPI_Aint)rank * recv_block, recvcount,
-                                     recvtype));
+    COLLSIM_CHECK(collsim_exchange_open(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                        recvtype, comm, &x));
+    const int rank = x.rank, size = x.size;
     if (recvcount == 0)
         return MPI_SUCCESS;
     for (int first = 0; first < size; first += COLLSIM_ALLTOALL_THROTTLE) {
@@ -50,15 +46,11 @@ int collsim_alltoall_scattered(const void *sendbuf, int sendcount, MPI_Datatype 
                              ? first + COLLSIM_ALLTOALL_THROTTLE : size;
         int nreq = 0;
         for (int offset = first > 0 ? first : 1; offset < last; offset++) {
-            const int from = (rank + offset) % size;
-            COLLSIM_CHECK(MPI_Irecv((char *)recvbuf + (MPI_Aint)from * recv_block, recvcount,
-                                    recvtype, from, COLLSIM_TAG_ALLTOALL, comm,
-                                    &requests[nreq++]));
+            COLLSIM_CHECK(collsim_exchange_irecv(&x, (rank + offset) % size, &requests[nreq++]));
         }
         for (int offset = first > 0 ? first : 1; offset < last; offset++) {
-            const int to = (rank - offset + size) % size;
-            COLLSIM_CHECK(MPI_Isend((const char *)sendbuf + (MPI_Aint)to * send_block, sendcount,
-                                    sendtype, to, COLLSIM_TAG_ALLTOALL, comm, &requests[nreq++]));
+            COLLSIM_CHECK(
+                collsim_exchange_isend(&x, (rank - offset + size) % size, &requests[nreq++]));
         }
         COLLSIM_CHECK(MPI_Waitall(nreq, requests, MPI_STATUSES_IGNORE));
     }

@@ -3,6 +3,8 @@
  */
 #include "blockcopy.h"
 
+#include "internal.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,4 +56,42 @@ int collsim_block_copy(const void *src, int sendcount, MPI_Datatype sendtype, vo
     }
     free(packed);
     return rc;
+}
+
+int collsim_exchange_open(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                          collsim_exchange *x)
+{
+    int rc;
+    *x = (collsim_exchange){.sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = sendcount,
+                            .recvcount = recvcount, .sendtype = sendtype,
+                            .recvtype = recvtype, .comm = comm,
+                            .send_block = collsim_block_extent(sendcount, sendtype),
+                            .recv_block = collsim_block_extent(recvcount, recvtype)};
+    if ((rc = MPI_Comm_rank(comm, &x->rank)) != MPI_SUCCESS ||
+        (rc = MPI_Comm_size(comm, &x->size)) != MPI_SUCCESS)
+        return rc;
+    return collsim_block_copy(x->sendbuf + (MPI_Aint)x->rank * x->send_block, sendcount, sendtype,
+                              x->recvbuf + (MPI_Aint)x->rank * x->recv_block, recvcount,
+                              recvtype);
+}
+
+int collsim_exchange_sendrecv(const collsim_exchange *x, int to, int from)
+{
+    return MPI_Sendrecv(x->sendbuf + (MPI_Aint)to * x->send_block, x->sendcount, x->sendtype, to,
+                        COLLSIM_TAG_ALLTOALL, x->recvbuf + (MPI_Aint)from * x->recv_block,
+                        x->recvcount, x->recvtype, from, COLLSIM_TAG_ALLTOALL, x->comm,
+                        MPI_STATUS_IGNORE);
+}
+
+int collsim_exchange_irecv(const collsim_exchange *x, int from, MPI_Request *request)
+{
+    return MPI_Irecv(x->recvbuf + (MPI_Aint)from * x->recv_block, x->recvcount, x->recvtype,
+                     from, COLLSIM_TAG_ALLTOALL, x->comm, request);
+}
+
+int collsim_exchange_isend(const collsim_exchange *x, int to, MPI_Request *request)
+{
+    return MPI_Isend(x->sendbuf + (MPI_Aint)to * x->send_block, x->sendcount, x->sendtype, to,
+                     COLLSIM_TAG_ALLTOALL, x->comm, request);
 }

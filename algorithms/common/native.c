@@ -695,3 +695,17 @@ int collsim_native_dispatch(collsim_native_library library, collsim_collective c
         return rc;
     return *target == NULL ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_SUCCESS;
 }
+
+int collsim_native_dispatch_rooted(collsim_native_library library, collsim_collective collective,
+                                   MPI_Comm comm, int root, int root_count,
+                                   MPI_Datatype root_type, int leaf_count,
+                                   MPI_Datatype leaf_type, const collsim_algorithm **target)
+{
+    int rank, rc;
+    *target = NULL;
+    if ((rc = MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS)
+        return rc;
+    return collsim_native_dispatch(library, collective, comm, rank == root ? root_count : leaf_count,
+                                   rank == root ? root_type : leaf_type, MPI_OP_NULL, target,
+                                   NULL);
+}

@@ -109,4 +109,13 @@ int collsim_native_dispatch(collsim_native_library library, collsim_collective c
                             MPI_Comm comm, int count, MPI_Datatype datatype, MPI_Op op,
                             const collsim_algorithm **target, const collsim_native_entry **entry);
 
+/* collsim_native_dispatch for gather and scatter, whose root sees a block as
+ * root_count elements of root_type (its receive side for a gather, its send
+ * side for a scatter) and every other rank as leaf_count of leaf_type: each
+ * rank reads the block of its own side, as the libraries do. */
+int collsim_native_dispatch_rooted(collsim_native_library library, collsim_collective collective,
+                                   MPI_Comm comm, int root, int root_count,
+                                   MPI_Datatype root_type, int leaf_count,
+                                   MPI_Datatype leaf_type, const collsim_algorithm **target);
+
 #endif

@@ -3,7 +3,7 @@
  * buffer of their own (common/scratch.c): an accumulator and a receive
  * buffer, the in-place start of an allreduce, and the combining of a
  * received partial that swaps the two instead of copying.
- * Users: reduce_binomial.c, reduce_linear.c, reduce_ring.c,
+ * Users: reduce_binomial.c, reduce_linear.c, reduce_ring.c, common/prefix.c,
  * reduce_rabenseifner.c, reduce_binary_blocks.c, reduce_node_aware.c,
  * allreduce_recursive_doubling.c, allreduce_rabenseifner.c,
  * allreduce_binary_blocks.c, common/prerounded.c.

@@ -24,53 +24,12 @@
  *            (the model replays who waits for whom).
  */
 #include "common/internal.h"
-#include "common/opening.h"
-#include "common/scratch.h"
+#include "common/prefix.h"
 
 int collsim_exscan_recursive_doubling(const void *sendbuf, void *recvbuf, int count,
                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                       const collsim_params *params)
 {
-    int rc = MPI_SUCCESS, rank, size, commutative, first = 1;
-    MPI_Aint extent;
-    void *partial = NULL, *received = NULL;
-
-    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
-    if (count == 0 || size == 1)
-        return MPI_SUCCESS;
-    COLLSIM_CHECK(MPI_Op_commutative(op, &commutative));
-    COLLSIM_CHECK(collsim_buffer_pair(count, extent, params, &partial, &received));
-    collsim_copy(partial, sendbuf, count, extent);
-
-    for (int mask = 1; mask < size; mask <<= 1) {
-        const int dst = rank ^ mask;
-        if (dst >= size)
-            continue;
-        COLLSIM_CHECK(MPI_Sendrecv(partial, count, datatype, dst, COLLSIM_TAG_EXSCAN, received,
-                                   count, datatype, dst, COLLSIM_TAG_EXSCAN, comm,
-                                   MPI_STATUS_IGNORE));
-        if (rank > dst) {
-            if (first) {
-                collsim_copy(recvbuf, received, count, extent);
-                first = 0;
-            } else {
-                COLLSIM_CHECK(collsim_reduce_local(received, recvbuf, count, datatype, op,
-                                                   params));
-            }
-            COLLSIM_CHECK(collsim_reduce_local(received, partial, count, datatype, op, params));
-        } else if (commutative) {
-            COLLSIM_CHECK(collsim_reduce_local(received, partial, count, datatype, op, params));
-        } else {
-            /* partial = partial op received, without a copy: the buffers swap */
-            COLLSIM_CHECK(collsim_reduce_local(partial, received, count, datatype, op, params));
-            void *swap = partial;
-            partial = received;
-            received = swap;
-        }
-    }
-
-cleanup:
-    collsim_buffer_free(partial, params);
-    collsim_buffer_free(received, params);
-    return rc;
+    return collsim_prefix_recursive_doubling(sendbuf, recvbuf, count, datatype, op, comm, params,
+                                             0, COLLSIM_TAG_EXSCAN);
 }

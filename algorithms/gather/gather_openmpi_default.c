@@ -24,14 +24,8 @@ int collsim_gather_openmpi_default(const void *sendbuf, int sendcount, MPI_Datat
                                    MPI_Comm comm, const collsim_params *params)
 {
     const collsim_algorithm *target;
-    int rc, rank;
-    if ((rc = MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS)
-        return rc;
-    /* the bytes of one block as this rank sees them, as the library reads them */
-    const int count = rank == root ? recvcount : sendcount;
-    const MPI_Datatype datatype = rank == root ? recvtype : sendtype;
-    rc = collsim_native_dispatch(COLLSIM_NATIVE_OPENMPI, COLLSIM_GATHER, comm, count, datatype,
-                                 MPI_OP_NULL, &target, NULL);
+    int rc = collsim_native_dispatch_rooted(COLLSIM_NATIVE_OPENMPI, COLLSIM_GATHER, comm, root,
+                                            recvcount, recvtype, sendcount, sendtype, &target);
     if (rc != MPI_SUCCESS)
         return rc;
     return target->fn.gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,

@@ -24,14 +24,8 @@ int collsim_scatter_openmpi_default(const void *sendbuf, int sendcount, MPI_Data
                                     MPI_Comm comm, const collsim_params *params)
 {
     const collsim_algorithm *target;
-    int rc, rank;
-    if ((rc = MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS)
-        return rc;
-    /* the bytes of one block as this rank sees them, as the library reads them */
-    const int count = rank == root ? sendcount : recvcount;
-    const MPI_Datatype datatype = rank == root ? sendtype : recvtype;
-    rc = collsim_native_dispatch(COLLSIM_NATIVE_OPENMPI, COLLSIM_SCATTER, comm, count, datatype,
-                                 MPI_OP_NULL, &target, NULL);
+    int rc = collsim_native_dispatch_rooted(COLLSIM_NATIVE_OPENMPI, COLLSIM_SCATTER, comm, root,
+                                            sendcount, sendtype, recvcount, recvtype, &target);
     if (rc != MPI_SUCCESS)
         return rc;
     return target->fn.scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 
+from . import gather
 from ._native import selector
-from ._base import (NetworkParams, Prediction, ceil_log2, check_arguments, exact, message_s,
-                    one_way, staggered_shared_link_s)
+from ._base import (NetworkParams, Prediction, check_arguments, exact, one_way,
+                    staggered_shared_link_s)
 
 __all__ = ["linear", "binomial", "openmpi_default", "mpich_default"]
 
@@ -42,7 +43,9 @@ def binomial(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, r
     header, n there all p blocks), plus the
     envelope of each message: the root's sends, first the
     p - 2^(ceil(lg p) - 1) blocks of the farthest (possibly truncated)
-    subtree, then ..., 4, 2, 1 blocks.
+    subtree, then ..., 4, 2, 1 blocks: the binomial gather's messages
+    (:func:`collsim.analysis.models.gather.binomial`) in reverse order,
+    hence its sum.
 
     Accuracy: exact.  Sends and receives are blocking; the child sent 2^k
     blocks hands them on to its own subtree in the time the root takes to
@@ -50,12 +53,7 @@ def binomial(p: int, n_bytes: int, net: NetworkParams, *, elem_bytes: int = 8, r
     subtree sooner, so the root's sends are the critical path, whatever the
     root.
     """
-    count = check_arguments(p, n_bytes, elem_bytes, root=root)
-    if p == 1 or count == 0:
-        return exact(0.0)
-    uni = one_way(net)
-    return exact(sum(message_s(uni, min(1 << k, p - (1 << k)) * n_bytes)
-                     for k in range(ceil_log2(p))))
+    return gather.binomial(p, n_bytes, net, elem_bytes=elem_bytes, root=root, params=params)
 
 
 openmpi_default = selector("scatter", "openmpi_default")

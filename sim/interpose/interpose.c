@@ -1056,6 +1056,56 @@ int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls
     return intercept(st, &c, &plain, b, b.sendcount, b.sendtype);
 }
 
+/* MPI_Gatherv and MPI_Scatterv: the root's side (its receive side for a
+ * gather, its send side for a scatter) is a vector of counts and
+ * displacements, every other side one block.  Intercepted as MPI_Gather /
+ * MPI_Scatter when the root's blocks are even (all ranks agree on it), else
+ * handed to the library. */
+static int rooted_vector_call(const mpi_args *a, collsim_collective collective)
+{
+    const int gathers = collective == COLLSIM_GATHER;
+    /* the root's vector side, and every rank's own block */
+    const int *counts = gathers ? a->recvcounts : a->sendcounts;
+    const int *displs = gathers ? a->rdispls : a->sdispls;
+    const MPI_Datatype vector_type = gathers ? a->recvtype : a->sendtype;
+    const int own_count = gathers ? a->sendcount : a->recvcount;
+    const MPI_Datatype own_type = gathers ? a->sendtype : a->recvtype;
+    const void *own_buf = gathers ? a->sendbuf : a->recvbuf; /* MPI_IN_PLACE at the root */
+    rank_state *st = ours(a->comm);
+    int size = 0, rank = 0, count = 0, even = 1, rc;
+    if (st == NULL || !valid_root(a->comm, a->root) ||
+        PMPI_Comm_size(a->comm, &size) != MPI_SUCCESS ||
+        PMPI_Comm_rank(a->comm, &rank) != MPI_SUCCESS)
+        return library_call(a);
+    const int is_root = rank == a->root;
+    const long long most = is_root ? type_bytes(vector_type, largest(counts, size))
+                                   : type_bytes(own_type, own_count);
+    if (!st->rules.has_collective[collective])
+        return passed_on(st, collective, a, most, NULL);
+    if (is_root)
+        even = even_blocks(counts, displs, size, &count);
+    if ((rc = agree(even, a->root, a->comm, &even)) != MPI_SUCCESS)
+        return rc;
+    if (!even)
+        return passed_on(st, collective, a, most, "uneven blocks");
+    mpi_args plain = *a;
+    *(gathers ? &plain.recvcount : &plain.sendcount) = count;
+    call_info c = {.collective = collective, .function = a->function, .comm = a->comm,
+                   .root = a->root};
+    block_args b = {a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount, a->recvtype};
+    int *vector_count = gathers ? &b.recvcount : &b.sendcount;
+    MPI_Datatype *vector_side_type = gathers ? &b.recvtype : &b.sendtype;
+    *vector_count = count;
+    if (!is_root) {
+        /* a leaf's vector side is unused: its block as the root reads it */
+        *vector_count = own_count, *vector_side_type = own_type, count = own_count;
+    } else if (own_buf == MPI_IN_PLACE) {
+        *(gathers ? &b.sendcount : &b.recvcount) = count;
+        *(gathers ? &b.sendtype : &b.recvtype) = vector_type;
+    }
+    return intercept(st, &c, &plain, b, count, is_root ? vector_type : own_type);
+}
+
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root,
                 MPI_Comm comm)
@@ -1064,31 +1114,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                         .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts,
                         .rdispls = displs, .recvtype = recvtype, .op = MPI_OP_NULL,
                         .root = root, .comm = comm};
-    rank_state *st = ours(comm);
-    int size = 0, rank = 0, count = 0, even = 1, rc;
-    if (st == NULL || !valid_root(comm, root) || PMPI_Comm_size(comm, &size) != MPI_SUCCESS ||
-        PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
-        return library_call(&a);
-    const long long most = rank == root ? type_bytes(recvtype, largest(recvcounts, size))
-                                        : type_bytes(sendtype, sendcount);
-    if (!st->rules.has_collective[COLLSIM_GATHER])
-        return passed_on(st, COLLSIM_GATHER, &a, most, NULL);
-    if (rank == root)
-        even = even_blocks(recvcounts, displs, size, &count);
-    if ((rc = agree(even, root, comm, &even)) != MPI_SUCCESS)
-        return rc;
-    if (!even)
-        return passed_on(st, COLLSIM_GATHER, &a, most, "uneven blocks");
-    mpi_args plain = a;
-    plain.recvcount = count;
-    call_info c = {.collective = COLLSIM_GATHER, .function = a.function, .comm = comm,
-                   .root = root};
-    block_args b = {sendbuf, sendcount, sendtype, recvbuf, count, recvtype};
-    if (rank != root)
-        b.recvcount = sendcount, b.recvtype = sendtype, count = sendcount;
-    else if (sendbuf == MPI_IN_PLACE)
-        b.sendcount = count, b.sendtype = recvtype;
-    return intercept(st, &c, &plain, b, count, rank == root ? recvtype : sendtype);
+    return rooted_vector_call(&a, COLLSIM_GATHER);
 }
 
 int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
@@ -1099,31 +1125,7 @@ int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
                         .sdispls = displs, .sendtype = sendtype, .recvbuf = recvbuf,
                         .recvcount = recvcount, .recvtype = recvtype, .op = MPI_OP_NULL,
                         .root = root, .comm = comm};
-    rank_state *st = ours(comm);
-    int size = 0, rank = 0, count = 0, even = 1, rc;
-    if (st == NULL || !valid_root(comm, root) || PMPI_Comm_size(comm, &size) != MPI_SUCCESS ||
-        PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
-        return library_call(&a);
-    const long long most = rank == root ? type_bytes(sendtype, largest(sendcounts, size))
-                                        : type_bytes(recvtype, recvcount);
-    if (!st->rules.has_collective[COLLSIM_SCATTER])
-        return passed_on(st, COLLSIM_SCATTER, &a, most, NULL);
-    if (rank == root)
-        even = even_blocks(sendcounts, displs, size, &count);
-    if ((rc = agree(even, root, comm, &even)) != MPI_SUCCESS)
-        return rc;
-    if (!even)
-        return passed_on(st, COLLSIM_SCATTER, &a, most, "uneven blocks");
-    mpi_args plain = a;
-    plain.sendcount = count;
-    call_info c = {.collective = COLLSIM_SCATTER, .function = a.function, .comm = comm,
-                   .root = root};
-    block_args b = {sendbuf, count, sendtype, recvbuf, recvcount, recvtype};
-    if (rank != root)
-        b.sendcount = recvcount, b.sendtype = recvtype, count = recvcount;
-    else if (recvbuf == MPI_IN_PLACE)
-        b.recvcount = count, b.recvtype = sendtype;
-    return intercept(st, &c, &plain, b, count, rank == root ? sendtype : recvtype);
+    return rooted_vector_call(&a, COLLSIM_SCATTER);
 }
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts,
