@@ -115,7 +115,8 @@ def barrier_recursive_doubling(p: int, count: int, *, elem_bytes: int, root: int
         steps.append(Step(src, dst, size))
         mask <<= 1
     if p > m:
-        steps.append(Step(high - m, high, _empty(p - m)))
+        # the release is an MPI_Ssend
+        steps.append(Step(high - m, high, _empty(p - m), synchronous=np.ones(p - m)))
     return Pattern(p, tuple(steps))
 
 
@@ -136,10 +137,12 @@ def barrier_tree(p: int, count: int, *, elem_bytes: int, root: int = 0,
 
 def barrier_double_ring(p: int, count: int, *, elem_bytes: int, root: int = 0,
                         commutative: bool = True, **context) -> Pattern:
-    """``barrier_double_ring.c``: 2p steps of one empty message, i to i + 1, twice round."""
+    """``barrier_double_ring.c``: 2p steps of one empty message, i to i + 1, twice round
+    (``MPI_Send`` the first time, ``MPI_Ssend`` the second)."""
     if p == 1:
         return Pattern(p, ())
-    return Pattern(p, tuple(Step([i % p], [(i + 1) % p], [0]) for i in range(2 * p)))
+    return Pattern(p, tuple(Step([i % p], [(i + 1) % p], [0], synchronous=[i >= p])
+                            for i in range(2 * p)))
 
 
 PATTERNS = {
