@@ -297,6 +297,36 @@ def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
     return after
 
 
+def _overheads(steps: list[Step], n_bytes: np.ndarray, msg_tasks: np.ndarray,
+               post_tasks: np.ndarray, n_tasks: int, net: NetworkParams) -> tuple:
+    """What SMPI's overheads make of the messages of steps run together (per message:
+    eager, the two sides' posting delays, the sender's cost, the receiver's ``o_r``;
+    per task: whether its receives pay ``o_r`` in turn, from when).
+
+    An eager message (under the eager threshold, not an MPI_Ssend): its sender pays
+    o_s and goes on, the transfer starts once the receive is posted too, the receiver
+    pays o_r after it.  A rank that sends and receives in one step (MPI_Sendrecv) pays
+    its MPI_Isend's overhead (smpi/ois) before it posts either; a part's several sends
+    are posted o_s apart, and its receives pay o_r in turn once its last send is
+    posted (:func:`_staggered_sends`, :func:`_receives_after`), as SMPI charges them.
+    """
+    synchronous = _synchronous(steps)
+    eager = (n_bytes < net.eager_threshold_bytes) & ~synchronous
+    receive_cost = np.where(eager, net.recv_overhead_s, 0.0)
+    sendrecv = ((np.bincount(post_tasks[0], minlength=n_tasks) > 0)
+                & (np.bincount(post_tasks[1], minlength=n_tasks) > 0))
+    send_delay, send_cost = _staggered_sends(post_tasks[0], eager, sendrecv[post_tasks[0]],
+                                             net.send_overhead_s, synchronous)
+    post_delay = np.stack([send_delay,
+                           np.where(sendrecv[post_tasks[1]], net.send_overhead_s, 0.0)])
+    receives = np.bincount(msg_tasks[1], minlength=n_tasks)
+    serial_receiver = (((receives > 1)
+                        | ((receives > 0) & (np.bincount(msg_tasks[0], minlength=n_tasks) > 1)))
+                       if net.recv_overhead_s else np.zeros(n_tasks, dtype=bool))
+    receive_after = _receives_after(msg_tasks[0], send_delay, n_tasks)
+    return eager, post_delay, send_cost, receive_cost, serial_receiver, receive_after
+
+
 def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
                   net: NetworkParams, weight_S: float = 0.0) -> np.ndarray:
     """Several steps as one event-driven flow simulation: each rank runs its own steps in order.
@@ -357,26 +387,8 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
 
     first = np.ones(n_tasks, dtype=bool)
     first[1:] = task_rank[1:] != task_rank[:-1]
-    # an eager message (under the eager threshold): its sender pays o_s and goes on, the
-    # transfer starts once the receive is posted too, the receiver pays o_r after it
-    synchronous = _synchronous(steps)
-    eager = (n_bytes < net.eager_threshold_bytes) & ~synchronous
-    receive_cost = np.where(eager, net.recv_overhead_s, 0.0)
-    # a rank that sends and receives in one step (MPI_Sendrecv) pays its MPI_Isend's
-    # overhead (smpi/ois) before it posts either; a part's several sends are posted o_s
-    # apart and its several eager receives pay o_r in turn, as SMPI charges them
-    sendrecv = ((np.bincount(post_tasks[0], minlength=n_tasks) > 0)
-                & (np.bincount(post_tasks[1], minlength=n_tasks) > 0))
-    send_delay, send_cost = _staggered_sends(post_tasks[0], eager, sendrecv[post_tasks[0]],
-                                             net.send_overhead_s, synchronous)
-    post_delay = np.stack([send_delay,
-                           np.where(sendrecv[post_tasks[1]], net.send_overhead_s, 0.0)])
-    # a part's receives pay o_r in turn, once its last send is posted (_receives_after)
-    receives = np.bincount(msg_tasks[1], minlength=n_tasks)
-    serial_receiver = (((receives > 1)
-                        | ((receives > 0) & (np.bincount(msg_tasks[0], minlength=n_tasks) > 1)))
-                       if net.recv_overhead_s else np.zeros(n_tasks, dtype=bool))
-    receive_after = _receives_after(msg_tasks[0], send_delay, n_tasks)
+    eager, post_delay, send_cost, receive_cost, serial_receiver, receive_after = _overheads(
+        steps, n_bytes, msg_tasks, post_tasks, n_tasks, net)
     size = (n_bytes + net.envelope_bytes).astype(float)
     flows = _Flows(size, fabric.routes(hosts[src], hosts[dst]), fabric, net, weight_S)
     task_last, deadlock = kernels.run_together(
