@@ -23,7 +23,11 @@ too, the receiver pays ``o_r`` after the data.  A rank in ``MPI_Sendrecv``
 pays its Isend's overhead (``smpi/ois``) before it posts either side.  A
 rank's several sends in one step are posted ``o_s`` apart (one ``MPI_Isend``
 after another), its several eager receives pay ``o_r`` in turn, in order of
-arrival (:func:`_staggered_sends`, :func:`_serial_receives`).
+arrival, and not before its last send is posted (:func:`_staggered_sends`,
+:func:`_serial_receives`, :func:`_receives_after`: SMPI charges ``o_r`` in the
+wait).  An ``MPI_Ssend`` (``Step.synchronous``) is a rendezvous whatever its
+size: its sender pays ``o_s``, then waits for the delivery, its receiver pays
+no ``o_r``.
 
 A step's flows, the filling, its event loop and the event loop of steps
 run together run compiled (:mod:`collsim.analysis.network.kernels`, numba,
