@@ -236,9 +236,11 @@ def _receives_after(sender: np.ndarray, send_delay: np.ndarray, n: int) -> np.nd
     return after
 
 
-def _synchronous(steps: list[Step]) -> np.ndarray:
-    """Per message of ``steps`` (concatenated), whether it is an MPI_Ssend."""
-    return np.concatenate([step.synchronous.astype(bool) if len(step.synchronous)
+def _flags(steps: list[Step], name: str) -> np.ndarray:
+    """Per message of ``steps`` (concatenated), a flag field of theirs as booleans
+    (``synchronous``: an MPI_Ssend; ``receive_first``: posted before the receiver's
+    sends)."""
+    return np.concatenate([getattr(step, name).astype(bool) if len(getattr(step, name))
                            else np.zeros(len(step.src), dtype=bool) for step in steps])
 
 
@@ -260,7 +262,7 @@ def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
               net: NetworkParams, weight_S: float = 0.0, memo: dict | None = None) -> np.ndarray:
     from . import kernels
 
-    synchronous = _synchronous([step])
+    synchronous = _flags([step], "synchronous")
     eager = (step.n_bytes < net.eager_threshold_bytes) & ~synchronous
     # MPI_Sendrecv: the rank pays its MPI_Isend's overhead before it posts either side;
     # several sends of one rank are posted o_s apart (_staggered_sends)
@@ -273,10 +275,11 @@ def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
         sendrecv = sends & receives
         send_delay, send_cost = _staggered_sends(step.src, eager, sendrecv[step.src], o_s,
                                                  synchronous)
+        first = _flags([step], "receive_first")
         start = np.maximum(clock[step.src] + send_delay,
-                           clock[step.dst] + np.where(sendrecv[step.dst], o_s, 0.0))
+                           clock[step.dst] + np.where(sendrecv[step.dst] & ~first, o_s, 0.0))
         several_sends = np.bincount(step.src, minlength=len(clock)) > 1
-        if np.any(several_sends & receives):
+        if np.any(several_sends & receives) or np.any(first & sendrecv[step.dst]):
             # its receives' o_r wait for its last MPI_Isend (_receives_after)
             receive_from = clock + _receives_after(step.src, send_delay, len(clock))
     else:
@@ -314,18 +317,21 @@ def _overheads(steps: list[Step], n_bytes: np.ndarray, msg_tasks: np.ndarray,
     are posted o_s apart, and its receives pay o_r in turn once its last send is
     posted (:func:`_staggered_sends`, :func:`_receives_after`), as SMPI charges them.
     """
-    synchronous = _synchronous(steps)
+    synchronous, first = _flags(steps, "synchronous"), _flags(steps, "receive_first")
     eager = (n_bytes < net.eager_threshold_bytes) & ~synchronous
     receive_cost = np.where(eager, net.recv_overhead_s, 0.0)
-    sendrecv = ((np.bincount(post_tasks[0], minlength=n_tasks) > 0)
-                & (np.bincount(post_tasks[1], minlength=n_tasks) > 0))
+    sends = np.bincount(post_tasks[0], minlength=n_tasks)
+    sendrecv = (sends > 0) & (np.bincount(post_tasks[1], minlength=n_tasks) > 0)
     send_delay, send_cost = _staggered_sends(post_tasks[0], eager, sendrecv[post_tasks[0]],
                                              net.send_overhead_s, synchronous)
-    post_delay = np.stack([send_delay,
-                           np.where(sendrecv[post_tasks[1]], net.send_overhead_s, 0.0)])
+    post_delay = np.stack([send_delay, np.where(sendrecv[post_tasks[1]] & ~first,
+                                                net.send_overhead_s, 0.0)])
+    # a part's receives pay o_r from its last send on: in turn when there are several,
+    # or it sends several, or one posted before its send may arrive before it
     receives = np.bincount(msg_tasks[1], minlength=n_tasks)
-    serial_receiver = (((receives > 1)
-                        | ((receives > 0) & (np.bincount(msg_tasks[0], minlength=n_tasks) > 1)))
+    early = np.bincount(msg_tasks[1], weights=first & sendrecv[msg_tasks[1]],
+                        minlength=n_tasks) > 0
+    serial_receiver = (((receives > 1) | ((receives > 0) & (sends > 1)) | early)
                        if net.recv_overhead_s else np.zeros(n_tasks, dtype=bool))
     receive_after = _receives_after(msg_tasks[0], send_delay, n_tasks)
     return eager, post_delay, send_cost, receive_cost, serial_receiver, receive_after

@@ -53,6 +53,11 @@ class Step:
         Per message, 1 for an ``MPI_Ssend``: rendezvous whatever its size (the
         sender pays ``o_s``, then waits for the delivery; the receiver pays no
         ``o_r``), 0 for the others.  Empty: all 0.
+    receive_first : numpy.ndarray of int
+        Per message, 1 when its receiver posted the receive (``MPI_Irecv``)
+        before its sends of the step, so that the receive does not wait for
+        the receiver's ``o_s`` (``MPI_Sendrecv`` posts its send first).
+        Empty: all 0.
     """
 
     src: np.ndarray
@@ -63,17 +68,20 @@ class Step:
     repeat: int = 1
     post_ahead: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     synchronous: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    receive_first: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def __post_init__(self) -> None:
         for name in ("src", "dst", "n_bytes", "reduce_ranks", "reduce_bytes", "post_ahead",
-                     "synchronous"):
+                     "synchronous", "receive_first"):
             object.__setattr__(self, name, _ints(getattr(self, name)))
         if not (len(self.src) == len(self.dst) == len(self.n_bytes)):
             raise ValueError("src, dst and n_bytes must have one entry per message")
         if len(self.post_ahead) not in (0, len(self.src)) or np.any(self.post_ahead < 0):
             raise ValueError("post_ahead must be empty or one integer >= 0 per message")
-        if len(self.synchronous) not in (0, len(self.src)) or np.any(self.synchronous < 0):
-            raise ValueError("synchronous must be empty or one integer >= 0 per message")
+        for name in ("synchronous", "receive_first"):
+            flags = getattr(self, name)
+            if len(flags) not in (0, len(self.src)) or np.any(flags < 0):
+                raise ValueError(f"{name} must be empty or one integer >= 0 per message")
         if len(self.post_ahead) and self.repeat > 1:
             raise ValueError("a repeated step posts its receives in each repeat")
         if len(self.reduce_ranks) != len(self.reduce_bytes):
@@ -88,7 +96,7 @@ def _checked_steps(src, dst, n_bytes, reduce_ranks, reduce_bytes, post_ahead,
                    cuts, reduce_cuts) -> tuple[Step, ...]:
     """Steps cut out of whole-pattern arrays: step k holds messages ``cuts[k]:cuts[k + 1]``
     and reductions ``reduce_cuts[k]:reduce_cuts[k + 1]`` (``post_ahead`` empty: all 0;
-    ``synchronous`` empty).
+    ``synchronous`` and ``receive_first`` empty).
 
     The checks of :class:`Step` are made once over the arrays, not once per
     step: a pipeline at a million ranks has hundreds of thousands of steps.
@@ -113,7 +121,7 @@ def _checked_steps(src, dst, n_bytes, reduce_ranks, reduce_bytes, post_ahead,
                             ("reduce_ranks", reduce_ranks[c:d]),
                             ("reduce_bytes", reduce_bytes[c:d]), ("repeat", 1),
                             ("post_ahead", post_ahead[a:b] if len(post_ahead) else no_ahead),
-                            ("synchronous", no_ahead)):
+                            ("synchronous", no_ahead), ("receive_first", no_ahead)):
             object.__setattr__(step, name, value)
         steps.append(step)
     return tuple(steps)
