@@ -27,7 +27,8 @@ arrival, and not before its last send is posted (:func:`_staggered_sends`,
 :func:`_serial_receives`, :func:`_receives_after`: SMPI charges ``o_r`` in the
 wait).  An ``MPI_Ssend`` (``Step.synchronous``) is a rendezvous whatever its
 size: its sender pays ``o_s``, then waits for the delivery, its receiver pays
-no ``o_r``.
+no ``o_r``.  A receive posted before the rank's sends
+(``Step.receive_first``: an ``MPI_Irecv`` first) does not wait for its ``o_s``.
 
 A step's flows, the filling, its event loop and the event loop of steps
 run together run compiled (:mod:`collsim.analysis.network.kernels`, numba,
