@@ -23,7 +23,12 @@ too, the receiver pays ``o_r`` after the data.  A rank in ``MPI_Sendrecv``
 pays its Isend's overhead (``smpi/ois``) before it posts either side.  A
 rank's several sends in one step are posted ``o_s`` apart (one ``MPI_Isend``
 after another), its several eager receives pay ``o_r`` in turn, in order of
-arrival (:func:`_staggered_sends`, :func:`_serial_receives`).
+arrival, and not before its last send is posted (:func:`_staggered_sends`,
+:func:`_serial_receives`, :func:`_receives_after`: SMPI charges ``o_r`` in the
+wait).  An ``MPI_Ssend`` (``Step.synchronous``) is a rendezvous whatever its
+size: its sender pays ``o_s``, then waits for the delivery, its receiver pays
+no ``o_r``.  A receive posted before the rank's sends
+(``Step.receive_first``: an ``MPI_Irecv`` first) does not wait for its ``o_s``.
 
 A step's flows, the filling, its event loop and the event loop of steps
 run together run compiled (:mod:`collsim.analysis.network.kernels`, numba,
@@ -199,18 +204,45 @@ def _serial_receives(receiver: np.ndarray, arrival_s: np.ndarray, receive_cost_s
 
 
 def _staggered_sends(sender: np.ndarray, eager: np.ndarray, sendrecv: np.ndarray,
-                     o_s: float) -> tuple[np.ndarray, np.ndarray]:
+                     o_s: float, synchronous: np.ndarray | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """(each message's posting delay on the sender's side, the sender's cost of an eager
     send): a process posting several sends in one step makes one MPI_Isend after the
     other, each paying ``o_s``, so the i-th is posted i o_s after its part starts; a
-    lone send pays ``o_s`` before posting when eager or inside an MPI_Sendrecv."""
-    single = np.where(eager | sendrecv, o_s, 0.0)
+    lone send pays ``o_s`` before posting when eager, inside an MPI_Sendrecv or an
+    MPI_Ssend (``synchronous``: SMPI's ``Request::start`` sleeps ``smpi/os`` for a
+    detached send, an MPI_Isend and an MPI_Ssend, not for a blocking rendezvous send)."""
+    paying = eager | sendrecv
+    if synchronous is not None:
+        paying = paying | synchronous
+    single = np.where(paying, o_s, 0.0)
     if not o_s:
         return single, single
     nth = _nth_in_group(sender)
     several = np.bincount(sender)[sender] > 1
     delay = np.where(several, nth * o_s, single)
     return delay, np.where(eager, np.where(several, nth * o_s, o_s), 0.0)
+
+
+def _receives_after(sender: np.ndarray, send_delay: np.ndarray, n: int) -> np.ndarray:
+    """Per rank (or task) of ``n``, how long after its part starts it begins to pay its
+    receives' ``o_r``: when its last send is posted.  SMPI charges ``o_r`` in the wait
+    (``Request::finish_wait``), which the process enters after its MPI_Isend calls, each
+    of which slept ``o_s``; an alltoall's p - 1 receives that arrived meanwhile wait."""
+    after = np.zeros(n)
+    if len(sender):
+        from . import kernels
+
+        kernels.scatter_max(after, sender, np.asarray(send_delay, dtype=float))
+    return after
+
+
+def _flags(steps: list[Step], name: str) -> np.ndarray:
+    """Per message of ``steps`` (concatenated), a flag field of theirs as booleans
+    (``synchronous``: an MPI_Ssend; ``receive_first``: posted before the receiver's
+    sends)."""
+    return np.concatenate([getattr(step, name).astype(bool) if len(getattr(step, name))
+                           else np.zeros(len(step.src), dtype=bool) for step in steps])
 
 
 def _step_routing(step: Step, hosts: np.ndarray, fabric: Fabric, weight_S: float,
@@ -231,18 +263,26 @@ def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
               net: NetworkParams, weight_S: float = 0.0, memo: dict | None = None) -> np.ndarray:
     from . import kernels
 
-    eager = step.n_bytes < net.eager_threshold_bytes
+    synchronous = _flags([step], "synchronous")
+    eager = (step.n_bytes < net.eager_threshold_bytes) & ~synchronous
     # MPI_Sendrecv: the rank pays its MPI_Isend's overhead before it posts either side;
     # several sends of one rank are posted o_s apart (_staggered_sends)
     o_s = net.send_overhead_s
+    receive_from = np.full(len(clock), -np.inf)
     if o_s:
         sends, receives = np.zeros(len(clock), dtype=bool), np.zeros(len(clock), dtype=bool)
         sends[step.src] = True
         receives[step.dst] = True
         sendrecv = sends & receives
-        send_delay, send_cost = _staggered_sends(step.src, eager, sendrecv[step.src], o_s)
+        send_delay, send_cost = _staggered_sends(step.src, eager, sendrecv[step.src], o_s,
+                                                 synchronous)
+        first = _flags([step], "receive_first")
         start = np.maximum(clock[step.src] + send_delay,
-                           clock[step.dst] + np.where(sendrecv[step.dst], o_s, 0.0))
+                           clock[step.dst] + np.where(sendrecv[step.dst] & ~first, o_s, 0.0))
+        several_sends = np.bincount(step.src, minlength=len(clock)) > 1
+        if np.any(several_sends & receives) or np.any(first & sendrecv[step.dst]):
+            # its receives' o_r wait for its last MPI_Isend (_receives_after)
+            receive_from = clock + _receives_after(step.src, send_delay, len(clock))
     else:
         send_cost = np.zeros(len(step.src))
         start = np.maximum(clock[step.src], clock[step.dst])
@@ -253,8 +293,9 @@ def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
     # an eager sender goes on after its o_s; its receiver pays o_r after the data, in turn
     kernels.scatter_max(after, step.src, np.where(eager, clock[step.src] + send_cost, end))
     receive_cost = np.where(eager, net.recv_overhead_s, 0.0)
-    if net.recv_overhead_s and np.bincount(step.dst).max(initial=0) > 1:
-        received = _serial_receives(step.dst, end, receive_cost, np.full(len(clock), -np.inf))
+    if net.recv_overhead_s and (np.bincount(step.dst).max(initial=0) > 1
+                                or np.isfinite(receive_from).any()):
+        received = _serial_receives(step.dst, end, receive_cost, receive_from)
     else:
         received = end + receive_cost
     kernels.scatter_max(after, step.dst, np.asarray(received, dtype=float))
@@ -262,6 +303,39 @@ def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
         kernels.scatter_add(after, step.reduce_ranks,
                             step.reduce_bytes * float(fabric.gamma_s_per_byte))
     return after
+
+
+def _overheads(steps: list[Step], n_bytes: np.ndarray, msg_tasks: np.ndarray,
+               post_tasks: np.ndarray, n_tasks: int, net: NetworkParams) -> tuple:
+    """What SMPI's overheads make of the messages of steps run together (per message:
+    eager, the two sides' posting delays, the sender's cost, the receiver's ``o_r``;
+    per task: whether its receives pay ``o_r`` in turn, from when).
+
+    An eager message (under the eager threshold, not an MPI_Ssend): its sender pays
+    o_s and goes on, the transfer starts once the receive is posted too, the receiver
+    pays o_r after it.  A rank that sends and receives in one step (MPI_Sendrecv) pays
+    its MPI_Isend's overhead (smpi/ois) before it posts either; a part's several sends
+    are posted o_s apart, and its receives pay o_r in turn once its last send is
+    posted (:func:`_staggered_sends`, :func:`_receives_after`), as SMPI charges them.
+    """
+    synchronous, first = _flags(steps, "synchronous"), _flags(steps, "receive_first")
+    eager = (n_bytes < net.eager_threshold_bytes) & ~synchronous
+    receive_cost = np.where(eager, net.recv_overhead_s, 0.0)
+    sends = np.bincount(post_tasks[0], minlength=n_tasks)
+    sendrecv = (sends > 0) & (np.bincount(post_tasks[1], minlength=n_tasks) > 0)
+    send_delay, send_cost = _staggered_sends(post_tasks[0], eager, sendrecv[post_tasks[0]],
+                                             net.send_overhead_s, synchronous)
+    post_delay = np.stack([send_delay, np.where(sendrecv[post_tasks[1]] & ~first,
+                                                net.send_overhead_s, 0.0)])
+    # a part's receives pay o_r from its last send on: in turn when there are several,
+    # or it sends several, or one posted before its send may arrive before it
+    receives = np.bincount(msg_tasks[1], minlength=n_tasks)
+    early = np.bincount(msg_tasks[1], weights=first & sendrecv[msg_tasks[1]],
+                        minlength=n_tasks) > 0
+    serial_receiver = (((receives > 1) | ((receives > 0) & (sends > 1)) | early)
+                       if net.recv_overhead_s else np.zeros(n_tasks, dtype=bool))
+    receive_after = _receives_after(msg_tasks[0], send_delay, n_tasks)
+    return eager, post_delay, send_cost, receive_cost, serial_receiver, receive_after
 
 
 def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
@@ -324,21 +398,8 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
 
     first = np.ones(n_tasks, dtype=bool)
     first[1:] = task_rank[1:] != task_rank[:-1]
-    # an eager message (under the eager threshold): its sender pays o_s and goes on, the
-    # transfer starts once the receive is posted too, the receiver pays o_r after it
-    eager = n_bytes < net.eager_threshold_bytes
-    receive_cost = np.where(eager, net.recv_overhead_s, 0.0)
-    # a rank that sends and receives in one step (MPI_Sendrecv) pays its MPI_Isend's
-    # overhead (smpi/ois) before it posts either; a part's several sends are posted o_s
-    # apart and its several eager receives pay o_r in turn, as SMPI charges them
-    sendrecv = ((np.bincount(post_tasks[0], minlength=n_tasks) > 0)
-                & (np.bincount(post_tasks[1], minlength=n_tasks) > 0))
-    send_delay, send_cost = _staggered_sends(post_tasks[0], eager, sendrecv[post_tasks[0]],
-                                             net.send_overhead_s)
-    post_delay = np.stack([send_delay,
-                           np.where(sendrecv[post_tasks[1]], net.send_overhead_s, 0.0)])
-    serial_receiver = ((np.bincount(msg_tasks[1], minlength=n_tasks) > 1)
-                       if net.recv_overhead_s else np.zeros(n_tasks, dtype=bool))
+    eager, post_delay, send_cost, receive_cost, serial_receiver, receive_after = _overheads(
+        steps, n_bytes, msg_tasks, post_tasks, n_tasks, net)
     size = (n_bytes + net.envelope_bytes).astype(float)
     flows = _Flows(size, fabric.routes(hosts[src], hosts[dst]), fabric, net, weight_S)
     task_last, deadlock = kernels.run_together(
@@ -347,7 +408,7 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
         np.ascontiguousarray(msg_tasks, dtype=np.int64),
         np.ascontiguousarray(post_tasks, dtype=np.int64),
         np.ascontiguousarray(post_delay, dtype=float), eager, np.asarray(send_cost, dtype=float),
-        np.asarray(receive_cost, dtype=float), serial_receiver,
+        np.asarray(receive_cost, dtype=float), serial_receiver, receive_after,
         np.asarray(flows.latency, dtype=float), size, np.asarray(flows.rate_factor, dtype=float),
         *flows.lists, flows.capacity, flows.penalty, flows.bound, LEVEL_RTOL, _DONE_RTOL)
     if deadlock:

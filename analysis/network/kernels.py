@@ -664,10 +664,11 @@ def _next_events(now, posted, data_latency, done, active, left, size, rate_facto
 @numba.njit(cache=_CACHE)
 def _end_messages(n_finished, finished, finished_at, done, received, receive_cost,
                   serial_receiver, msg_tasks, receiver_free, task_last, pending, touched,
-                  eager):
+                  eager, task_start, receive_after):
     """The finished messages end their receiver's task side (o_r after the data, in
-    turn of arrival for a rank receiving several in its part) and, when it waited
-    (rendezvous), their sender's.  Returns the tasks they touched, ascending."""
+    turn of arrival for a rank receiving several in its part, from ``receive_after``
+    past its start: when its last send is posted) and, when it waited (rendezvous),
+    their sender's.  Returns the tasks they touched, ascending."""
     n_serial = 0
     for i in range(n_finished):
         f = finished[i]
@@ -686,6 +687,8 @@ def _end_messages(n_finished, finished, finished_at, done, received, receive_cos
             f = finished[i]
             r = msg_tasks[1, f]
             free = receiver_free[r]
+            if task_start[r] + receive_after[r] > free and task_start[r] < np.inf:
+                free = task_start[r] + receive_after[r]
             if finished_at[i] > free:
                 free = finished_at[i]
             receiver_free[r] = free + receive_cost[f]
@@ -712,8 +715,9 @@ def _end_messages(n_finished, finished, finished_at, done, received, receive_cos
 @numba.njit(cache=_CACHE)
 def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_first, task_msg,
                  msg_tasks, post_tasks, post_delay, eager, send_cost, receive_cost,
-                 serial_receiver, data_latency, size, rate_factor, flow_start, flow_link,
-                 link_start, link_flow, capacity, penalty, bound, level_rtol, done_rtol):
+                 serial_receiver, receive_after, data_latency, size, rate_factor, flow_start,
+                 flow_link, link_start, link_flow, capacity, penalty, bound, level_rtol,
+                 done_rtol):
     """The event simulation of several steps (the engine's ``_run_together``), compiled.
 
     Tasks are (rank, step) pairs, a rank's in order; a message is posted
@@ -721,7 +725,8 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
     latency later and moves at its max-min rate (:func:`fill`) among every
     flow in flight, re-shared whenever one ends or starts.  A finished
     message ends its receiver's task side (after ``receive_cost``, in turn
-    of arrival for a ``serial_receiver``) and, rendezvous, its sender's.
+    of arrival for a ``serial_receiver``, from ``receive_after`` past the
+    task's start) and, rendezvous, its sender's.
     Returns (each task's end, False) or, when the tasks deadlock, (.., True).
     ``pending`` is consumed.
     """
@@ -767,7 +772,8 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
         n_done += n_finished
         completed = _end_messages(n_finished, finished, finished_at, done, received,
                                   receive_cost, serial_receiver, msg_tasks, receiver_free,
-                                  task_last, pending, touched, eager)
+                                  task_last, pending, touched, eager, task_start,
+                                  receive_after)
         # a receive posted ahead may complete a task before it starts (it then ends when
         # it starts), or before the start its previous task set for it, later than now
         for t in completed[::-1]:

@@ -49,6 +49,15 @@ class Step:
         the wait here); 0: posted in this step.  Empty: all 0.  Only the
         event simulation of steps run together reads it (a step timed alone,
         above ``engine.TOGETHER_MESSAGES``, posts every receive in its step).
+    synchronous : numpy.ndarray of int
+        Per message, 1 for an ``MPI_Ssend``: rendezvous whatever its size (the
+        sender pays ``o_s``, then waits for the delivery; the receiver pays no
+        ``o_r``), 0 for the others.  Empty: all 0.
+    receive_first : numpy.ndarray of int
+        Per message, 1 when its receiver posted the receive (``MPI_Irecv``)
+        before its sends of the step, so that the receive does not wait for
+        the receiver's ``o_s`` (``MPI_Sendrecv`` posts its send first).
+        Empty: all 0.
     """
 
     src: np.ndarray
@@ -58,14 +67,21 @@ class Step:
     reduce_bytes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     repeat: int = 1
     post_ahead: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    synchronous: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    receive_first: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def __post_init__(self) -> None:
-        for name in ("src", "dst", "n_bytes", "reduce_ranks", "reduce_bytes", "post_ahead"):
+        for name in ("src", "dst", "n_bytes", "reduce_ranks", "reduce_bytes", "post_ahead",
+                     "synchronous", "receive_first"):
             object.__setattr__(self, name, _ints(getattr(self, name)))
         if not (len(self.src) == len(self.dst) == len(self.n_bytes)):
             raise ValueError("src, dst and n_bytes must have one entry per message")
         if len(self.post_ahead) not in (0, len(self.src)) or np.any(self.post_ahead < 0):
             raise ValueError("post_ahead must be empty or one integer >= 0 per message")
+        for name in ("synchronous", "receive_first"):
+            flags = getattr(self, name)
+            if len(flags) not in (0, len(self.src)) or np.any(flags < 0):
+                raise ValueError(f"{name} must be empty or one integer >= 0 per message")
         if len(self.post_ahead) and self.repeat > 1:
             raise ValueError("a repeated step posts its receives in each repeat")
         if len(self.reduce_ranks) != len(self.reduce_bytes):
@@ -79,7 +95,8 @@ class Step:
 def _checked_steps(src, dst, n_bytes, reduce_ranks, reduce_bytes, post_ahead,
                    cuts, reduce_cuts) -> tuple[Step, ...]:
     """Steps cut out of whole-pattern arrays: step k holds messages ``cuts[k]:cuts[k + 1]``
-    and reductions ``reduce_cuts[k]:reduce_cuts[k + 1]`` (``post_ahead`` empty: all 0).
+    and reductions ``reduce_cuts[k]:reduce_cuts[k + 1]`` (``post_ahead`` empty: all 0;
+    ``synchronous`` and ``receive_first`` empty).
 
     The checks of :class:`Step` are made once over the arrays, not once per
     step: a pipeline at a million ranks has hundreds of thousands of steps.
@@ -103,7 +120,8 @@ def _checked_steps(src, dst, n_bytes, reduce_ranks, reduce_bytes, post_ahead,
         for name, value in (("src", src[a:b]), ("dst", dst[a:b]), ("n_bytes", n_bytes[a:b]),
                             ("reduce_ranks", reduce_ranks[c:d]),
                             ("reduce_bytes", reduce_bytes[c:d]), ("repeat", 1),
-                            ("post_ahead", post_ahead[a:b] if len(post_ahead) else no_ahead)):
+                            ("post_ahead", post_ahead[a:b] if len(post_ahead) else no_ahead),
+                            ("synchronous", no_ahead), ("receive_first", no_ahead)):
             object.__setattr__(step, name, value)
         steps.append(step)
     return tuple(steps)

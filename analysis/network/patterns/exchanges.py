@@ -35,7 +35,9 @@ def alltoall_linear(p: int, count: int, *, elem_bytes: int, root: int = 0,
     shift = np.arange(1, p, dtype=np.int64)
     src = np.repeat(rank, p - 1)
     dst = (src + np.tile(shift, p)) % p
-    return Pattern(p, (Step(src, dst, np.full(len(src), count * elem_bytes)),))
+    # every MPI_Irecv before the MPI_Isends
+    return Pattern(p, (Step(src, dst, np.full(len(src), count * elem_bytes),
+                            receive_first=np.ones(len(src))),))
 
 
 def _shifts(p: int, n_bytes: int) -> tuple[Step, ...]:
@@ -84,7 +86,7 @@ def alltoall_scattered(p: int, count: int, *, elem_bytes: int, root: int = 0,
         offsets = np.asarray(batch, dtype=np.int64)
         src = np.repeat(rank, len(offsets))
         steps.append(Step(src, (src - np.tile(offsets, p)) % p,
-                          np.full(len(src), count * elem_bytes)))
+                          np.full(len(src), count * elem_bytes), receive_first=np.ones(len(src))))
     return Pattern(p, tuple(steps))
 
 
@@ -112,10 +114,12 @@ def barrier_recursive_doubling(p: int, count: int, *, elem_bytes: int, root: int
     while mask < m:
         a = low[(low & mask) == 0]
         src, dst, size = exchange(a, a | mask, 0)
-        steps.append(Step(src, dst, size))
+        # MPI_Irecv, MPI_Send, MPI_Wait
+        steps.append(Step(src, dst, size, receive_first=np.ones(len(src))))
         mask <<= 1
     if p > m:
-        steps.append(Step(high - m, high, _empty(p - m)))
+        # the release is an MPI_Ssend
+        steps.append(Step(high - m, high, _empty(p - m), synchronous=np.ones(p - m)))
     return Pattern(p, tuple(steps))
 
 
@@ -136,10 +140,12 @@ def barrier_tree(p: int, count: int, *, elem_bytes: int, root: int = 0,
 
 def barrier_double_ring(p: int, count: int, *, elem_bytes: int, root: int = 0,
                         commutative: bool = True, **context) -> Pattern:
-    """``barrier_double_ring.c``: 2p steps of one empty message, i to i + 1, twice round."""
+    """``barrier_double_ring.c``: 2p steps of one empty message, i to i + 1, twice round
+    (``MPI_Send`` the first time, ``MPI_Ssend`` the second)."""
     if p == 1:
         return Pattern(p, ())
-    return Pattern(p, tuple(Step([i % p], [(i + 1) % p], [0]) for i in range(2 * p)))
+    return Pattern(p, tuple(Step([i % p], [(i + 1) % p], [0], synchronous=[i >= p])
+                            for i in range(2 * p)))
 
 
 PATTERNS = {
