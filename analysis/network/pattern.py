@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 import numpy as np
 
 __all__ = ["Step", "Pattern", "exchange", "on_ranks", "in_sequence", "side_by_side",
-           "then_combine"]
+           "then_combine", "plain_steps"]
 
 
 def _ints(values) -> np.ndarray:
@@ -198,8 +198,15 @@ def in_sequence(*patterns: Pattern) -> Pattern:
     return Pattern(p, tuple(step for part in patterns for step in part.steps))
 
 
+def plain_steps(steps) -> list[Step]:
+    """``steps`` with each step that stands for several (``serial.SerialSteps``: a
+    ``parts`` method) replaced by its plain steps, in order."""
+    return [part for s in steps for part in (s.parts() if hasattr(s, "parts") else (s,))]
+
+
 def _unrolled(pattern: Pattern) -> tuple[Step, ...]:
-    return tuple(replace(s, repeat=1) for s in pattern.steps for _ in range(s.repeat))
+    return tuple(replace(s, repeat=1) for s in plain_steps(pattern.steps)
+                 for _ in range(s.repeat))
 
 
 def _merged(here: list[Step]) -> Step:
@@ -261,7 +268,7 @@ def side_by_side(*patterns: Pattern) -> Pattern:
     unrolled_messages = sum(part.messages for part in parts)
     if alike and not (repeated and len(parts) > 1
                       and unrolled_messages <= SIDE_BY_SIDE_UNROLL_MESSAGES):
-        columns = [part.steps for part in parts]
+        columns = [plain_steps(part.steps) for part in parts]
     else:
         columns = [_unrolled(part) for part in parts]
     steps = [_merged([c[i] for c in columns if i < len(c)])

@@ -22,6 +22,7 @@ from collsim.analysis.models._base import ceil_log2
 from collsim.analysis.models.alltoall import bruck_blocks, scattered_batches
 
 from ..pattern import Pattern, Step, exchange
+from ..serial import SerialSteps
 from ._common import nothing_to_send, ranks
 
 __all__ = ["PATTERNS"]
@@ -136,10 +137,12 @@ def barrier_tree(p: int, count: int, *, elem_bytes: int, root: int = 0,
 
 def barrier_double_ring(p: int, count: int, *, elem_bytes: int, root: int = 0,
                         commutative: bool = True, **context) -> Pattern:
-    """``barrier_double_ring.c``: 2p steps of one empty message, i to i + 1, twice round."""
+    """``barrier_double_ring.c``: 2p steps of one empty message, i to i + 1, twice round
+    (:class:`SerialSteps`)."""
     if p == 1:
         return Pattern(p, ())
-    return Pattern(p, tuple(Step([i % p], [(i + 1) % p], [0]) for i in range(2 * p)))
+    sender = np.arange(2 * p, dtype=np.int64) % p
+    return Pattern(p, (SerialSteps(sender, (sender + 1) % p, _empty(2 * p)),))
 
 
 PATTERNS = {
