@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 import numpy as np
 
 __all__ = ["Step", "Pattern", "exchange", "on_ranks", "in_sequence", "side_by_side",
-           "then_combine", "plain_steps"]
+           "then_combine", "plain_steps", "MAX_MESSAGES", "PatternTooLarge", "check_size"]
 
 
 def _ints(values) -> np.ndarray:
@@ -138,6 +138,48 @@ class Pattern:
     def messages(self) -> int:
         """The number of messages, repeats counted."""
         return sum(len(step.src) * step.repeat for step in self.steps)
+
+
+#: The most messages a pattern whose every message is its own (no repeated step, no
+#: serial steps) is built with: p (p - 1) at 4096 ranks.  Above, an alltoall's
+#: p^2 messages (10^12 at a million ranks) cannot be held, routed or shared.
+MAX_MESSAGES = 1 << 24
+
+
+class PatternTooLarge(ValueError):
+    """The pattern would hold more than :data:`MAX_MESSAGES` messages: the model does
+    not answer (no smaller stand-in is made: it would be another algorithm)."""
+
+
+def check_size(name: str, p: int, messages_at) -> None:
+    """Refuse a pattern of ``messages_at(p)`` messages above :data:`MAX_MESSAGES`.
+
+    Raises
+    ------
+    PatternTooLarge
+        Naming the entry, its messages and the largest p it answers
+        (``messages_at`` grows with p).
+
+    Examples
+    --------
+    >>> check_size("alltoall/pairwise", 4096, lambda p: p * (p - 1))
+    >>> try:
+    ...     check_size("alltoall/pairwise", 4097, lambda p: p * (p - 1))
+    ... except PatternTooLarge as error:
+    ...     print(str(error)[:60])
+    alltoall/pairwise on 4097 ranks is 16,781,312 messages, more
+    """
+    messages = messages_at(p)
+    if messages <= MAX_MESSAGES:
+        return
+    low, high = 1, p            # messages_at(low) <= MAX_MESSAGES < messages_at(high)
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if messages_at(mid) <= MAX_MESSAGES else (low, mid)
+    raise PatternTooLarge(
+        f"{name} on {p} ranks is {messages:,} messages, more than the {MAX_MESSAGES:,} the "
+        f"network model holds (the largest it answers: {low} ranks); its translation "
+        "symmetry, which would answer more, is not used")
 
 
 # -- composing patterns -------------------------------------------------------
