@@ -8,7 +8,11 @@ some ranks.  A receive may be posted in one of the receiver's earlier steps
 and waited for in this one (``post_ahead``: Open MPI's generic tree reduce
 keeps two receives in flight).  ``repeat`` > 1 says that the same step happens that many times
 in a row (the ring's p - 1 shifts): the engine then times it once and
-multiplies, instead of routing it p - 1 times.
+multiplies, instead of routing it p - 1 times.  Steps of one message each, one
+after another (a chain, a token round a ring), are one
+:class:`collsim.analysis.network.serial.SerialSteps` (a Step whose message k is
+step k: :func:`plain_steps` expands it).  A pattern of more than
+:data:`MAX_MESSAGES` messages of its own refuses (:func:`check_size`).
 """
 
 from __future__ import annotations
