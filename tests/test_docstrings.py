@@ -18,6 +18,7 @@ MODULES = [
     "collsim.platforms.catalog",
     "collsim.analysis.models",
     "collsim.analysis.datagen",
+    "collsim.analysis.network.pattern",
     "collsim.repro",
 ]
 

@@ -51,7 +51,8 @@ from collsim.analysis.models._base import NetworkParams
 
 from .fabric import Fabric
 from .maxmin import LEVEL_RTOL
-from .pattern import Pattern, Step
+from .pattern import Pattern, Step, plain_steps
+from .serial import SerialSteps
 
 __all__ = ["pattern_time", "step_end_times", "factors"]
 
@@ -490,13 +491,16 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
 
     def flush(clock):
         if together and sum(len(step.src) for step in together) <= together_messages:
-            clock = _run_together(together, clock, hosts, fabric, net, weight_S)
+            clock = _run_together(plain_steps(together), clock, hosts, fabric, net, weight_S)
         elif pattern.windowed:
-            for window in _windows(together, WINDOW_MESSAGES):
+            for window in _windows(plain_steps(together), WINDOW_MESSAGES):
                 clock = _run_together(window, clock, hosts, fabric, net, weight_S)
         else:
             for step in together:
-                clock = _run_step(step, clock, hosts, fabric, net, weight_S, memo)
+                if isinstance(step, SerialSteps):   # steps of one message each, alone
+                    clock = step.run_alone(clock, hosts, fabric, net, weight_S)
+                else:
+                    clock = _run_step(step, clock, hosts, fabric, net, weight_S, memo)
         together.clear()
         return clock
 

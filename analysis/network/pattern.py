@@ -8,7 +8,11 @@ some ranks.  A receive may be posted in one of the receiver's earlier steps
 and waited for in this one (``post_ahead``: Open MPI's generic tree reduce
 keeps two receives in flight).  ``repeat`` > 1 says that the same step happens that many times
 in a row (the ring's p - 1 shifts): the engine then times it once and
-multiplies, instead of routing it p - 1 times.
+multiplies, instead of routing it p - 1 times.  Steps of one message each, one
+after another (a chain, a token round a ring), are one
+:class:`collsim.analysis.network.serial.SerialSteps` (a Step whose message k is
+step k: :func:`plain_steps` expands it).  A pattern of more than
+:data:`MAX_MESSAGES` messages of its own refuses (:func:`check_size`).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from dataclasses import dataclass, field, fields, replace
 import numpy as np
 
 __all__ = ["Step", "Pattern", "exchange", "on_ranks", "in_sequence", "side_by_side",
-           "then_combine"]
+           "then_combine", "plain_steps", "MAX_MESSAGES", "PatternTooLarge", "check_size"]
 
 
 def _ints(values) -> np.ndarray:
@@ -158,6 +162,48 @@ class Pattern:
         return sum(len(step.src) * step.repeat for step in self.steps)
 
 
+#: The most messages a pattern whose every message is its own (no repeated step, no
+#: serial steps) is built with: p (p - 1) at 4096 ranks.  Above, an alltoall's
+#: p^2 messages (10^12 at a million ranks) cannot be held, routed or shared.
+MAX_MESSAGES = 1 << 24
+
+
+class PatternTooLarge(ValueError):
+    """The pattern would hold more than :data:`MAX_MESSAGES` messages: the model does
+    not answer (no smaller stand-in is made: it would be another algorithm)."""
+
+
+def check_size(name: str, p: int, messages_at) -> None:
+    """Refuse a pattern of ``messages_at(p)`` messages above :data:`MAX_MESSAGES`.
+
+    Raises
+    ------
+    PatternTooLarge
+        Naming the entry, its messages and the largest p it answers
+        (``messages_at`` grows with p).
+
+    Examples
+    --------
+    >>> check_size("alltoall/pairwise", 4096, lambda p: p * (p - 1))
+    >>> try:
+    ...     check_size("alltoall/pairwise", 4097, lambda p: p * (p - 1))
+    ... except PatternTooLarge as error:
+    ...     print(str(error)[:60])
+    alltoall/pairwise on 4097 ranks is 16,781,312 messages, more
+    """
+    messages = messages_at(p)
+    if messages <= MAX_MESSAGES:
+        return
+    low, high = 1, p            # messages_at(low) <= MAX_MESSAGES < messages_at(high)
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if messages_at(mid) <= MAX_MESSAGES else (low, mid)
+    raise PatternTooLarge(
+        f"{name} on {p} ranks is {messages:,} messages, more than the {MAX_MESSAGES:,} the "
+        f"network model holds (the largest it answers: {low} ranks); its translation "
+        "symmetry, which would answer more, is not used")
+
+
 # -- composing patterns -------------------------------------------------------
 # The composite algorithms (two-level, node-aware, pre-rounded, the selectors)
 # run other entries on sub-communicators, one after another or several at once
@@ -216,8 +262,15 @@ def in_sequence(*patterns: Pattern) -> Pattern:
     return Pattern(p, tuple(step for part in patterns for step in part.steps))
 
 
+def plain_steps(steps) -> list[Step]:
+    """``steps`` with each step that stands for several (``serial.SerialSteps``: a
+    ``parts`` method) replaced by its plain steps, in order."""
+    return [part for s in steps for part in (s.parts() if hasattr(s, "parts") else (s,))]
+
+
 def _unrolled(pattern: Pattern) -> tuple[Step, ...]:
-    return tuple(replace(s, repeat=1) for s in pattern.steps for _ in range(s.repeat))
+    return tuple(replace(s, repeat=1) for s in plain_steps(pattern.steps)
+                 for _ in range(s.repeat))
 
 
 def _merged(here: list[Step]) -> Step:
@@ -279,7 +332,7 @@ def side_by_side(*patterns: Pattern) -> Pattern:
     unrolled_messages = sum(part.messages for part in parts)
     if alike and not (repeated and len(parts) > 1
                       and unrolled_messages <= SIDE_BY_SIDE_UNROLL_MESSAGES):
-        columns = [part.steps for part in parts]
+        columns = [plain_steps(part.steps) for part in parts]
     else:
         columns = [_unrolled(part) for part in parts]
     steps = [_merged([c[i] for c in columns if i < len(c)])

@@ -31,6 +31,7 @@ from collsim.analysis.models import NetworkParams
 from collsim.analysis.network import (CrossbarFabric, DragonflyFabric, Fabric, FatTreeFabric,
                                       GraphFabric, pattern_time)
 from collsim.analysis.network import patterns as _patterns
+from collsim.analysis.network.pattern import PatternTooLarge
 from collsim.errors import CollsimError
 from collsim.harness import collectives
 from collsim.limits import check
@@ -324,6 +325,9 @@ def collective_time(setting: NetworkSetting, collective: str, algorithm: str, n_
     NoNetworkPattern
         If the entry, or a part it runs, has no network pattern
         (``collsim.analysis.network.patterns.pattern_for``'s KeyError).
+    CollsimError
+        If its pattern is too large to hold (``pattern.PatternTooLarge``: an
+        alltoall's p^2 messages above 4096 ranks).
     """
     try:
         build = _patterns.pattern_for(collective, algorithm)
@@ -333,5 +337,7 @@ def collective_time(setting: NetworkSetting, collective: str, algorithm: str, n_
                         rank_sockets=setting.sockets)
     except KeyError as error:  # its sentence names the entries that have one
         raise NoNetworkPattern(error.args[0] if error.args else str(error)) from None
+    except PatternTooLarge as error:  # names the largest size it answers
+        raise CollsimError(str(error)) from None
     return (pattern_time(pattern, setting.rank_hosts, setting.fabric, setting.net,
                          weight_S=setting.weight_S), pattern.messages)

@@ -8,13 +8,14 @@ of 1 MiB, every registry entry <= 60 s, within 4 GB.  The machine is
 shared: CPU seconds are the steadier figure.  Not part of ``make test``.
 
     nice -n 5 .venv/bin/python tests/benchmarks/predict_scale.py [--runs 3]
-        [--entries all | allreduce/ring,bcast/linear,...]
+        [--entries all | allreduce/ring,bcast/linear,scan/linear@8,...]
         [--algorithms ring,recursive_doubling,rabenseifner --collective allreduce]
         [--machines FT,DF] [--bytes 1MiB] [--timeout 120] [--markdown]
         [--collsim OTHER/.venv/bin/collsim]
 
 ``--entries all`` times every registry entry (``collsim list``, the
-selectors included) with one command; ``--timeout`` stops a run after that
+selectors included) with one command; ``entry@SIZE`` times that entry at
+SIZE instead of ``--bytes`` (one command for sizes per entry); ``--timeout`` stops a run after that
 many wall seconds (its row says ``> T``).  ``--markdown`` prints the table
 ready for the README or a closing note (entry, machine, model_s, CPU s,
 wall s, peak RSS GB).  ``--collsim`` times another checkout's collsim
@@ -136,12 +137,15 @@ def main() -> None:
               f"{'cpu_s':>7} {'maxrss_MB':>9}  (medians of {args.runs}; walls: ...)  collsim")
     for machine in args.machines.split(","):
         for entry in entries:
+            entry, _, size = entry.partition("@")
+            size = size or args.bytes
             collective, algorithm = entry.split("/")
+            entry = entry if size == args.bytes else f"{entry} @ {size}"
             runs = {collsim: [] for collsim in collsims}
             for _ in range(args.runs):
                 for collsim in collsims:
                     runs[collsim].append(measure(collsim, machine, collective, algorithm,
-                                                 args.np, args.bytes, args.timeout))
+                                                 args.np, size, args.timeout))
             for collsim, rows in runs.items():
                 model_s = next((r["model_s"] for r in rows if r["model_s"] is not None), None)
                 over = any(r["timed_out"] for r in rows)

@@ -11,7 +11,8 @@ and shares as many flows: 16.8 million at 4096 ranks, where ``collsim predict
 --platform fat-tree --nodes 4096 --np 4096 --coll alltoall --bytes 64KiB``
 took 3.6 s and 320 MB for pairwise, 32 s and 610 MB for scattered (measured;
 1024 ranks: 2.6 s and 3.2 s).  Fine up to a few thousand ranks; the cost grows
-as p^2, so a million ranks (10^12 messages) is out of reach.
+as p^2, so a million ranks (10^12 messages) is out of reach: above
+``pattern.MAX_MESSAGES`` (4096 ranks) they refuse (``PatternTooLarge``).
 """
 
 from __future__ import annotations
@@ -21,16 +22,23 @@ import numpy as np
 from collsim.analysis.models._base import ceil_log2
 from collsim.analysis.models.alltoall import bruck_blocks, scattered_batches
 
-from ..pattern import Pattern, Step, exchange
+from ..pattern import Pattern, Step, check_size, exchange
+from ..serial import SerialSteps
 from ._common import nothing_to_send, ranks
 
 __all__ = ["PATTERNS"]
+
+
+def _all_pairs(p: int) -> int:
+    """Every rank's block for every other: p (p - 1) messages."""
+    return p * (p - 1)
 
 
 @nothing_to_send
 def alltoall_linear(p: int, count: int, *, elem_bytes: int, root: int = 0,
                     commutative: bool = True, **context) -> Pattern:
     """``alltoall_linear.c``: every rank's p - 1 sends and receives at once (p (p - 1) messages)."""
+    check_size("alltoall/linear", p, _all_pairs)
     rank = ranks(p)
     shift = np.arange(1, p, dtype=np.int64)
     src = np.repeat(rank, p - 1)
@@ -51,6 +59,7 @@ def _shifts(p: int, n_bytes: int) -> tuple[Step, ...]:
 def alltoall_pairwise(p: int, count: int, *, elem_bytes: int, root: int = 0,
                       commutative: bool = True, **context) -> Pattern:
     """``alltoall_pairwise.c``: p - 1 steps, rank i to i + k and from i - k (p (p - 1) messages)."""
+    check_size("alltoall/pairwise", p, _all_pairs)
     return Pattern(p, _shifts(p, count * elem_bytes))
 
 
@@ -58,6 +67,7 @@ def alltoall_pairwise(p: int, count: int, *, elem_bytes: int, root: int = 0,
 def alltoall_pairwise_xor(p: int, count: int, *, elem_bytes: int, root: int = 0,
                           commutative: bool = True, **context) -> Pattern:
     """``alltoall_pairwise_xor.c``: p - 1 steps with i XOR k for a power of two, else shifts."""
+    check_size("alltoall/pairwise_xor", p, _all_pairs)
     n = count * elem_bytes
     if p & (p - 1):
         return Pattern(p, _shifts(p, n))
@@ -80,6 +90,7 @@ def alltoall_scattered(p: int, count: int, *, elem_bytes: int, root: int = 0,
                        commutative: bool = True, **context) -> Pattern:
     """``alltoall_scattered.c``: batches of 32 offsets, all of a batch at once (p (p - 1)
     messages)."""
+    check_size("alltoall/scattered", p, _all_pairs)
     rank = ranks(p)
     steps = []
     for batch in scattered_batches(p):
@@ -141,11 +152,12 @@ def barrier_tree(p: int, count: int, *, elem_bytes: int, root: int = 0,
 def barrier_double_ring(p: int, count: int, *, elem_bytes: int, root: int = 0,
                         commutative: bool = True, **context) -> Pattern:
     """``barrier_double_ring.c``: 2p steps of one empty message, i to i + 1, twice round
-    (``MPI_Send`` the first time, ``MPI_Ssend`` the second)."""
+    (``MPI_Send`` the first time round, ``MPI_Ssend`` the second: :class:`SerialSteps`)."""
     if p == 1:
         return Pattern(p, ())
-    return Pattern(p, tuple(Step([i % p], [(i + 1) % p], [0], synchronous=[i >= p])
-                            for i in range(2 * p)))
+    sender = np.arange(2 * p, dtype=np.int64) % p
+    return Pattern(p, (SerialSteps(sender, (sender + 1) % p, _empty(2 * p),
+                                   synchronous=np.arange(2 * p) >= p),))
 
 
 PATTERNS = {

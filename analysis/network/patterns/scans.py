@@ -12,7 +12,8 @@ import numpy as np
 
 from collsim.analysis.models._base import floor_log2
 
-from ..pattern import Pattern, Step, _checked_steps, exchange, in_sequence
+from ..pattern import Pattern, Step, check_size, exchange, in_sequence
+from ..serial import SerialSteps
 from . import gathers, rounds
 from ._common import fold_real, nothing_to_send, ranks, ring_phase
 
@@ -42,7 +43,9 @@ def reduce_scatter_ring(p: int, count: int, *, elem_bytes: int, root: int = 0,
 def reduce_scatter_pairwise(p: int, count: int, *, elem_bytes: int, root: int = 0,
                             commutative: bool = True, **context) -> Pattern:
     """``reduce_scatter_pairwise.c``: in step s every rank r sends a block to r + s and
-    combines the one it receives from r - s."""
+    combines the one it receives from r - s (p (p - 1) messages: refused above
+    ``pattern.MAX_MESSAGES``)."""
+    check_size("reduce_scatter/pairwise", p, lambda q: q * (q - 1))
     rank = ranks(p)
     n = np.full(p, count * elem_bytes)
     return Pattern(p, tuple(Step(rank, (rank + s) % p, n, rank, n) for s in range(1, p)))
@@ -191,13 +194,11 @@ def _forwards(p: int, mask: int, unit: int) -> list[tuple[np.ndarray, np.ndarray
 
 
 def _chain(p: int, n_bytes: int, combine: np.ndarray) -> Pattern:
-    """Steps k = 0 .. p-2: rank k sends to k + 1, which combines when ``combine[k]``."""
+    """Steps k = 0 .. p-2: rank k sends to k + 1, which combines when ``combine[k]``
+    (:class:`SerialSteps`: one message a step, one after another)."""
     rank = ranks(p - 1)
-    keep = combine.astype(bool)
-    reducers = (rank + 1)[keep]
-    reduce_cuts = np.concatenate([[0], np.cumsum(keep)])
-    return Pattern(p, _checked_steps(rank, rank + 1, np.full(p - 1, n_bytes), reducers,
-                                     np.full(len(reducers), n_bytes), (), np.arange(p), reduce_cuts))
+    return Pattern(p, (SerialSteps(rank, rank + 1, np.full(p - 1, n_bytes),
+                                   combine_bytes=np.where(combine.astype(bool), n_bytes, 0)),))
 
 
 @nothing_to_send
