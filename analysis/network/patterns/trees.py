@@ -12,17 +12,21 @@ order whatever the numbering; the numbers group messages for it.  The
 patterns are windowed (``Pattern.windowed``): a pipeline's thousands of
 short steps run together in windows rather than each step alone.
 
-The generic trees and the linear reduce and allreduce are written as op
-arrays with numpy over ranks (:func:`arrays_pattern`'s form: a program of
-Python objects per rank was most of a million-rank prediction); the others'
-programs are flattened into the same arrays.  Matching sends to receives,
-the receives posted ahead and the step numbers are numpy and compiled
-loops (:mod:`collsim.analysis.network.kernels`), in the order the per-rank
-version took them, so the steps are the same, message for message.
+The generic trees, the linear reduce and allreduce and the pipelined
+engine (bcast and reduce along a tree, the in-order allreduce) are written
+as op arrays with numpy over ranks (:func:`arrays_pattern`'s form: a
+program of Python objects per rank was most of a million-rank prediction);
+the dual-root allreduce's programs are flattened into the same arrays.
+Matching sends to receives, the receives posted ahead and the step numbers
+are numpy and compiled loops (:mod:`collsim.analysis.network.kernels`), in
+the order the per-rank version took them, so the steps are the same,
+message for message.
 
-The pipelined engines' programs are the models' own
-(:mod:`collsim.analysis.models._pipelined`: the same trees, block plans and
-order of operations), so the pattern and the model cannot drift apart.
+The pipelined engine's arrays take the models' trees and block plans
+(:mod:`collsim.analysis.models._pipelined`: ``tree_and_blocks``,
+``in_order_tree_and_blocks``) and are held to the models' own programs,
+message for message, by ``tests/test_network_patterns_trees.py``, so the
+pattern and the model cannot drift apart.
 Block counts come from ``params`` as the C code takes them (``--blocks``,
 ``--segment-bytes``, else the pipelining lemma with the run's
 ``alpha_over_beta_bytes``).
