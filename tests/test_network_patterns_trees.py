@@ -213,3 +213,33 @@ def test_pipelined_bcast_on_a_tapered_fat_tree_matches_simgrid():
     # measured equal to 1e-12 (not a guarantee off the crossbar, hence the tolerance)
     simulated, predicted = _simulated_and_predicted("bcast", "pipeline", 64, "random", [65536])
     assert predicted == pytest.approx(simulated, rel=1e-3)
+
+
+@pytest.mark.parametrize("p", [2, 5, 13, 24])
+def test_the_pipelined_arrays_give_the_models_programs_steps(p):
+    # the pipelined engines' op arrays against the models' own programs (models._pipelined),
+    # message for message: roots, block counts, segment sizes, one block
+    from dataclasses import replace
+
+    from collsim.analysis.models import _pipelined
+    from collsim.params import DEFAULT_PARAMS
+
+    for count, params in [(1, DEFAULT_PARAMS), (1001, replace(DEFAULT_PARAMS, block_count=3)),
+                          (4096, replace(DEFAULT_PARAMS, segment_bytes=1024))]:
+        for root in sorted({0, 1, p - 1}):
+            for kind in ("chain", "binary", "in_order_binary"):
+                for collective, arrays, programs in (
+                        ("reduce", trees._reduce_along, _pipelined.reduce_tree_programs),
+                        ("bcast", trees._bcast_along, _pipelined.bcast_tree_programs)):
+                    if collective == "bcast" and kind == "in_order_binary":
+                        continue
+                    _same_steps(trees._pattern(p, arrays(kind, p, count, elem_bytes=8, root=root,
+                                                         params=params, segmented=True)),
+                                trees.programs_pattern(programs(kind, p, count, elem_bytes=8,
+                                                                root=root, params=params,
+                                                                segmented=True)))
+        for segmented in (True, False):
+            _same_steps(trees._pattern(p, trees._allreduce_in_order_arrays(
+                            p, count, elem_bytes=8, params=params, segmented=segmented)),
+                        trees.programs_pattern(_pipelined.allreduce_in_order_tree_programs(
+                            p, count, elem_bytes=8, params=params, segmented=segmented)))

@@ -24,8 +24,9 @@ from ..segments import block_elems
 from ..trees import TreeNode, dual_first_size, in_order_root, tree
 from ._base import NetworkParams
 
-__all__ = ["chain_children", "plan_bytes", "reduce_tree_s", "bcast_tree_s", "allreduce_in_order_tree_s",
-           "dual_root_s", "steady_steps", "reduce_tree_programs", "bcast_tree_programs",
+__all__ = ["chain_children", "plan_bytes", "tree_and_blocks", "in_order_tree_and_blocks",
+           "reduce_tree_s", "bcast_tree_s", "allreduce_in_order_tree_s", "dual_root_s",
+           "steady_steps", "reduce_tree_programs", "bcast_tree_programs",
            "allreduce_in_order_tree_programs", "dual_root_programs"]
 
 
@@ -91,7 +92,7 @@ def engine_bcast(node: TreeNode, blocks: list[int]) -> list[Step]:
     return steps
 
 
-def _tree_and_blocks(kind: str, p: int, count: int, *, elem_bytes: int, root: int,
+def tree_and_blocks(kind: str, p: int, count: int, *, elem_bytes: int, root: int,
                      params: AlgorithmParams, segmented: bool) -> tuple[list[TreeNode], list[int]]:
     """The tree's nodes and the block sizes the engine moves along it (pipeline.c's plan)."""
     nodes = tree(kind, size=p, root=root)
@@ -106,7 +107,7 @@ def reduce_tree_programs(kind: str, p: int, count: int, *, elem_bytes: int, root
     """collsim_reduce_along_tree, one program per rank: reduce to root along a
     chain, binary or in-order binary tree (whose root p // 2 then sends the
     result to root).  The network model's patterns are these programs too."""
-    nodes, blocks = _tree_and_blocks(kind, p, count, elem_bytes=elem_bytes, root=root, params=params,
+    nodes, blocks = tree_and_blocks(kind, p, count, elem_bytes=elem_bytes, root=root, params=params,
                                      segmented=segmented)
     programs = [engine_reduce(node, blocks) for node in nodes]
     tree_root = in_order_root(p) if kind == "in_order_binary" else root
@@ -129,7 +130,7 @@ def bcast_tree_programs(kind: str, p: int, count: int, *, elem_bytes: int, root:
                         params: AlgorithmParams, segmented: bool) -> list[list[Step]]:
     """collsim_bcast_along_tree, one program per rank: bcast from root along a
     chain or binary tree."""
-    nodes, blocks = _tree_and_blocks(kind, p, count, elem_bytes=elem_bytes, root=root, params=params,
+    nodes, blocks = tree_and_blocks(kind, p, count, elem_bytes=elem_bytes, root=root, params=params,
                                      segmented=segmented)
     return [engine_bcast(node, blocks) for node in nodes]
 
@@ -147,10 +148,17 @@ def allreduce_in_order_tree_programs(p: int, count: int, *, elem_bytes: int,
                                      params: AlgorithmParams, segmented: bool) -> list[list[Step]]:
     """collsim_allreduce_along_in_order_tree, one program per rank: reduce up,
     then bcast down."""
-    nodes = tree("in_order_binary", size=p)
-    blocks = plan_bytes(count, elem_bytes, params, segmented=segmented,
-                        fill_steps=4.0 * nodes[0].height, steady=4.0)
+    nodes, blocks = in_order_tree_and_blocks(p, count, elem_bytes=elem_bytes, params=params,
+                                             segmented=segmented)
     return [engine_reduce(node, blocks) + engine_bcast(node, blocks) for node in nodes]
+
+
+def in_order_tree_and_blocks(p: int, count: int, *, elem_bytes: int, params: AlgorithmParams,
+                             segmented: bool) -> tuple[list[TreeNode], list[int]]:
+    """The in-order binary tree and the blocks of collsim_allreduce_along_in_order_tree."""
+    nodes = tree("in_order_binary", size=p)
+    return nodes, plan_bytes(count, elem_bytes, params, segmented=segmented,
+                             fill_steps=4.0 * nodes[0].height, steady=4.0)
 
 
 def allreduce_in_order_tree_s(p: int, count: int, net: NetworkParams, *, elem_bytes: int,

@@ -587,11 +587,12 @@ def _task_done(t, task_start, task_last, task_rank, reduce_s, stack_task, stack_
 @numba.njit(cache=_CACHE)
 def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending, task_rank,
                  reduce_s, task_first, task_msg, post_tasks, post_delay, msg_tasks, eager,
-                 send_cost, posted):
+                 send_cost, posted, data_latency, starts):
     """Start the tasks on the stack at their times and every task that follows from them.
 
     A started task posts its messages whose two posting tasks have both
-    started (each at the later of its side's start plus delay), settles its
+    started (each at the later of its side's start plus delay; its data's
+    start, a route latency later, goes on the heap ``starts``), settles its
     eager sends (done ``send_cost`` after it started), and, when it then waits
     for nothing, ends: its rank's next task starts when it ended, plus its
     reduction.  The engine's ``start`` cascade, task by task: every update
@@ -610,6 +611,7 @@ def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending
                     a += post_delay[0, msg]
                     b += post_delay[1, msg]
                     posted[msg] = a if a > b else b
+                    heapq.heappush(starts, (posted[msg] + data_latency[msg], msg))
             if eager[msg] and msg_tasks[0, msg] == t:
                 settled = task_start[t] + send_cost[msg]
                 if settled > task_last[t]:
@@ -622,43 +624,111 @@ def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending
 
 
 @numba.njit(cache=_CACHE)
-def _next_events(now, posted, data_latency, done, active, left, size, rate_factor, finish,
-                 finished, finished_at, flow_start, flow_link, link_start, link_flow, capacity,
-                 penalty, bound, level_rtol, done_rtol):
-    """The flows in flight from ``now`` (``active``) at their max-min rates, up to the
-    first end or start: the flows that end then (``finished``, ``finished_at``),
-    the others' bytes left.  Returns (until, number finished, deadlocked): deadlocked
-    when nothing is in flight and nothing will start."""
-    m = len(size)
-    next_start = np.inf
-    any_active = False
-    for f in range(m):
-        active[f] = False
-        if done[f]:
-            continue
-        data_start = posted[f] + data_latency[f]
-        if data_start <= now:
-            active[f] = True
-            any_active = True
-        elif data_start < np.inf and data_start < next_start:
-            next_start = data_start
-    if not any_active:
-        return next_start, 0, next_start == np.inf
-    rate, until = _shared_rates(now, next_start, active, left, rate_factor, finish, flow_start,
-                                flow_link, link_start, link_flow, capacity, penalty, bound,
-                                level_rtol)
+def _take_off(now, starts, flight, done):
+    """The flows in flight from ``now``, ascending: those of ``flight`` not done, and
+    those whose data starts by ``now`` (popped off the heap ``starts``)."""
+    n_new = 0
+    new = np.empty(len(starts), dtype=np.int64)
+    while len(starts) and starts[0][0] <= now:
+        new[n_new] = heapq.heappop(starts)[1]
+        n_new += 1
+    new = np.sort(new[:n_new])
+    merged = np.empty(len(flight) + n_new, dtype=np.int64)
+    i = j = n = 0
+    while i < len(flight) or j < n_new:
+        if j == n_new or (i < len(flight) and flight[i] < new[j]):
+            f = flight[i]
+            i += 1
+            if done[f]:
+                continue
+        else:
+            f = new[j]
+            j += 1
+        merged[n] = f
+        n += 1
+    return merged[:n]
+
+
+@numba.njit(cache=_CACHE)
+def _flight_rates(flight, flow_start, flow_link, capacity, penalty, bound, local, used, counts,
+                  level_rtol):
+    """The max-min rates (:func:`fill`) of the flows ``flight`` (ascending), solved over
+    them and the shared links they cross alone: the same problem as :func:`fill` with
+    the others inactive, its flows in the same order and each link's in ascending
+    order, so the same sums.  ``local`` (-1 per link), ``used`` and ``counts`` (0 per
+    link) are scratch, left as they came."""
+    a = len(flight)
+    flow_start_a = np.zeros(a + 1, dtype=np.int64)
+    k = 0
+    for i in range(a):
+        f = flight[i]
+        for e in range(flow_start[f], flow_start[f + 1]):
+            link = flow_link[e]
+            if local[link] < 0:
+                local[link] = k
+                used[k] = link
+                k += 1
+            counts[local[link]] += 1
+        flow_start_a[i + 1] = flow_start_a[i] + flow_start[f + 1] - flow_start[f]
+    link_start_a = np.zeros(k + 1, dtype=np.int64)
+    for j in range(k):
+        link_start_a[j + 1] = link_start_a[j] + counts[j]
+    cursor = link_start_a[:k].copy()
+    flow_link_a = np.empty(flow_start_a[a], dtype=np.int32)
+    link_flow_a = np.empty(flow_start_a[a], dtype=np.int32)
+    for i in range(a):
+        f = flight[i]
+        e_a = flow_start_a[i]
+        for e in range(flow_start[f], flow_start[f + 1]):
+            j = local[flow_link[e]]
+            flow_link_a[e_a] = j
+            e_a += 1
+            link_flow_a[cursor[j]] = i
+            cursor[j] += 1
+    for j in range(k):
+        local[used[j]] = -1
+        counts[j] = 0
+    return fill(np.ones(a, dtype=np.bool_), flow_start_a, flow_link_a, link_start_a,
+                link_flow_a, capacity[used[:k]], penalty[flight], bound[flight], level_rtol)
+
+
+@numba.njit(cache=_CACHE)
+def _next_events(now, starts, flight, done, left, size, rate_factor, finish, finished,
+                 finished_at, flow_start, flow_link, capacity, penalty, bound, scratch,
+                 level_rtol, done_rtol):
+    """The flows in flight from ``now`` at their max-min rates, up to the first end or
+    start: the flows that end then (``finished``, ``finished_at``), the others' bytes
+    left.  Returns (until, number finished, deadlocked, the flows in flight):
+    deadlocked when nothing is in flight and nothing will start.
+
+    Only the flows in flight are touched (``flight``, ascending, and the heap of
+    data starts ``starts``), not every message of the steps: the same flows,
+    rates and order as a pass over all of them."""
+    flight = _take_off(now, starts, flight, done)
+    next_start = starts[0][0] if len(starts) else np.inf
+    if len(flight) == 0:
+        return next_start, 0, next_start == np.inf, flight
+    rate = _flight_rates(flight, flow_start, flow_link, capacity, penalty, bound, scratch[0],
+                         scratch[1], scratch[2], level_rtol)
+    first_end = np.inf
+    for i in range(len(flight)):
+        f = flight[i]
+        rate[i] = rate[i] * rate_factor[f]
+        finish[f] = now + left[f] / rate[i]
+        if finish[f] < first_end:
+            first_end = finish[f]
+    until = min(first_end, next_start)
     threshold = until + abs(until) * done_rtol
     n_finished = 0
-    for f in range(m):
-        if not active[f]:
-            continue
+    for i in range(len(flight)):
+        f = flight[i]
         if finish[f] <= threshold:
             finished[n_finished] = f
             finished_at[n_finished] = finish[f]
             n_finished += 1
         else:
-            left[f] = max(left[f] - rate[f] * (until - now), size[f] * done_rtol)
-    return until, n_finished, False
+            left[f] = max(left[f] - rate[i] * (until - now), size[f] * done_rtol)
+    return until, n_finished, False, flight
 
 
 @numba.njit(cache=_CACHE)
@@ -743,27 +813,27 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
         stack_task[n_stack] = first_tasks[i]
         stack_time[n_stack] = first_times[i]
         n_stack += 1
+    starts = [(np.inf, np.int64(-1))]   # (data start, message): a typed heap
+    starts.pop()
     n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending,
                            task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
-                           msg_tasks, eager, send_cost, posted)
+                           msg_tasks, eager, send_cost, posted, data_latency, starts)
     left = size.copy()
     done = np.zeros(m, dtype=np.bool_)
     n_done = 0
-    active = np.zeros(m, dtype=np.bool_)
+    flight = np.empty(0, dtype=np.int64)
+    scratch = np.zeros((3, len(capacity)), dtype=np.int64)   # _flight_rates' per link
+    scratch[0] = -1
     finish = np.empty(m)
     finished = np.empty(m, dtype=np.int64)
     finished_at = np.empty(m)
     received = np.empty(m)
     touched = np.empty(2 * m, dtype=np.int64)
-    now = np.inf
-    for f in range(m):
-        if posted[f] + data_latency[f] < now:
-            now = posted[f] + data_latency[f]
+    now = starts[0][0] if len(starts) else np.inf
     while n_done < m:
-        until, n_finished, deadlocked = _next_events(
-            now, posted, data_latency, done, active, left, size, rate_factor, finish, finished,
-            finished_at, flow_start, flow_link, link_start, link_flow, capacity, penalty, bound,
-            level_rtol, done_rtol)
+        until, n_finished, deadlocked, flight = _next_events(
+            now, starts, flight, done, left, size, rate_factor, finish, finished, finished_at,
+            flow_start, flow_link, capacity, penalty, bound, scratch, level_rtol, done_rtol)
         if deadlocked:
             return task_last, True
         now = until
@@ -783,7 +853,7 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
                                  stack_time, n_stack)
         n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending,
                                task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
-                               msg_tasks, eager, send_cost, posted)
+                               msg_tasks, eager, send_cost, posted, data_latency, starts)
     return task_last, False
 
 

@@ -230,7 +230,12 @@ def _nodes(p: int, params: AlgorithmParams, rank_nodes) -> list[np.ndarray]:
     node_of = np.asarray(rank_nodes, dtype=np.int64)
     if len(node_of) != p:
         raise ValueError(f"rank_nodes has {len(node_of)} entries for p={p}")
-    return [np.flatnonzero(node_of == node) for node in dict.fromkeys(node_of.tolist())]
+    # the ranks grouped by node (a stable sort keeps each node's ascending), the nodes
+    # in the order of their lowest rank: one sort, not a pass over the ranks per node
+    order = np.argsort(node_of, kind="stable")
+    cuts = np.flatnonzero(np.diff(node_of[order])) + 1
+    groups = np.split(order, cuts)
+    return [groups[i] for i in np.argsort(order[np.concatenate([[0], cuts])], kind="stable")]
 
 
 def _node_comms(p: int, params: AlgorithmParams, nodes, root_node: int | None,

@@ -12,17 +12,21 @@ order whatever the numbering; the numbers group messages for it.  The
 patterns are windowed (``Pattern.windowed``): a pipeline's thousands of
 short steps run together in windows rather than each step alone.
 
-The generic trees and the linear reduce and allreduce are written as op
-arrays with numpy over ranks (:func:`arrays_pattern`'s form: a program of
-Python objects per rank was most of a million-rank prediction); the others'
-programs are flattened into the same arrays.  Matching sends to receives,
-the receives posted ahead and the step numbers are numpy and compiled
-loops (:mod:`collsim.analysis.network.kernels`), in the order the per-rank
-version took them, so the steps are the same, message for message.
+The generic trees, the linear reduce and allreduce and the pipelined
+engine (bcast and reduce along a tree, the in-order allreduce) are written
+as op arrays with numpy over ranks (:func:`arrays_pattern`'s form: a
+program of Python objects per rank was most of a million-rank prediction);
+the dual-root allreduce's programs are flattened into the same arrays.
+Matching sends to receives, the receives posted ahead and the step numbers
+are numpy and compiled loops (:mod:`collsim.analysis.network.kernels`), in
+the order the per-rank version took them, so the steps are the same,
+message for message.
 
-The pipelined engines' programs are the models' own
-(:mod:`collsim.analysis.models._pipelined`: the same trees, block plans and
-order of operations), so the pattern and the model cannot drift apart.
+The pipelined engine's arrays take the models' trees and block plans
+(:mod:`collsim.analysis.models._pipelined`: ``tree_and_blocks``,
+``in_order_tree_and_blocks``) and are held to the models' own programs,
+message for message, by ``tests/test_network_patterns_trees.py``, so the
+pattern and the model cannot drift apart.
 Block counts come from ``params`` as the C code takes them (``--blocks``,
 ``--segment-bytes``, else the pipelining lemma with the run's
 ``alpha_over_beta_bytes``).
@@ -414,6 +418,134 @@ def allreduce_reduce_bcast(p: int, count: int, *, elem_bytes: int, root: int = 0
 
 
 # --- the pipelined tree engine (pipeline.c) and the dual-root allreduce -------------------
+# The engine's programs (models._pipelined.engine_reduce, engine_bcast) written as op
+# arrays over ranks and blocks: each rank's tasks sit in fixed slots, a slot holding a
+# task on the ranks where the program has one; an op's place in its program is its
+# slot, then its place in the task.  tests/test_network_patterns_trees.py holds them to
+# the models' programs, message for message.
+
+def _tree_arrays(nodes) -> tuple[np.ndarray, np.ndarray]:
+    """(parent per rank, -1 at a root; children per rank, p x 2, -1 where none) of
+    a tree of at most two children per rank (:func:`collsim.analysis.trees.tree`)."""
+    p = len(nodes)
+    parent = np.fromiter((node.parent for node in nodes), dtype=np.int64, count=p)
+    kids = np.full((p, 2), -1, dtype=np.int64)
+    for column in range(2):
+        kids[:, column] = np.fromiter(
+            (node.children[column] if len(node.children) > column else -1 for node in nodes),
+            dtype=np.int64, count=p)
+    return parent, kids
+
+
+class _Slots:
+    """Ops gathered slot by slot: ``add(where, slot, kind, peer, n_bytes, compute)``
+    puts one op in slot ``slot`` (a task there) of the ranks where ``where`` holds;
+    ``peer`` is per rank or one number, ``compute`` the task's reduction bytes.
+    :meth:`programs` numbers each rank's occupied slots as its tasks, in slot
+    order, and a task's ops in the order they were added."""
+
+    def __init__(self, p: int, n_slots: int) -> None:
+        self.p, self.n_slots = p, n_slots
+        self.columns: list[tuple] = []
+
+    def add(self, where, slot: int, kind: int, peer, n_bytes: int, compute: int = 0) -> None:
+        ranks = np.flatnonzero(where)
+        peer = peer[ranks] if np.ndim(peer) else np.full(len(ranks), peer, dtype=np.int64)
+        self.columns.append((ranks, slot, kind, peer, n_bytes, compute))
+
+    def programs(self) -> _Programs:
+        def column(i):
+            return np.concatenate([np.broadcast_to(np.asarray(c[i], dtype=np.int64), c[0].shape)
+                                   for c in self.columns])
+
+        rank, slot, kind, peer, n_bytes, compute = (column(i) for i in range(6))
+        part = np.repeat(np.arange(len(self.columns)), [len(c[0]) for c in self.columns])
+        key = rank * self.n_slots + slot
+        tasks, task_of = np.unique(key, return_inverse=True)
+        task_of = task_of.reshape(-1)
+        n_tasks_of = np.bincount(tasks // self.n_slots, minlength=self.p)
+        first = np.concatenate([[0], np.cumsum(n_tasks_of)[:-1]])
+        task_compute = np.zeros(len(tasks), dtype=np.int64)
+        reducing = compute > 0
+        task_compute[task_of[reducing]] = compute[reducing]
+        return _ops(self.p, n_tasks_of, task_compute, rank, key * len(self.columns) + part,
+                    task_of - first[rank], kind, peer, n_bytes)
+
+
+def _engine_bcast(slots: _Slots, offset: int, parent, kids, blocks) -> None:
+    """collsim_tree_bcast_pipelined's ops (``models._pipelined.engine_bcast``) in slots
+    ``offset + 2 s`` (receive block s, send block s - 1 to child 0) and
+    ``offset + 2 s + 1`` (block s - 1 to child 1), s = 0 .. len(blocks)."""
+    n = len(blocks)
+    has_parent, n_kids = parent >= 0, (kids >= 0).sum(axis=1)
+    if not n:
+        return
+    for s in range(n + 1):
+        if s < n:
+            slots.add(has_parent, offset + 2 * s, _RECV, parent, blocks[s])
+        if s > 0:
+            slots.add(n_kids > 0, offset + 2 * s, _SEND, kids[:, 0], blocks[s - 1])
+            slots.add(n_kids > 1, offset + 2 * s + 1, _SEND, kids[:, 1], blocks[s - 1])
+
+
+def _engine_reduce(slots: _Slots, parent, kids, blocks) -> None:
+    """collsim_tree_reduce_pipelined's ops (``models._pipelined.engine_reduce``) in
+    slots ``3 s + j`` (receive block s from child j, with block s - 1 to the parent
+    at j = 0), ``3 s + 2`` (a leaf's block s to the parent) and ``3 len(blocks)``
+    (the last block to the parent)."""
+    n = len(blocks)
+    has_parent, n_kids = parent >= 0, (kids >= 0).sum(axis=1)
+    for s in range(n):
+        for j in range(2):
+            slots.add(n_kids > j, 3 * s + j, _RECV, kids[:, j], blocks[s], blocks[s])
+            if j == 0 and s > 0:
+                slots.add(has_parent & (n_kids > 0), 3 * s, _SEND, parent, blocks[s - 1])
+        slots.add(has_parent & (n_kids == 0), 3 * s + 2, _SEND, parent, blocks[s])
+    if n:
+        slots.add(has_parent & (n_kids > 0), 3 * n, _SEND, parent, blocks[-1])
+
+
+def _reduce_along(kind: str, p: int, count: int, *, elem_bytes: int, root: int,
+                  params, segmented: bool) -> _Programs:
+    """``models._pipelined.reduce_tree_programs`` as arrays (slots of
+    :func:`_engine_reduce`, then the in-order root's result to ``root``)."""
+    nodes, blocks = _pipelined.tree_and_blocks(kind, p, count, elem_bytes=elem_bytes, root=root,
+                                                params=params, segmented=segmented)
+    parent, kids = _tree_arrays(nodes)
+    slots = _Slots(p, 3 * len(blocks) + 2)
+    _engine_reduce(slots, parent, kids, blocks)
+    tree_root = _pipelined.in_order_root(p) if kind == "in_order_binary" else root
+    if tree_root != root:
+        rank = np.arange(p)
+        slots.add(rank == tree_root, 3 * len(blocks) + 1, _SEND, root, count * elem_bytes)
+        slots.add(rank == root, 3 * len(blocks) + 1, _RECV, tree_root, count * elem_bytes)
+    return slots.programs()
+
+
+def _bcast_along(kind: str, p: int, count: int, *, elem_bytes: int, root: int,
+                 params, segmented: bool) -> _Programs:
+    """``models._pipelined.bcast_tree_programs`` as arrays (:func:`_engine_bcast`)."""
+    nodes, blocks = _pipelined.tree_and_blocks(kind, p, count, elem_bytes=elem_bytes, root=root,
+                                                params=params, segmented=segmented)
+    parent, kids = _tree_arrays(nodes)
+    slots = _Slots(p, 2 * len(blocks) + 2)
+    _engine_bcast(slots, 0, parent, kids, blocks)
+    return slots.programs()
+
+
+def _allreduce_in_order_arrays(p: int, count: int, *, elem_bytes: int, params,
+                               segmented: bool) -> _Programs:
+    """``models._pipelined.allreduce_in_order_tree_programs`` as arrays: each rank's
+    reduce slots, then its bcast slots."""
+    nodes, blocks = _pipelined.in_order_tree_and_blocks(p, count, elem_bytes=elem_bytes,
+                                                        params=params, segmented=segmented)
+    parent, kids = _tree_arrays(nodes)
+    n = len(blocks)
+    slots = _Slots(p, 3 * n + 1 + 2 * n + 2)
+    _engine_reduce(slots, parent, kids, blocks)
+    _engine_bcast(slots, 3 * n + 1, parent, kids, blocks)
+    return slots.programs()
+
 
 def _segment_pattern(build):
     """A builder of the models' programs (``models._pipelined``) as a pattern builder."""
@@ -427,30 +559,40 @@ def _segment_pattern(build):
     return wrapped
 
 
+def _arrays_builder(build, name: str, doc: str):
+    """A builder of op arrays (:class:`_Programs`) as a pattern builder."""
+    @nothing_to_send
+    def wrapped(p: int, count: int, *, elem_bytes: int, root: int = 0, commutative: bool = True,
+                params=None, **context) -> Pattern:
+        return _pattern(p, build(p, count, elem_bytes=elem_bytes, root=root,
+                                 params=_params(params)))
+
+    wrapped.__name__, wrapped.__doc__ = name, doc
+    return wrapped
+
+
 def _along_tree(collective: str, kind: str, segmented: bool = True):
-    programs = (_pipelined.reduce_tree_programs if collective == "reduce"
-                else _pipelined.bcast_tree_programs)
+    along = _reduce_along if collective == "reduce" else _bcast_along
 
     def build(p, count, *, elem_bytes, root, params):
-        return programs(kind, p, count, elem_bytes=elem_bytes, root=root, params=params,
-                        segmented=segmented)
+        return along(kind, p, count, elem_bytes=elem_bytes, root=root, params=params,
+                     segmented=segmented)
 
-    build.__name__ = f"{collective}_{kind}"
-    build.__doc__ = (f"``pipeline.c``'s {collective} along the {kind} tree, the blocks of "
-                     f"``segment.c`` (``models._pipelined.{programs.__name__}``).")
-    return _segment_pattern(build)
+    return _arrays_builder(build, f"{collective}_{kind}",
+                           f"``pipeline.c``'s {collective} along the {kind} tree, the blocks of "
+                           f"``segment.c`` (``models._pipelined.{collective}_tree_programs``).")
 
 
 def _allreduce_in_order(segmented: bool):
     def build(p, count, *, elem_bytes, root, params):
-        return _pipelined.allreduce_in_order_tree_programs(p, count, elem_bytes=elem_bytes,
-                                                           params=params, segmented=segmented)
+        return _allreduce_in_order_arrays(p, count, elem_bytes=elem_bytes, params=params,
+                                          segmented=segmented)
 
-    build.__name__ = "allreduce_pipelined_tree" if segmented else "allreduce_binary_tree"
-    build.__doc__ = ("``pipeline.c``'s reduce up the in-order binary tree, then its bcast down, "
-                     + ("in blocks" if segmented else "one block")
-                     + " (``models._pipelined.allreduce_in_order_tree_programs``).")
-    return _segment_pattern(build)
+    return _arrays_builder(
+        build, "allreduce_pipelined_tree" if segmented else "allreduce_binary_tree",
+        "``pipeline.c``'s reduce up the in-order binary tree, then its bcast down, "
+        + ("in blocks" if segmented else "one block")
+        + " (``models._pipelined.allreduce_in_order_tree_programs``).")
 
 
 def _dual_root(p, count, *, elem_bytes, root, params):
