@@ -3,9 +3,10 @@
 For each cell of a grid (algorithm x platform x ranks x mapping, several
 sizes per simulation) it simulates with ``--timing-only`` and predicts, then
 prints per family the median, 90th percentile and worst of
-``|model / simulated - 1|``, with the flat model's (``collsim run``'s model
-column) beside it.  Rows go to a TSV as they come (``--tsv``), so a rerun
-skips the cells already there.  Not part of ``make test``.
+``|model / simulated - 1|``, with the flat model's (the closed form of
+``collsim.analysis.models``, ``collsim predict``'s ``flat_model_s``) beside
+it.  Rows go to a TSV as they come (``--tsv``), so a rerun skips the cells
+already there.  Not part of ``make test``.
 
     .venv/bin/python tests/benchmarks/model_accuracy.py [--full] [--tsv FILE]
 
@@ -108,7 +109,7 @@ def measure(family, platform, p, mapping, collective, algorithm) -> list[dict]:
     for sim, model in zip(simulated.to_dict("records"), predicted.to_dict("records")):
         rows.append(dict(family=family, collective=collective, algorithm=algorithm, np=p,
                          mapping=mapping, bytes=sim["bytes"], time_s=sim["time_s"],
-                         model_s=model["model_s"], flat_model_s=sim["model_s"],
+                         model_s=model["model_s"], flat_model_s=model["flat_model_s"],
                          predict_s=predict_s))
     return rows
 
@@ -127,8 +128,8 @@ def repredict(rows: list[dict]) -> list[dict]:
         predicted = collsim.predict(collective, algorithm, p, sizes, platform=where,
                                     mapping=mapping)
         elapsed = (time.perf_counter() - began) / len(sizes)
-        for row, model_s in zip(chosen, predicted["model_s"]):
-            row["model_s"], row["predict_s"] = model_s, elapsed
+        for row, model_s, flat_s in zip(chosen, predicted["model_s"], predicted["flat_model_s"]):
+            row["model_s"], row["flat_model_s"], row["predict_s"] = model_s, flat_s, elapsed
     return rows
 
 
