@@ -35,7 +35,7 @@ import numpy as np
 _CACHE = __name__ == "collsim.analysis.network.kernels"
 
 __all__ = ["number_links", "route_sums", "link_lists", "workspace", "fill_listed", "fill",
-           "components", "step_end_times", "scatter_max", "scatter_add"]
+           "components", "step_end_times", "scatter_max", "scatter_add", "halving_blocks"]
 
 
 @numba.njit(cache=_CACHE)
@@ -699,6 +699,36 @@ def step_end_times(data_start, size, rate_factor, flow_start, flow_link, link_st
     end = np.empty(m)
     end[flows] = ends
     return end
+
+
+@numba.njit(cache=_CACHE)
+def halving_blocks(pof2, count, elem_bytes):
+    """Rabenseifner's recursive halving (``allreduce_rabenseifner.c``) for every new
+    rank v < pof2 at once: per level (mask 1, 2, ...), the bytes v sends, the bytes
+    it keeps (and combines), and the bytes of its range after the level (what the
+    doubling sends back at that level).  The halves are the C code's: ``mid = lo +
+    (hi - lo) / 2``, the lower half kept by the rank whose mask bit is 0."""
+    levels = 0
+    while (1 << levels) < pof2:
+        levels += 1
+    sent = np.empty((levels, pof2), dtype=np.int64)
+    kept = np.empty((levels, pof2), dtype=np.int64)
+    after = np.empty((levels, pof2), dtype=np.int64)
+    for v in range(pof2):
+        lo = 0
+        hi = count
+        for level in range(levels):
+            mid = lo + (hi - lo) // 2
+            if v & (1 << level) == 0:
+                sent[level, v] = (hi - mid) * elem_bytes
+                kept[level, v] = (mid - lo) * elem_bytes
+                hi = mid
+            else:
+                sent[level, v] = (mid - lo) * elem_bytes
+                kept[level, v] = (hi - mid) * elem_bytes
+                lo = mid
+            after[level, v] = (hi - lo) * elem_bytes
+    return sent, kept, after
 
 
 @numba.njit(cache=_CACHE)
