@@ -6,12 +6,17 @@ progressive filling makes one such pass per round (one round per distinct
 bottleneck level: tens on a dragonfly) and the event loop one filling per
 distinct finish time.  Here the filling touches only the links whose flows
 were fixed in a round (a heap gives the lowest level), so its cost is the
-crossings plus what each round changes, not crossings times rounds.
+crossings plus what each round changes, not crossings times rounds.  A step
+timed alone is solved component by component (flows that share no link,
+directly or through others, never change each other's rates): an event
+refills the flows of its component only.
 
 Every sum is taken in the order the numpy version took it (``numpy.bincount``
 over crossings in flow order): per link, over its flows in ascending flow
 index; per flow, over its route's links in route order.  The answers are
-therefore the numpy version's to the bit.
+therefore the numpy version's to the bit, except where a step's components
+have several events each: a flow's bytes left are then updated at its
+component's events only, which rounds differently (within about 1e-15).
 
 This module imports numba: :mod:`collsim.analysis.network.engine` and
 :mod:`.maxmin` import it inside their functions, so that commands that do not
