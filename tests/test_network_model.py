@@ -161,3 +161,37 @@ def test_a_large_fat_tree_is_predicted_without_its_graph():
     assert row["flat_model_s"] is None or np.isnan(row["flat_model_s"])  # no graph, no flat model
     # 16 exchanges of 1 MiB, each at most at a host link's 12.5 GB/s
     assert row["model_s"] > 16 * (1 << 20) / 12.5e9
+
+
+def _step_lists(routes, n_links):
+    """A step's crossings on links of 1 GB/s and 1 us (kernels.route_sums, link_lists)."""
+    from collsim.analysis.network import kernels
+
+    routes = np.asarray(routes, dtype=np.int64)
+    capacity, pipe = np.full(n_links, 1e9), np.zeros(n_links, dtype=bool)
+    latency, penalty, bound = kernels.route_sums(routes, np.full(n_links, 1e-6), capacity,
+                                                 pipe, 0.0)
+    lists, shared_capacity, bound = kernels.link_lists(routes, pipe, capacity, bound)
+    return latency, penalty, lists, shared_capacity, bound
+
+
+def test_a_step_timed_alone_is_solved_component_by_component():
+    # flows 0-2 share link 0 (flows 1, 2 also link 1); flow 3 is alone on link 2, flow 4 on
+    # links 3 then 4; two copies of the first group apart (links + 5) end as one alone
+    from collsim.analysis.network import kernels
+
+    group = [[0, 1], [0, 1], [0, -1], [2, -1], [3, 4]]
+    sizes, starts = np.array([1e6, 2e6, 5e5, 1e6, 3e6]), np.array([0.0, 1e-4, 0.0, 0.0, 2e-4])
+    latency, penalty, lists, capacity, bound = _step_lists(group, 5)
+    alone = kernels.step_end_times(starts + latency, sizes, np.ones(5), *lists, capacity,
+                                   penalty, bound, 1e-12, 1e-12)
+    start, flows = kernels.components(5, lists[2], lists[3])
+    assert start.tolist() == [0, 3, 4, 5] and flows.tolist() == [0, 1, 2, 3, 4]
+    twice = group + [[link + 5 if link >= 0 else -1 for link in route] for route in group]
+    latency, penalty, lists, capacity, bound = _step_lists(twice, 10)
+    both = kernels.step_end_times(np.tile(starts, 2) + latency, np.tile(sizes, 2), np.ones(10),
+                                  *lists, capacity, penalty, bound, 1e-12, 1e-12)
+    assert both.tolist() == np.tile(alone, 2).tolist()
+    # by hand: flows 3 and 4 share nothing and move at 1 GB/s after their latency
+    assert alone[3] == pytest.approx(1e-6 + 1e6 / 1e9, rel=1e-12)
+    assert alone[4] == pytest.approx(2e-4 + 2e-6 + 3e6 / 1e9, rel=1e-12)

@@ -168,7 +168,8 @@ def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarr
     weight_S : float
         SimGrid's ``network/weight-S`` (0 under CM02, 8775 under SMPI).
 
-    The flows are re-shared whenever one ends or starts
+    The flows are re-shared whenever one of the flows they share links with,
+    directly or through others, ends or starts
     (:func:`collsim.analysis.network.kernels.step_end_times`).
     """
     from . import kernels

@@ -6,12 +6,17 @@ progressive filling makes one such pass per round (one round per distinct
 bottleneck level: tens on a dragonfly) and the event loop one filling per
 distinct finish time.  Here the filling touches only the links whose flows
 were fixed in a round (a heap gives the lowest level), so its cost is the
-crossings plus what each round changes, not crossings times rounds.
+crossings plus what each round changes, not crossings times rounds.  A step
+timed alone is solved component by component (flows that share no link,
+directly or through others, never change each other's rates): an event
+refills the flows of its component only.
 
 Every sum is taken in the order the numpy version took it (``numpy.bincount``
 over crossings in flow order): per link, over its flows in ascending flow
 index; per flow, over its route's links in route order.  The answers are
-therefore the numpy version's to the bit.
+therefore the numpy version's to the bit, except where a step's components
+have several events each: a flow's bytes left are then updated at its
+component's events only, which rounds differently (within about 1e-15).
 
 This module imports numba: :mod:`collsim.analysis.network.engine` and
 :mod:`.maxmin` import it inside their functions, so that commands that do not
@@ -34,8 +39,8 @@ import numpy as np
 # would break every later run.  Only the package's own name reads and writes it.
 _CACHE = __name__ == "collsim.analysis.network.kernels"
 
-__all__ = ["number_links", "route_sums", "link_lists", "fill", "step_end_times", "scatter_max",
-           "scatter_add"]
+__all__ = ["number_links", "route_sums", "link_lists", "workspace", "fill_listed", "fill",
+           "components", "step_end_times", "scatter_max", "scatter_add", "halving_blocks"]
 
 
 @numba.njit(cache=_CACHE)
@@ -189,31 +194,44 @@ def _usage(link, link_start, link_flow, open_flow, weight):
 
 
 @numba.njit(cache=_CACHE)
-def _crossings(active, flow_start, flow_link, m, k):
-    """How many of the first m flows, the active ones, cross each of the k links."""
-    crossings = np.zeros(k, dtype=np.int64)
-    for f in range(m):
-        if active[f]:
-            for e in range(flow_start[f], flow_start[f + 1]):
-                crossings[flow_link[e]] += 1
-    return crossings
+def workspace(m, k):
+    """Scratch arrays for :func:`fill_listed` over m flows and k shared links, left
+    clean by each filling (so one serves every filling of a step): per flow the rate,
+    1 / penalty, own bound, bound level, open and chosen flags and a list; per link
+    the crossings, usage, remaining capacity, rate taken, version, touched flag, and
+    two lists."""
+    return (np.zeros(m), np.empty(m), np.empty(m), np.empty(m),
+            np.zeros(m, dtype=np.bool_), np.zeros(m, dtype=np.bool_), np.empty(m, dtype=np.int64),
+            np.zeros(k, dtype=np.int64), np.zeros(k), np.empty(k), np.zeros(k),
+            np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.bool_), np.empty(k, dtype=np.int64),
+            np.empty(k, dtype=np.int64))
 
 
 @numba.njit(cache=_CACHE)
-def _own_bounds(active, flow_start, flow_link, crossings, capacity, penalty, bound):
-    """Each active flow's own bound (its bound, and the links only it crosses): the rate
-    of a flow that shares no link, which is fixed at once; the others stay open.
+def _crossings(flows, n, flow_start, flow_link, crossings, links):
+    """Count how many of the n listed flows cross each link (into ``crossings``, all 0
+    before) and list the links they cross (into ``links``).  Returns how many links."""
+    n_links = 0
+    for i in range(n):
+        f = flows[i]
+        for e in range(flow_start[f], flow_start[f + 1]):
+            link = flow_link[e]
+            if crossings[link] == 0:
+                links[n_links] = link
+                n_links += 1
+            crossings[link] += 1
+    return n_links
 
-    Returns (rate, weight = 1 / penalty, own bound, open, number open)."""
-    m = len(penalty)
-    rate = np.zeros(m)
-    weight = np.empty(m)
-    own_bound = np.empty(m)
-    open_flow = np.zeros(m, dtype=np.bool_)
+
+@numba.njit(cache=_CACHE)
+def _own_bounds(flows, n, flow_start, flow_link, crossings, capacity, penalty, bound, rate,
+                weight, own_bound, open_flow):
+    """Each listed flow's own bound (its bound, and the links only it crosses): the rate
+    of a flow that shares no link, which is fixed at once; the others stay open (their
+    rate 0 until fixed).  Sets ``weight`` = 1 / penalty; returns the number open."""
     n_open = 0
-    for f in range(m):
-        if not active[f]:
-            continue
+    for i in range(n):
+        f = flows[i]
         weight[f] = 1.0 / penalty[f]
         b = bound[f]
         shared = False
@@ -227,37 +245,41 @@ def _own_bounds(active, flow_start, flow_link, crossings, capacity, penalty, bou
         own_bound[f] = b
         if shared:
             open_flow[f] = True
+            rate[f] = 0.0
             n_open += 1
         else:
             rate[f] = b
-    return rate, weight, own_bound, open_flow, n_open
+    return n_open
 
 
 @numba.njit(cache=_CACHE)
-def _bounds_by_level(open_flow, own_bound, penalty, n_open):
-    """The open flows with a finite bound, lowest level (bound times penalty) first, and
-    every open flow's level."""
-    m = len(penalty)
+def _bounds_by_level(flows, n, open_flow, own_bound, penalty, bound_level, n_open):
+    """The open flows with a finite bound (ascending) and the lowest of their levels
+    (bound times penalty), every open flow's level into ``bound_level``."""
     bounded = np.empty(n_open, dtype=np.int64)
-    bound_level = np.empty(m)
     nb = 0
-    for f in range(m):
+    lowest = np.inf
+    for i in range(n):
+        f = flows[i]
         if open_flow[f]:
             bound_level[f] = own_bound[f] * penalty[f]
             if bound_level[f] < np.inf:
                 bounded[nb] = f
                 nb += 1
-    return bounded[:nb][np.argsort(bound_level[bounded[:nb]], kind="mergesort")], bound_level
+                if bound_level[f] < lowest:
+                    lowest = bound_level[f]
+    return bounded[:nb], lowest
 
 
 @numba.njit(cache=_CACHE)
-def _first_levels(crossings, open_flow, weight, flow_start, flow_link, remaining):
+def _first_levels(flows, n, crossings, open_flow, weight, flow_start, flow_link, usage_of,
+                  remaining, capacity, version, links, n_links):
     """The heap of the shared links' first levels: remaining capacity over the sum of
     1 / penalty of their open flows, summed in ascending flow order as :func:`_usage`
-    adds them, over the open flows' crossings only (one pass, not one per link)."""
-    k = len(crossings)
-    usage_of = np.zeros(k)
-    for f in range(len(open_flow)):
+    adds them, over the open flows' crossings only (one pass, not one per link).
+    Sets the listed links' remaining capacity and version afresh."""
+    for i in range(n):
+        f = flows[i]
         if open_flow[f]:
             for e in range(flow_start[f], flow_start[f + 1]):
                 link = flow_link[e]
@@ -265,9 +287,13 @@ def _first_levels(crossings, open_flow, weight, flow_start, flow_link, remaining
                     usage_of[link] += weight[f]
     heap = [(np.inf, np.int64(-1), np.int64(-1))]
     heap.pop()
-    for link in range(k):
+    for i in range(n_links):
+        link = links[i]
+        remaining[link] = capacity[link]
+        version[link] = 0
         if crossings[link] >= 2:
             usage = usage_of[link]
+            usage_of[link] = 0.0
             if usage > 0:
                 heap.append((max(remaining[link], 0.0) / usage, np.int64(link), np.int64(0)))
     heapq.heapify(heap)
@@ -303,74 +329,90 @@ def _give_back(fixed_now, rate, flow_start, flow_link, crossings, taken, touched
 
 
 @numba.njit(cache=_CACHE)
-def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty, bound,
-         level_rtol):
-    """Max-min fair rates of the ``active`` flows (CM02: ``rate * penalty`` equal on a
-    saturated link), by progressive filling; 0 for the others.
-
-    The rounds (:mod:`collsim.analysis.network.maxmin` says why): a link
-    only one active flow crosses is that flow's bound; the lowest
-    level (a link's remaining capacity over the sum of 1 / penalty of its
-    open flows, or an open flow's bound times its penalty) and every link or
-    bound within ``level_rtol`` of it saturate together; their flows are
-    fixed at ``min(level / penalty, bound)``.
-    """
-    m = len(penalty)
-    k = len(capacity)
-    crossings = _crossings(active, flow_start, flow_link, m, k)
-    rate, weight, own_bound, open_flow, n_open = _own_bounds(
-        active, flow_start, flow_link, crossings, capacity, penalty, bound)
-    bounded, bound_level = _bounds_by_level(open_flow, own_bound, penalty, n_open)
+def _choose(heap, version, bounded, next_bound, bound_level, open_flow, chosen, chosen_list,
+            link_start, link_flow, flows, n, level_rtol):
+    """One round's lowest level and the open flows it fixes: those of every link and
+    bound within ``level_rtol`` of it (every open flow when nothing limits them).
+    Returns (the level, how many chosen, the next bound to look at)."""
     nb = len(bounded)
-    next_bound = 0
-    remaining = capacity.copy()
-    version = np.zeros(k, dtype=np.int64)
-    heap = _first_levels(crossings, open_flow, weight, flow_start, flow_link, remaining)
-    chosen = np.zeros(m, dtype=np.bool_)
-    chosen_list = np.empty(m, dtype=np.int64)
-    taken = np.zeros(k, dtype=np.float64)
-    touched = np.zeros(k, dtype=np.bool_)
-    touched_list = np.empty(k, dtype=np.int64)
-    while n_open > 0:
-        while len(heap) and heap[0][2] != version[heap[0][1]]:
-            heapq.heappop(heap)
-        while next_bound < nb and not open_flow[bounded[next_bound]]:
-            next_bound += 1
-        lowest = np.inf
-        if len(heap):
-            lowest = heap[0][0]
-        if next_bound < nb and bound_level[bounded[next_bound]] < lowest:
-            lowest = bound_level[bounded[next_bound]]
-        limit = lowest * (1 + level_rtol)
-        n_chosen = 0
-        if lowest == np.inf:   # nothing limits the rest (the numpy version's inf level)
-            for f in range(m):
-                if open_flow[f]:
-                    chosen[f] = True
-                    chosen_list[n_chosen] = f
-                    n_chosen += 1
-        while len(heap) and heap[0][0] <= limit:
-            level, link, stamp = heapq.heappop(heap)
-            if stamp != version[link]:
-                continue
-            version[link] += 1   # saturated: every open flow on it is fixed now
-            for e in range(link_start[link], link_start[link + 1]):
-                f = link_flow[e]
-                if open_flow[f] and not chosen[f]:
-                    chosen[f] = True
-                    chosen_list[n_chosen] = f
-                    n_chosen += 1
-        while next_bound < nb and bound_level[bounded[next_bound]] <= limit:
-            f = bounded[next_bound]
+    while len(heap) and heap[0][2] != version[heap[0][1]]:
+        heapq.heappop(heap)
+    while next_bound < nb and not open_flow[bounded[next_bound]]:
+        next_bound += 1
+    lowest = np.inf
+    if len(heap):
+        lowest = heap[0][0]
+    if next_bound < nb and bound_level[bounded[next_bound]] < lowest:
+        lowest = bound_level[bounded[next_bound]]
+    limit = lowest * (1 + level_rtol)
+    n_chosen = 0
+    if lowest == np.inf:   # nothing limits the rest (the numpy version's inf level)
+        for i in range(n):
+            if open_flow[flows[i]]:
+                chosen[flows[i]] = True
+                chosen_list[n_chosen] = flows[i]
+                n_chosen += 1
+    while len(heap) and heap[0][0] <= limit:
+        level, link, stamp = heapq.heappop(heap)
+        if stamp != version[link]:
+            continue
+        version[link] += 1   # saturated: every open flow on it is fixed now
+        for e in range(link_start[link], link_start[link + 1]):
+            f = link_flow[e]
             if open_flow[f] and not chosen[f]:
                 chosen[f] = True
                 chosen_list[n_chosen] = f
                 n_chosen += 1
-            next_bound += 1
+    while next_bound < nb and bound_level[bounded[next_bound]] <= limit:
+        f = bounded[next_bound]
+        if open_flow[f] and not chosen[f]:
+            chosen[f] = True
+            chosen_list[n_chosen] = f
+            n_chosen += 1
+        next_bound += 1
+    return lowest, n_chosen, next_bound
+
+
+@numba.njit(cache=_CACHE)
+def fill_listed(flows, n, flow_start, flow_link, link_start, link_flow, capacity, penalty,
+                bound, level_rtol, ws):
+    """Max-min fair rates of the n flows ``flows[:n]`` (ascending), into ``ws[0]`` at
+    their indexes (the rest of it untouched), by progressive filling (:func:`fill`).
+
+    ``ws`` is a :func:`workspace`, clean before and after: the cost is the
+    listed flows' crossings plus what each round changes, whatever the
+    number of flows and links of the step.
+    """
+    (rate, weight, own_bound, bound_level, open_flow, chosen, chosen_list, crossings,
+     usage_of, remaining, taken, version, touched, touched_list, links) = ws
+    n_links = _crossings(flows, n, flow_start, flow_link, crossings, links)
+    n_open = _own_bounds(flows, n, flow_start, flow_link, crossings, capacity, penalty, bound,
+                         rate, weight, own_bound, open_flow)
+    bounded, lowest_bound = _bounds_by_level(flows, n, open_flow, own_bound, penalty,
+                                             bound_level, n_open)
+    ranked = bounded[:0]   # the bounds by level, sorted once one may be reached
+    next_bound = 0
+    heap = _first_levels(flows, n, crossings, open_flow, weight, flow_start, flow_link,
+                         usage_of, remaining, capacity, version, links, n_links)
+    while n_open > 0:
+        if len(ranked) < len(bounded):
+            while len(heap) and heap[0][2] != version[heap[0][1]]:
+                heapq.heappop(heap)
+            top = heap[0][0] if len(heap) else np.inf
+            if not top * (1 + level_rtol) < lowest_bound:
+                ranked = bounded[np.argsort(bound_level[bounded], kind="mergesort")]
+        lowest, n_chosen, next_bound = _choose(
+            heap, version, ranked, next_bound, bound_level, open_flow, chosen, chosen_list,
+            link_start, link_flow, flows, n, level_rtol)
         # the leaving flows' rates come off their links, summed in ascending flow order
-        # (a scan of the mask when they are many: cheaper than sorting them)
-        if n_chosen * 16 > m:
-            fixed_now = np.flatnonzero(chosen)
+        # (a scan of the list when they are many: cheaper than sorting them)
+        if n_chosen * 16 > n:
+            fixed_now = np.empty(n_chosen, dtype=np.int64)
+            j = 0
+            for i in range(n):
+                if chosen[flows[i]]:
+                    fixed_now[j] = flows[i]
+                    j += 1
         else:
             fixed_now = np.sort(chosen_list[:n_chosen])
         for f in fixed_now:
@@ -384,7 +426,29 @@ def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty
         _give_back(fixed_now, rate, flow_start, flow_link, crossings, taken, touched,
                    touched_list, remaining, version, link_start, link_flow, open_flow, weight,
                    heap)
-    return rate
+    for i in range(n_links):
+        crossings[links[i]] = 0
+
+
+@numba.njit(cache=_CACHE)
+def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty, bound,
+         level_rtol):
+    """Max-min fair rates of the ``active`` flows (CM02: ``rate * penalty`` equal on a
+    saturated link), by progressive filling; 0 for the others.
+
+    The rounds (:mod:`collsim.analysis.network.maxmin` says why): a link
+    only one active flow crosses is that flow's bound; the lowest
+    level (a link's remaining capacity over the sum of 1 / penalty of its
+    open flows, or an open flow's bound times its penalty) and every link or
+    bound within ``level_rtol`` of it saturate together; their flows are
+    fixed at ``min(level / penalty, bound)``.  A heap gives the lowest level
+    (:func:`fill_listed`).
+    """
+    flows = np.flatnonzero(active)
+    ws = workspace(len(penalty), len(capacity))
+    fill_listed(flows, len(flows), flow_start, flow_link, link_start, link_flow, capacity,
+                penalty, bound, level_rtol, ws)
+    return ws[0]
 
 
 @numba.njit(cache=_CACHE)
@@ -406,53 +470,270 @@ def _shared_rates(now, next_start, active, left, rate_factor, finish, flow_start
 
 
 @numba.njit(cache=_CACHE)
-def step_end_times(data_start, size, rate_factor, flow_start, flow_link, link_start, link_flow,
-                   capacity, penalty, bound, level_rtol, done_rtol):
-    """When each flow of one step ends: its data starts at ``data_start`` and moves
-    ``size`` bytes at its max-min rate times ``rate_factor``, re-shared whenever a
-    flow ends or starts (the engine's ``step_end_times``, event by event)."""
-    m = len(size)
-    left = size.copy()
-    end = np.full(m, np.nan)
-    pending = np.ones(m, dtype=np.bool_)
-    n_pending = m
-    now = np.inf
+def components(m, link_start, link_flow):
+    """The flows that share links, directly or through others (the connected components
+    of flows and shared links): ``(start, flows)``, CSR of the components in order of
+    their lowest flow, each component's flows ascending.  Flows of different
+    components never meet on a link, so each shares its links as if alone."""
+    parent = np.arange(m)
+    for link in range(len(link_start) - 1):
+        a = link_flow[link_start[link]]
+        while parent[a] != a:
+            a = parent[a]
+        for e in range(link_start[link] + 1, link_start[link + 1]):
+            b = link_flow[e]
+            while parent[b] != b:
+                parent[b] = parent[parent[b]]
+                b = parent[b]
+            if a < b:
+                parent[b] = a
+            elif b < a:
+                parent[a] = b
+                a = b
+    number = np.empty(m, dtype=np.int64)
+    size = np.zeros(m + 1, dtype=np.int64)
+    n_comp = 0
+    for f in range(m):   # a root is its component's lowest flow: it comes first
+        r = f
+        while parent[r] != r:
+            r = parent[r]
+        parent[f] = r
+        if r == f:
+            number[f] = n_comp
+            n_comp += 1
+        size[number[r] + 1] += 1
+    start = np.cumsum(size[:n_comp + 1])
+    cursor = start[:-1].copy()
+    flows = np.empty(m, dtype=np.int64)
     for f in range(m):
+        c = number[parent[f]]
+        flows[cursor[c]] = f
+        cursor[c] += 1
+    return start, flows
+
+
+@numba.njit(cache=_CACHE)
+def _by_component(flows, flow_start, flow_link, capacity):
+    """The crossings renumbered so that each component is contiguous: flow i is
+    ``flows[i]``, links numbered in order of first crossing (a component's links
+    contiguous, in the order its flows first cross them).  Returns (flow_start,
+    flow_link, link_start, link_flow, capacity) of the renumbered step; a link's
+    flows stay ascending, a flow's links in route order."""
+    m = len(flows)
+    k = len(capacity)
+    number = np.full(k, -1, dtype=np.int64)
+    new_start = np.empty(m + 1, dtype=np.int64)
+    new_link = np.empty(len(flow_link), dtype=np.int64)
+    new_capacity = np.empty(k)
+    crossings = np.zeros(k + 1, dtype=np.int64)
+    n_links = 0
+    new_start[0] = 0
+    for i in range(m):
+        f = flows[i]
+        e0 = new_start[i]
+        for j in range(flow_start[f + 1] - flow_start[f]):
+            link = flow_link[flow_start[f] + j]
+            if number[link] < 0:
+                number[link] = n_links
+                new_capacity[n_links] = capacity[link]
+                n_links += 1
+            new_link[e0 + j] = number[link]
+            crossings[number[link] + 1] += 1
+        new_start[i + 1] = e0 + flow_start[f + 1] - flow_start[f]
+    link_start = np.cumsum(crossings)
+    cursor = link_start[:-1].copy()
+    link_flow = np.empty(len(flow_link), dtype=np.int64)
+    for i in range(m):
+        for e in range(new_start[i], new_start[i + 1]):
+            link_flow[cursor[new_link[e]]] = i
+            cursor[new_link[e]] += 1
+    return new_start, new_link, link_start, link_flow, new_capacity
+
+
+@numba.njit(cache=_CACHE)
+def _signature(a, b, values, flow_start, flow_link, capacity_bits):
+    """A hash of what the event simulation of the contiguous component of flows a..b-1
+    reads: per flow its values' bits (``values``: start, size, rate factor, penalty,
+    bound as int64 views) and its crossings (the link's number from the component's
+    first, and its capacity)."""
+    prime = np.int64(1099511628211)
+    h = np.int64(b - a)
+    first_link = flow_link[flow_start[a]]
+    for f in range(a, b):
+        for column in values:
+            h = (h ^ column[f]) * prime
+        h = (h ^ (flow_start[f + 1] - flow_start[f])) * prime
+        for e in range(flow_start[f], flow_start[f + 1]):
+            h = (h ^ (flow_link[e] - first_link)) * prime
+            h = (h ^ capacity_bits[flow_link[e]]) * prime
+    return h
+
+
+@numba.njit(cache=_CACHE)
+def _same_component(a, b, c, values, flow_start, flow_link, capacity_bits):
+    """Whether the contiguous components of flows a..b-1 and c..c+b-a-1 are the same
+    problem: every value equal to the bit, their crossings alike, the links'
+    capacities equal.  Their event simulations make the same operations on the same
+    numbers."""
+    link_a = flow_link[flow_start[a]]
+    link_c = flow_link[flow_start[c]]
+    for i in range(b - a):
+        f, g = a + i, c + i
+        for column in values:
+            if column[f] != column[g]:
+                return False
+        if flow_start[f + 1] - flow_start[f] != flow_start[g + 1] - flow_start[g]:
+            return False
+        for j in range(flow_start[f + 1] - flow_start[f]):
+            e, d = flow_start[f] + j, flow_start[g] + j
+            if (flow_link[e] - link_a != flow_link[d] - link_c
+                    or capacity_bits[flow_link[e]] != capacity_bits[flow_link[d]]):
+                return False
+    return True
+
+
+@numba.njit(cache=_CACHE)
+def _component_end_times(a, b, data_start, size, rate_factor, flow_start, flow_link,
+                         link_start, link_flow, capacity, penalty, bound, level_rtol,
+                         done_rtol, left, end, active, finish, ws):
+    """The event simulation of the component of flows a..b-1, into ``end``: at each
+    start or end of one of them, its flows in flight are re-shared (:func:`fill_listed`)
+    and move on at their rates to the next."""
+    n_pending = b - a
+    now = np.inf
+    for f in range(a, b):
+        left[f] = size[f]
         if data_start[f] < now:
             now = data_start[f]
-    active = np.zeros(m, dtype=np.bool_)
-    finish = np.empty(m)
+    rate = ws[0]
     while n_pending > 0:
         next_start = np.inf
-        any_active = False
-        for f in range(m):
-            if not pending[f]:
-                active[f] = False
-            elif data_start[f] <= now:
-                active[f] = True
-                any_active = True
-            else:
-                active[f] = False
-                if data_start[f] < next_start:
-                    next_start = data_start[f]
-        if not any_active:
+        n_active = 0
+        for f in range(a, b):
+            if end[f] == end[f]:   # ended (end is nan until then)
+                continue
+            if data_start[f] <= now:
+                active[n_active] = f
+                n_active += 1
+            elif data_start[f] < next_start:
+                next_start = data_start[f]
+        if n_active == 0:
             now = next_start
             continue
-        rate, until = _shared_rates(now, next_start, active, left, rate_factor, finish,
-                                    flow_start, flow_link, link_start, link_flow, capacity,
-                                    penalty, bound, level_rtol)
+        fill_listed(active, n_active, flow_start, flow_link, link_start, link_flow, capacity,
+                    penalty, bound, level_rtol, ws)
+        until = next_start
+        for i in range(n_active):
+            f = active[i]
+            rate[f] = rate[f] * rate_factor[f]
+            finish[f] = now + left[f] / rate[f]
+            if finish[f] < until:
+                until = finish[f]
         threshold = until + abs(until) * done_rtol
-        for f in range(m):
-            if not active[f]:
-                continue
+        for i in range(n_active):
+            f = active[i]
             if finish[f] <= threshold:
                 end[f] = finish[f]
-                pending[f] = False
                 n_pending -= 1
             else:
                 left[f] = max(left[f] - rate[f] * (until - now), size[f] * done_rtol)
         now = until
+
+
+@numba.njit(cache=_CACHE)
+def _ends_by_component(start, data_start, size, rate_factor, flow_start, flow_link,
+                       link_start, link_flow, capacity, penalty, bound, level_rtol, done_rtol):
+    """:func:`step_end_times` of a step whose components are contiguous (flows
+    ``start[c]..start[c + 1] - 1``, :func:`_by_component`)."""
+    m = len(size)
+    end = np.full(m, np.nan)
+    values = (data_start.view(np.int64), size.view(np.int64), rate_factor.view(np.int64),
+              penalty.view(np.int64), bound.view(np.int64))
+    capacity_bits = capacity.view(np.int64)
+    seen = numba.typed.Dict.empty(numba.types.int64, numba.types.int64)
+    left = np.empty(m)
+    active = np.empty(m, dtype=np.int64)
+    finish = np.empty(m)
+    ws = workspace(m, len(capacity))
+    for c in range(len(start) - 1):
+        a, b = start[c], start[c + 1]
+        if b - a == 1 and flow_start[a] == flow_start[a + 1]:
+            # shares no link: its bound from its start
+            end[a] = data_start[a] + size[a] / (bound[a] * rate_factor[a])
+            continue
+        key = _signature(a, b, values, flow_start, flow_link, capacity_bits)
+        if key in seen:
+            first = start[seen[key]]
+            if (start[seen[key] + 1] - first == b - a
+                    and _same_component(a, b, first, values, flow_start, flow_link,
+                                        capacity_bits)):
+                end[a:b] = end[first:first + b - a]
+                continue
+        else:
+            seen[key] = c
+        _component_end_times(a, b, data_start, size, rate_factor, flow_start, flow_link,
+                             link_start, link_flow, capacity, penalty, bound, level_rtol,
+                             done_rtol, left, end, active, finish, ws)
     return end
+
+
+@numba.njit(cache=_CACHE)
+def step_end_times(data_start, size, rate_factor, flow_start, flow_link, link_start, link_flow,
+                   capacity, penalty, bound, level_rtol, done_rtol):
+    """When each flow of one step ends: its data starts at ``data_start`` and moves
+    ``size`` bytes at its max-min rate times ``rate_factor``, re-shared whenever a
+    flow of its component (:func:`components`) ends or starts, event by event.
+
+    A flow that shares no link moves at its bound from its start.  Each
+    component is its own event simulation, over its flows and links
+    renumbered contiguously (:func:`_by_component`): a step of many small
+    components (the exchanges under one switch, one pair of dragonfly
+    groups) costs each component's events times its flows, not every event
+    of the step times all of them.  A component equal to an earlier one to
+    the bit (:func:`_same_component`: the translates of a block mapping on a
+    regular fabric) takes that one's end times, which its simulation would
+    repeat.
+    """
+    m = len(size)
+    if len(flow_link) == 0:   # no flow shares a link: each at its bound from its start
+        return data_start + size / (bound * rate_factor)
+    start, flows = components(m, link_start, link_flow)
+    lists = _by_component(flows, flow_start, flow_link, capacity)
+    ends = _ends_by_component(start, data_start[flows], size[flows], rate_factor[flows],
+                              *lists, penalty[flows], bound[flows], level_rtol, done_rtol)
+    end = np.empty(m)
+    end[flows] = ends
+    return end
+
+
+@numba.njit(cache=_CACHE)
+def halving_blocks(pof2, count, elem_bytes):
+    """Rabenseifner's recursive halving (``allreduce_rabenseifner.c``) for every new
+    rank v < pof2 at once: per level (mask 1, 2, ...), the bytes v sends, the bytes
+    it keeps (and combines), and the bytes of its range after the level (what the
+    doubling sends back at that level).  The halves are the C code's: ``mid = lo +
+    (hi - lo) / 2``, the lower half kept by the rank whose mask bit is 0."""
+    levels = 0
+    while (1 << levels) < pof2:
+        levels += 1
+    sent = np.empty((levels, pof2), dtype=np.int64)
+    kept = np.empty((levels, pof2), dtype=np.int64)
+    after = np.empty((levels, pof2), dtype=np.int64)
+    for v in range(pof2):
+        lo = 0
+        hi = count
+        for level in range(levels):
+            mid = lo + (hi - lo) // 2
+            if v & (1 << level) == 0:
+                sent[level, v] = (hi - mid) * elem_bytes
+                kept[level, v] = (mid - lo) * elem_bytes
+                hi = mid
+            else:
+                sent[level, v] = (mid - lo) * elem_bytes
+                kept[level, v] = (hi - mid) * elem_bytes
+                lo = mid
+            after[level, v] = (hi - lo) * elem_bytes
+    return sent, kept, after
 
 
 @numba.njit(cache=_CACHE)

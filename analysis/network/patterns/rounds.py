@@ -58,6 +58,8 @@ def allreduce_recursive_doubling(p: int, count: int, *, elem_bytes: int, root: i
 def allreduce_rabenseifner(p: int, count: int, *, elem_bytes: int, root: int = 0,
                            commutative: bool = True, **context) -> Pattern:
     """``allreduce_rabenseifner.c``: fold by halves, recursive halving, doubling, unfold."""
+    from .. import kernels
+
     pof2 = 1 << floor_log2(p)
     r = p - pof2
     half = count // 2
@@ -71,24 +73,14 @@ def allreduce_rabenseifner(p: int, count: int, *, elem_bytes: int, root: int = 0
         steps.append(Step(evens + 1, evens, np.full(r, (count - half) * elem_bytes)))
     new = ranks(pof2)
     real = fold_real(new, r, 0)
-    lo, hi = np.zeros(pof2, dtype=np.int64), np.full(pof2, count, dtype=np.int64)
-    saved = []
-    mask = 1
-    while mask < pof2:
-        partner = real[new ^ mask]
-        saved.append((lo.copy(), hi.copy(), partner))
-        mid = lo + (hi - lo) // 2
-        keep_lower = (new & mask) == 0
-        sent = np.where(keep_lower, hi - mid, mid - lo)
-        kept = np.where(keep_lower, mid - lo, hi - mid)
-        steps.append(Step(real, partner, sent * elem_bytes, real, kept * elem_bytes))
-        lo, hi = np.where(keep_lower, lo, mid), np.where(keep_lower, mid, hi)
-        mask <<= 1
-    for level in range(len(saved) - 1, -1, -1):
+    # per level: the bytes each new rank sends and keeps halving, its range's after
+    sent, kept, after = kernels.halving_blocks(pof2, count, elem_bytes)
+    partners = [real[new ^ (1 << level)] for level in range(len(sent))]
+    for level, partner in enumerate(partners):
+        steps.append(Step(real, partner, sent[level], real, kept[level]))
+    for level in range(len(partners) - 1, -1, -1):
         # the doubling retraces the halving's pairs: the same arrays, routed once
-        partner = saved[level][2]
-        steps.append(Step(real, partner, (hi - lo) * elem_bytes))
-        lo, hi = saved[level][:2]
+        steps.append(Step(real, partners[level], after[level]))
     if r:
         steps.append(Step(evens, evens + 1, np.full(r, count * elem_bytes)))
     return Pattern(p, tuple(steps))
