@@ -340,6 +340,56 @@ def _overheads(steps: list[Step], n_bytes: np.ndarray, msg_tasks: np.ndarray,
     return eager, post_delay, send_cost, receive_cost, serial_receiver, receive_after
 
 
+def _run_serial(steps: SerialSteps, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
+                net: NetworkParams, weight_S: float = 0.0) -> np.ndarray:
+    """The rank clocks after serial steps, each timed alone: :func:`_run_step`'s
+    arithmetic on a step of one message, its flow alone on the fabric (its route's
+    bottleneck: :func:`_lone_flows`), the clocks' recurrence in one compiled loop
+    (``serial_kernels.run_serial``)."""
+    from .serial_kernels import run_serial
+
+    size = (steps.n_bytes + net.envelope_bytes).astype(float)
+    latency, rate = _lone_flows(fabric.routes(hosts[steps.src], hosts[steps.dst]), fabric,
+                                weight_S)
+    # an MPI_Ssend (synchronous) is no eager send: it pays o_s, waits for the delivery
+    # and costs its receiver no o_r, as _run_step charges it
+    synchronous = (steps.synchronous.astype(bool) if len(steps.synchronous)
+                   else np.zeros(len(steps.src), dtype=bool))
+    eager = (steps.n_bytes < net.eager_threshold_bytes) & ~synchronous
+    o_s = net.send_overhead_s
+    send_delay = np.where(eager | synchronous, o_s, 0.0) if o_s else np.zeros(len(steps.src))
+    gamma = float(fabric.gamma_s_per_byte)
+    after = run_serial(clock.copy(), steps.src, steps.dst, send_delay, eager,
+                       latency * factors(net.latency_factors, size), size,
+                       rate * factors(net.bandwidth_factors, size),
+                       np.where(eager, net.recv_overhead_s, 0.0), steps.combine() * gamma)
+    if len(steps.reduce_ranks):
+        np.add.at(after, steps.reduce_ranks, steps.reduce_bytes * gamma)
+    return after
+
+
+def _lone_flows(routes: np.ndarray, fabric: Fabric, weight_S: float
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Each route's latency and the max-min rate of its flow alone on the fabric.
+
+    The links are read as :class:`_Routing` reads them (every id on a fabric of
+    few ids, else the ids the routes use, numbered).
+    """
+    from . import kernels
+    from .serial_kernels import lone_rates
+
+    routes = np.ascontiguousarray(routes, dtype=np.int64)
+    if fabric.n_links <= _GLOBAL_LINKS and fabric.n_links <= 4 * routes.size:
+        local = routes
+        capacity, link_latency, pipe = fabric.link_table()
+    else:
+        local, used = kernels.number_links(routes, fabric.link_scratch())
+        capacity, link_latency, pipe = fabric.link_properties(used)
+    latency, penalty, bound = kernels.route_sums(local, link_latency, capacity, pipe,
+                                                 float(weight_S))
+    return latency, lone_rates(local, pipe, capacity, penalty, bound)
+
+
 def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
                   net: NetworkParams, weight_S: float = 0.0) -> np.ndarray:
     """Several steps as one event-driven flow simulation: each rank runs its own steps in order.
@@ -499,7 +549,7 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
         else:
             for step in together:
                 if isinstance(step, SerialSteps):   # steps of one message each, alone
-                    clock = step.run_alone(clock, hosts, fabric, net, weight_S)
+                    clock = _run_serial(step, clock, hosts, fabric, net, weight_S)
                 else:
                     clock = _run_step(step, clock, hosts, fabric, net, weight_S, memo)
         together.clear()

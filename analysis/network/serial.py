@@ -14,7 +14,7 @@ as it would time the plain steps:
 - above, where the engine times each step alone, a step of one message is
   that message alone on the fabric: its rate is the lone flow's max-min rate
   (its route's bottleneck, the FATPIPE bounds, a link it crosses twice
-  shared with itself), so :meth:`SerialSteps.run_alone` routes every message
+  shared with itself), so ``engine._run_serial`` routes every message
   at once and runs the clocks' recurrence in one compiled loop, with the
   arithmetic of ``engine._run_step`` (the same operations in the same order:
   equal to the bit to the step-by-step engine, ``tests/test_serial_steps.py``).
@@ -52,7 +52,8 @@ class SerialSteps(Step):
         if self.repeat != 1 or len(self.post_ahead):
             raise ValueError("serial steps neither repeat nor post ahead")
 
-    def _combine(self) -> np.ndarray:
+    def combine(self) -> np.ndarray:
+        """Bytes the receiver of each message combines after it (0: none)."""
         return self.combine_bytes if len(self.combine_bytes) else np.zeros(len(self.src),
                                                                              dtype=np.int64)
 
@@ -61,7 +62,7 @@ class SerialSteps(Step):
         from .pattern import _checked_steps
 
         m = len(self.src)
-        combine = self._combine()
+        combine = self.combine()
         keep = combine > 0
         last = np.full(int(max(self.src.max(initial=-1), self.dst.max(initial=-1),
                                self.reduce_ranks.max(initial=-1))) + 1, -1)
@@ -83,55 +84,8 @@ class SerialSteps(Step):
                     object.__setattr__(step, name, flags[k:k + 1])
         return steps
 
-    def run_alone(self, clock: np.ndarray, hosts: np.ndarray, fabric, net,
-                  weight_S: float = 0.0) -> np.ndarray:
-        """The rank clocks after the steps, each timed alone (``engine._run_step``'s
-        arithmetic on a step of one message)."""
-        from .engine import factors
-        from .serial_kernels import run_serial
-
-        size = (self.n_bytes + net.envelope_bytes).astype(float)
-        latency, rate = _lone_flows(fabric.routes(hosts[self.src], hosts[self.dst]), fabric,
-                                    weight_S)
-        # an MPI_Ssend (synchronous) is no eager send: it pays o_s, waits for the delivery
-        # and costs its receiver no o_r, as engine._run_step charges it
-        synchronous = (self.synchronous.astype(bool) if len(self.synchronous)
-                       else np.zeros(len(self.src), dtype=bool))
-        eager = (self.n_bytes < net.eager_threshold_bytes) & ~synchronous
-        o_s = net.send_overhead_s
-        send_delay = np.where(eager | synchronous, o_s, 0.0) if o_s else np.zeros(len(self.src))
-        after = run_serial(clock.copy(), self.src, self.dst, send_delay, eager,
-                            latency * factors(net.latency_factors, size), size,
-                            rate * factors(net.bandwidth_factors, size),
-                            np.where(eager, net.recv_overhead_s, 0.0),
-                            self._combine() * float(fabric.gamma_s_per_byte))
-        if len(self.reduce_ranks):
-            np.add.at(after, self.reduce_ranks, self.reduce_bytes * float(fabric.gamma_s_per_byte))
-        return after
-
     def on(self, ranks: np.ndarray) -> "SerialSteps":
         """The same steps with rank i renamed ``ranks[i]``."""
         return replace(self, src=ranks[self.src], dst=ranks[self.dst],
                        reduce_ranks=ranks[self.reduce_ranks])
 
-
-def _lone_flows(routes: np.ndarray, fabric, weight_S: float) -> tuple[np.ndarray, np.ndarray]:
-    """Each route's latency and the max-min rate of its flow alone on the fabric.
-
-    The links are read as ``engine._Routing`` reads them (every id on a
-    fabric of few ids, else the ids the routes use, numbered).
-    """
-    from . import kernels
-    from .engine import _GLOBAL_LINKS
-    from .serial_kernels import lone_rates
-
-    routes = np.ascontiguousarray(routes, dtype=np.int64)
-    if fabric.n_links <= _GLOBAL_LINKS and fabric.n_links <= 4 * routes.size:
-        local = routes
-        capacity, link_latency, pipe = fabric.link_table()
-    else:
-        local, used = kernels.number_links(routes, fabric.link_scratch())
-        capacity, link_latency, pipe = fabric.link_properties(used)
-    latency, penalty, bound = kernels.route_sums(local, link_latency, capacity, pipe,
-                                                 float(weight_S))
-    return latency, lone_rates(local, pipe, capacity, penalty, bound)
