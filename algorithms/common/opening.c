@@ -14,3 +14,12 @@ int collsim_open(MPI_Comm comm, MPI_Datatype datatype, int *rank, int *size, MPI
         return rc;
     return MPI_Type_get_extent(datatype, &lb, extent);
 }
+
+int collsim_open_blocks(MPI_Comm comm, MPI_Datatype datatype, int recvcount, int *rank,
+                        int *size, MPI_Aint *extent)
+{
+    int rc = collsim_open(comm, datatype, rank, size, extent);
+    if (rc == MPI_SUCCESS && (long long)recvcount * *size > 0x7fffffffLL)
+        return MPI_ERR_COUNT;
+    return rc;
+}

@@ -166,11 +166,9 @@ int collsim_reduce_scatter_butterfly(const void *sendbuf, void *recvbuf, int rec
     MPI_Aint extent;
     void *psend = NULL, *precv = NULL;
 
-    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
+    COLLSIM_CHECK(collsim_open_blocks(comm, datatype, recvcount, &rank, &size, &extent));
     if (recvcount == 0)
         return MPI_SUCCESS;
-    if ((long long)recvcount * size > 0x7fffffffLL)
-        return MPI_ERR_COUNT;
     const int n = recvcount, count = recvcount * size;
     /* the rounds swap the two buffers; both are freed whichever holds what */
     COLLSIM_CHECK(collsim_buffer_pair(count, extent, params, &psend, &precv));

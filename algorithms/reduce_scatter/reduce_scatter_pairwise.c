@@ -31,11 +31,9 @@ int collsim_reduce_scatter_pairwise(const void *sendbuf, void *recvbuf, int recv
     MPI_Aint extent;
     void *tmp = NULL;
 
-    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
+    COLLSIM_CHECK(collsim_open_blocks(comm, datatype, recvcount, &rank, &size, &extent));
     if (recvcount == 0)
         return MPI_SUCCESS;
-    if ((long long)recvcount * size > 0x7fffffffLL)
-        return MPI_ERR_COUNT;
     tmp = collsim_buffer_alloc((size_t)recvcount * (size_t)extent, params);
     if (tmp == NULL)
         return MPI_ERR_NO_MEM;

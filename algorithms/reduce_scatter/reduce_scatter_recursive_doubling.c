@@ -125,11 +125,9 @@ int collsim_reduce_scatter_recursive_doubling(const void *sendbuf, void *recvbuf
     MPI_Aint extent;
     void *results = NULL, *received = NULL;
 
-    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
+    COLLSIM_CHECK(collsim_open_blocks(comm, datatype, recvcount, &rank, &size, &extent));
     if (recvcount == 0)
         return MPI_SUCCESS;
-    if ((long long)recvcount * size > 0x7fffffffLL)
-        return MPI_ERR_COUNT;
     COLLSIM_CHECK(MPI_Op_commutative(op, &commutative));
     const int count = recvcount * size;
     COLLSIM_CHECK(collsim_buffer_pair(count, extent, params, &results, &received));

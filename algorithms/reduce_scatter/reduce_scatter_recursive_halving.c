@@ -104,11 +104,9 @@ int collsim_reduce_scatter_recursive_halving(const void *sendbuf, void *recvbuf,
     MPI_Aint extent;
     void *acc = NULL, *tmp = NULL;
 
-    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
+    COLLSIM_CHECK(collsim_open_blocks(comm, datatype, recvcount, &rank, &size, &extent));
     if (recvcount == 0)
         return MPI_SUCCESS;
-    if ((long long)recvcount * size > 0x7fffffffLL)
-        return MPI_ERR_COUNT;
     const int n = recvcount, count = recvcount * size;
     const int pof2 = collsim_pow2_floor(size), r = size - pof2;
     COLLSIM_CHECK(collsim_buffer_pair(count, extent, params, &acc, &tmp));

@@ -23,11 +23,9 @@ int collsim_reduce_scatter_reduce_then_scatter(const void *sendbuf, void *recvbu
     MPI_Aint extent;
     void *total = NULL;
 
-    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
+    COLLSIM_CHECK(collsim_open_blocks(comm, datatype, recvcount, &rank, &size, &extent));
     if (recvcount == 0)
         return MPI_SUCCESS;
-    if ((long long)recvcount * size > 0x7fffffffLL)
-        return MPI_ERR_COUNT;
     const int count = recvcount * size;
     /* every rank needs a receive buffer for the reduce; only rank 0's is read */
     total = collsim_buffer_alloc((size_t)count * (size_t)extent, params);

@@ -34,11 +34,9 @@ int collsim_reduce_scatter_ring(const void *sendbuf, void *recvbuf, int recvcoun
     MPI_Aint extent;
     void *acc = NULL, *tmp = NULL;
 
-    COLLSIM_CHECK(collsim_open(comm, datatype, &rank, &size, &extent));
+    COLLSIM_CHECK(collsim_open_blocks(comm, datatype, recvcount, &rank, &size, &extent));
     if (recvcount == 0)
         return MPI_SUCCESS;
-    if ((long long)recvcount * size > 0x7fffffffLL)
-        return MPI_ERR_COUNT;
     const int count = recvcount * size;
     acc = collsim_buffer_alloc((size_t)count * (size_t)extent, params);
     tmp = collsim_buffer_alloc((size_t)recvcount * (size_t)extent, params);
