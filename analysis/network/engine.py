@@ -51,7 +51,8 @@ from collsim.analysis.models._base import NetworkParams
 
 from .fabric import Fabric
 from .maxmin import LEVEL_RTOL
-from .pattern import Pattern, Step, plain_steps
+from .chain import CHAIN_STEP_MESSAGES, ChainSteps
+from .pattern import Pattern, PatternTooLarge, Step, plain_steps
 from .serial import SerialSteps
 
 __all__ = ["pattern_time", "step_end_times", "factors"]
@@ -368,6 +369,53 @@ def _run_serial(steps: SerialSteps, clock: np.ndarray, hosts: np.ndarray, fabric
     return after
 
 
+def _run_chain(chain: ChainSteps, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
+               net: NetworkParams, weight_S: float = 0.0) -> np.ndarray:
+    """The rank clocks after a chain pipeline (:mod:`collsim.analysis.network.chain`):
+    each hop, sharing no link, at its route's bottleneck, its time per block
+    class as :func:`step_end_times` charges a message (route latency times the
+    latency factor, bytes over the rate times the bandwidth factor), then the
+    C code's recurrence over (hop, block) (``chain_kernels.chain_clocks``).
+
+    Raises
+    ------
+    PatternTooLarge
+        If a block is eager under the profile (below its eager threshold: the
+        recurrence holds a sender until the delivery), or if hops share a link
+        (their flows' overlap is what the event simulation times).
+    """
+    from .chain_kernels import chain_clocks
+
+    if not len(chain.src) or not len(chain.block_bytes):
+        return clock
+    sizes, block_class = np.unique(chain.block_bytes, return_inverse=True)
+    if sizes[0] < net.eager_threshold_bytes:
+        raise PatternTooLarge(
+            f"a pipeline of {chain.messages:,} messages with eager blocks ({int(sizes[0])} B, "
+            f"under the profile's eager threshold of {net.eager_threshold_bytes} B) is not "
+            "modelled: give --segment-bytes or --blocks for blocks of at least the threshold")
+    routing = _Routing(fabric.routes(hosts[chain.src], hosts[chain.dst]), fabric, weight_S)
+    if len(routing.capacity):
+        raise PatternTooLarge(
+            f"a pipeline of {chain.messages:,} messages whose hops share links (here "
+            f"{len(routing.capacity):,} links carry two or more hops: ranks not consecutive "
+            "on the machine, or half-duplex links) is not modelled: the explicit pattern "
+            f"answers up to {CHAIN_STEP_MESSAGES:,} messages")
+    # no link shared: each hop at its route's bottleneck (what max-min gives it alone)
+    wire = (sizes + net.envelope_bytes).astype(float)
+    hop_s = (factors(net.latency_factors, wire)[:, None] * routing.latency[None, :]
+             + wire[:, None] / (routing.bound[None, :]
+                                * factors(net.bandwidth_factors, wire)[:, None]))
+    combine_s = (chain.block_bytes * float(fabric.gamma_s_per_byte) if chain.combine
+                 else np.zeros(len(chain.block_bytes)))
+    order = np.concatenate([chain.src[:1], chain.dst])
+    after = clock.copy()
+    after[order] = chain_clocks(np.ascontiguousarray(clock[order], dtype=float),
+                                np.ascontiguousarray(hop_s), block_class.astype(np.int64),
+                                np.asarray(combine_s, dtype=float))
+    return after
+
+
 def _lone_flows(routes: np.ndarray, fabric: Fabric, weight_S: float
                 ) -> tuple[np.ndarray, np.ndarray]:
     """Each route's latency and the max-min rate of its flow alone on the fabric.
@@ -556,6 +604,9 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
         return clock
 
     for step in pattern.steps:
+        if isinstance(step, ChainSteps):
+            clock = _run_chain(step, flush(clock), hosts, fabric, net, weight_S)
+            continue
         if step.repeat == 1:
             together.append(step)
             continue

@@ -95,6 +95,11 @@ class Step:
         if isinstance(self.repeat, bool) or not isinstance(self.repeat, int) or self.repeat < 1:
             raise ValueError(f"repeat must be an integer >= 1, got {self.repeat!r}")
 
+    @property
+    def messages(self) -> int:
+        """The messages this step stands for, repeats counted."""
+        return len(self.src) * self.repeat
+
 
 def _checked_steps(src, dst, n_bytes, reduce_ranks, reduce_bytes, post_ahead,
                    cuts, reduce_cuts) -> tuple[Step, ...]:
@@ -159,7 +164,7 @@ class Pattern:
     @property
     def messages(self) -> int:
         """The number of messages, repeats counted."""
-        return sum(len(step.src) * step.repeat for step in self.steps)
+        return sum(step.messages for step in self.steps)
 
 
 #: The most messages a pattern whose every message is its own (no repeated step, no

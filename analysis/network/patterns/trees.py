@@ -46,6 +46,7 @@ from collsim.analysis.models.reduce import in_order_binomial_children
 from collsim.analysis.schedule import Op, Step as Task
 from collsim.params import DEFAULT_PARAMS
 
+from ..chain import CHAIN_STEP_MESSAGES, ChainSteps
 from ..pattern import Pattern, _checked_steps
 from . import rounds
 from ._common import nothing_to_send
@@ -583,6 +584,32 @@ def _along_tree(collective: str, kind: str, segmented: bool = True):
                            f"``segment.c`` (``models._pipelined.{collective}_tree_programs``).")
 
 
+def _chain_pipeline(collective: str):
+    """``pipeline.c``'s bcast or reduce along the chain: the explicit steps up to
+    :data:`chain.CHAIN_STEP_MESSAGES` messages, above one :class:`chain.ChainSteps`
+    (its hops root, root + 1, ... as ``tree("chain")`` orders them; a reduce's data
+    goes the other way, into the root)."""
+    explicit = _along_tree(collective, "chain")
+
+    @nothing_to_send
+    def build(p: int, count: int, *, elem_bytes: int, root: int = 0, commutative: bool = True,
+              params=None, **context) -> Pattern:
+        blocks = _pipelined.plan_bytes(count, elem_bytes, _params(params), segmented=True,
+                                       fill_steps=_pipelined.steady_steps("chain") * (p - 1),
+                                       steady=_pipelined.steady_steps("chain"))
+        if (p - 1) * len(blocks) <= CHAIN_STEP_MESSAGES:
+            return explicit(p, count, elem_bytes=elem_bytes, root=root,
+                            commutative=commutative, params=params, **context)
+        order = (root + np.arange(p, dtype=np.int64)) % p
+        if collective == "reduce":
+            order = order[::-1]
+        return Pattern(p, (ChainSteps(order[:-1], order[1:], np.full(p - 1, max(blocks)),
+                                      block_bytes=blocks, combine=collective == "reduce"),))
+
+    build.__name__, build.__doc__ = explicit.__name__, explicit.__doc__
+    return build
+
+
 def _allreduce_in_order(segmented: bool):
     def build(p, count, *, elem_bytes, root, params):
         return _allreduce_in_order_arrays(p, count, elem_bytes=elem_bytes, params=params,
@@ -604,14 +631,14 @@ def _dual_root(p, count, *, elem_bytes, root, params):
 PATTERNS = {
     ("bcast", "linear"): bcast_linear,
     ("bcast", "chain"): bcast_chain,
-    ("bcast", "pipeline"): _along_tree("bcast", "chain"),
+    ("bcast", "pipeline"): _chain_pipeline("bcast"),
     ("bcast", "binary"): _along_tree("bcast", "binary"),
     ("bcast", "concurrent_binomial"): bcast_concurrent_binomial,
     ("bcast", "concurrent_knomial"): bcast_concurrent_knomial,
     ("bcast", "concurrent_binary"): bcast_concurrent_binary,
     ("reduce", "linear"): reduce_linear,
     ("reduce", "chain"): reduce_chain,
-    ("reduce", "pipeline"): _along_tree("reduce", "chain"),
+    ("reduce", "pipeline"): _chain_pipeline("reduce"),
     ("reduce", "binary"): _along_tree("reduce", "binary"),
     ("reduce", "in_order_binary"): _along_tree("reduce", "in_order_binary"),
     ("reduce", "overlapped_binomial"): reduce_overlapped_binomial,
