@@ -29,6 +29,7 @@ wait).  An ``MPI_Ssend`` (``Step.synchronous``) is a rendezvous whatever its
 size: its sender pays ``o_s``, then waits for the delivery, its receiver pays
 no ``o_r``.  A receive posted before the rank's sends
 (``Step.receive_first``: an ``MPI_Irecv`` first) does not wait for its ``o_s``.
+A lone ``MPI_Isend`` (``Step.nonblocking``) pays ``o_s`` whatever its size.
 
 A step's flows, the filling, its event loop and the event loop of steps
 run together run compiled (:mod:`collsim.analysis.network.kernels`, numba,
@@ -207,17 +208,21 @@ def _serial_receives(receiver: np.ndarray, arrival_s: np.ndarray, receive_cost_s
 
 
 def _staggered_sends(sender: np.ndarray, eager: np.ndarray, sendrecv: np.ndarray,
-                     o_s: float, synchronous: np.ndarray | None = None
+                     o_s: float, synchronous: np.ndarray | None = None,
+                     nonblocking: np.ndarray | None = None
                      ) -> tuple[np.ndarray, np.ndarray]:
     """(each message's posting delay on the sender's side, the sender's cost of an eager
     send): a process posting several sends in one step makes one MPI_Isend after the
     other, each paying ``o_s``, so the i-th is posted i o_s after its part starts; a
-    lone send pays ``o_s`` before posting when eager, inside an MPI_Sendrecv or an
-    MPI_Ssend (``synchronous``: SMPI's ``Request::start`` sleeps ``smpi/os`` for a
-    detached send, an MPI_Isend and an MPI_Ssend, not for a blocking rendezvous send)."""
+    lone send pays ``o_s`` before posting when eager, inside an MPI_Sendrecv, an
+    MPI_Ssend (``synchronous``) or an MPI_Isend (``nonblocking``): SMPI's
+    ``Request::start`` sleeps ``smpi/os`` for a detached send, an MPI_Isend and an
+    MPI_Ssend, not for a blocking rendezvous send."""
     paying = eager | sendrecv
     if synchronous is not None:
         paying = paying | synchronous
+    if nonblocking is not None:
+        paying = paying | nonblocking
     single = np.where(paying, o_s, 0.0)
     if not o_s:
         return single, single
@@ -243,7 +248,7 @@ def _receives_after(sender: np.ndarray, send_delay: np.ndarray, n: int) -> np.nd
 def _flags(steps: list[Step], name: str) -> np.ndarray:
     """Per message of ``steps`` (concatenated), a flag field of theirs as booleans
     (``synchronous``: an MPI_Ssend; ``receive_first``: posted before the receiver's
-    sends)."""
+    sends; ``nonblocking``: an MPI_Isend)."""
     return np.concatenate([getattr(step, name).astype(bool) if len(getattr(step, name))
                            else np.zeros(len(step.src), dtype=bool) for step in steps])
 
@@ -278,7 +283,7 @@ def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
         receives[step.dst] = True
         sendrecv = sends & receives
         send_delay, send_cost = _staggered_sends(step.src, eager, sendrecv[step.src], o_s,
-                                                 synchronous)
+                                                 synchronous, _flags([step], "nonblocking"))
         first = _flags([step], "receive_first")
         start = np.maximum(clock[step.src] + send_delay,
                            clock[step.dst] + np.where(sendrecv[step.dst] & ~first, o_s, 0.0))
@@ -327,7 +332,8 @@ def _overheads(steps: list[Step], n_bytes: np.ndarray, msg_tasks: np.ndarray,
     sends = np.bincount(post_tasks[0], minlength=n_tasks)
     sendrecv = (sends > 0) & (np.bincount(post_tasks[1], minlength=n_tasks) > 0)
     send_delay, send_cost = _staggered_sends(post_tasks[0], eager, sendrecv[post_tasks[0]],
-                                             net.send_overhead_s, synchronous)
+                                             net.send_overhead_s, synchronous,
+                                             _flags(steps, "nonblocking"))
     post_delay = np.stack([send_delay, np.where(sendrecv[post_tasks[1]] & ~first,
                                                 net.send_overhead_s, 0.0)])
     # a part's receives pay o_r from its last send on: in turn when there are several,
