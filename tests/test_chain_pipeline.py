@@ -64,6 +64,25 @@ def test_the_chain_step_gives_the_explicit_patterns_time(collective, p):
                     assert got == pytest.approx(want, rel=1e-12), (count, params, root, gamma)
 
 
+@pytest.mark.parametrize("collective", ["bcast", "reduce"])
+def test_the_chain_step_pays_each_isends_o_s_as_the_explicit_pattern(collective):
+    # Hydra's profile: o_s = o_r = 0.25 us, eager below 64,000 B; blocks of 128,000 B
+    profile = load_profile("seed003_openmpi_opa")
+    G = crossbar(nodes=6)
+    names = map_ranks(G, 6, "block")
+    fabric = CrossbarFabric(G.graph["params"])
+    net = profile.model_network(0.0, 0.0, 1e-10)
+    fabric.gamma_s_per_byte = 1e-10
+    params = AlgorithmParams(block_count=5)
+    for root in (0, 4):
+        explicit = trees.PATTERNS[(collective, "pipeline")](6, 80000, elem_bytes=8, root=root,
+                                                          params=params)
+        chain = _chain(collective, 6, 80000, root, params)
+        hosts = fabric.host_index(names)
+        want = pattern_time(explicit, hosts, fabric, net)
+        assert pattern_time(chain, hosts, fabric, net) == pytest.approx(want, rel=1e-12)
+
+
 def test_the_builder_makes_a_chain_step_above_its_threshold(monkeypatch):
     monkeypatch.setattr(trees, "CHAIN_STEP_MESSAGES", 10)
     pattern = trees.PATTERNS[("reduce", "pipeline")](5, 1000, elem_bytes=8, root=2,

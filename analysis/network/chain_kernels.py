@@ -13,14 +13,19 @@ __all__ = ["chain_clocks"]
 
 
 @numba.njit(cache=_CACHE)
-def chain_clocks(start, hop_s, block_class, combine_s):
+def chain_clocks(start, hop_s, block_class, combine_s, send_s, first_send_s, last_send_s):
     """The clocks of a chain pipeline's ranks after it, in the chain's order.
 
     ``start[q]``: rank q's clock before (q = 0 .. p - 1 along the data's way);
     ``hop_s[c, h]``: how long hop h (q = h to h + 1) takes a block of class c
     once both its ranks have posted it; ``block_class[k]``: block k's class;
     ``combine_s[k]``: what a receiving rank spends combining block k after the
-    step that received it (0 for a bcast).
+    step that received it (0 for a bcast); ``send_s``: what a send costs its
+    rank before it is posted (SMPI's ``o_s`` for an ``MPI_Isend``, 0 for a
+    blocking rendezvous ``MPI_Send``; the step's ``MPI_Irecv``, posted first,
+    does not wait for it), ``first_send_s`` that of rank 0's sends and
+    ``last_send_s`` that of the other ranks' last block (``pipeline.c``'s
+    reduce sends those with ``MPI_Send``).
 
     Rank 0's k-th step sends block k; rank q in 1 .. p - 2 has steps 0 .. B,
     step s receiving block s (s < B) and sending block s - 1 (s > 0); rank
@@ -61,6 +66,12 @@ def chain_clocks(start, hop_s, block_class, combine_s):
                 receiver = max(last[h], before[h + 1]) + done_before
             else:
                 receiver = last[h] + done_before
+            if h == 0:
+                sender += first_send_s
+            elif k == blocks - 1:
+                sender += last_send_s
+            else:
+                sender += send_s
             now[h] = max(sender, receiver) + hop[h]
         before, last, now = last, now, before
     # last holds M(., B - 1).end: every rank's last step ends with its last message

@@ -381,7 +381,9 @@ def _run_chain(chain: ChainSteps, clock: np.ndarray, hosts: np.ndarray, fabric: 
     each hop, sharing no link, at its route's bottleneck, its time per block
     class as :func:`step_end_times` charges a message (route latency times the
     latency factor, bytes over the rate times the bandwidth factor), then the
-    C code's recurrence over (hop, block) (``chain_kernels.chain_clocks``).
+    C code's recurrence over (hop, block) (``chain_kernels.chain_clocks``), each
+    ``MPI_Isend`` posted ``o_s`` after its step starts (``Step.nonblocking``), the
+    reduce's ``MPI_Send`` s (its leaf's, every rank's last block) at once.
 
     Raises
     ------
@@ -415,10 +417,14 @@ def _run_chain(chain: ChainSteps, clock: np.ndarray, hosts: np.ndarray, fabric: 
     combine_s = (chain.block_bytes * float(fabric.gamma_s_per_byte) if chain.combine
                  else np.zeros(len(chain.block_bytes)))
     order = np.concatenate([chain.src[:1], chain.dst])
+    # pipeline.c's MPI_Isends pay o_s (Step.nonblocking); its reduce's leaf and last
+    # blocks go by MPI_Send, a blocking rendezvous that pays none
+    o_s = float(net.send_overhead_s)
     after = clock.copy()
     after[order] = chain_clocks(np.ascontiguousarray(clock[order], dtype=float),
                                 np.ascontiguousarray(hop_s), block_class.astype(np.int64),
-                                np.asarray(combine_s, dtype=float))
+                                np.asarray(combine_s, dtype=float), o_s,
+                                0.0 if chain.combine else o_s, 0.0 if chain.combine else o_s)
     return after
 
 
