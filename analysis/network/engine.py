@@ -603,7 +603,8 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
     memo: dict = {}   # the routing of each (senders, receivers) of the steps run alone
 
     def flush(clock):
-        if together and sum(len(step.src) for step in together) <= together_messages:
+        if together and (pattern.together
+                         or sum(len(step.src) for step in together) <= together_messages):
             clock = _run_together(plain_steps(together), clock, hosts, fabric, net, weight_S)
         elif pattern.windowed:
             for window in _windows(plain_steps(together), WINDOW_MESSAGES):

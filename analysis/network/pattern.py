@@ -167,12 +167,16 @@ class Pattern:
     steps of a few messages, whose flows meet those of the steps near them);
     when too many to run together (``engine.TOGETHER_MESSAGES``), they run
     together in windows of consecutive steps (``engine.WINDOW_MESSAGES``)
-    rather than each step alone.
+    rather than each step alone.  ``together``: its steps run together as one
+    event simulation whatever their count (their builder bounds it: the ranks of
+    a neighbour exchange drift apart over many steps, which steps timed alone or in
+    windows leave out).
     """
 
     p: int
     steps: tuple[Step, ...]
     windowed: bool = False
+    together: bool = False
 
     @property
     def messages(self) -> int:

@@ -12,7 +12,6 @@ import numpy as np
 from collsim.analysis.models._base import ceil_log2
 from collsim.analysis.models.allgather import recursive_doubling_steps
 
-from ..engine import TOGETHER_MESSAGES
 from ..pattern import Pattern, Step, exchange, in_sequence
 from ._common import binomial_scatter, nothing_to_send, ranks
 from .rounds import bcast_binomial
@@ -54,17 +53,24 @@ def allgather_bruck(p: int, count: int, *, elem_bytes: int, root: int = 0,
         for k in range(ceil_log2(p))))
 
 
+#: The most messages of a neighbour exchange simulated step by step in order, together.
+NEIGHBOR_TOGETHER_MESSAGES = 1 << 19
+
+
 @nothing_to_send
 def allgather_neighbor_exchange(p: int, count: int, *, elem_bytes: int, root: int = 0,
                                 commutative: bool = True, **context) -> Pattern:
     """``allgather_neighbor_exchange.c``: one block with the neighbour on one side, then
     p/2 - 1 pairs of blocks alternately with each; p odd: the ring, as the C code runs.
 
-    While its p^2/2 messages can all be simulated together
-    (``engine.TOGETHER_MESSAGES``: up to 180 ranks) every step is there in
-    order; above, the steps with each pairing are one repeated step each (the
-    same messages, without the alternation, each repeat timed alone: 50 % off
-    on a dragonfly's random ranks at 100 ranks when done so there).
+    Up to :data:`NEIGHBOR_TOGETHER_MESSAGES` messages (p^2/2: 1024 ranks) every
+    step is there in order, all simulated together (``Pattern.together``: on
+    512 random ranks of Slingshot, each step timed alone was 53 % under SimGrid,
+    in windows of 4096 messages 40 % under, together within 0.1 %); above, the
+    steps with each pairing are one repeated step each (the same messages,
+    without the alternation, each repeat timed alone: 50 % off on a dragonfly's
+    random ranks at 100 ranks when done so there, +22 % on 512 block ranks of
+    Slingshot).
     """
     if p % 2:
         return allgather_ring(p, count, elem_bytes=elem_bytes)
@@ -73,9 +79,10 @@ def allgather_neighbor_exchange(p: int, count: int, *, elem_bytes: int, root: in
     odds = evens + 1
     first = Step(*exchange(evens, odds, n))
     later = p // 2 - 1
-    if p * p // 2 <= TOGETHER_MESSAGES:
+    if p * p // 2 <= NEIGHBOR_TOGETHER_MESSAGES:
         pairs = (exchange(odds, (odds + 1) % p, 2 * n), exchange(evens, odds, 2 * n))
-        return Pattern(p, (first, *(Step(*pairs[(s + 1) % 2]) for s in range(1, later + 1))))
+        return Pattern(p, (first, *(Step(*pairs[(s + 1) % 2]) for s in range(1, later + 1))),
+                       together=True)
     repeats = ((odds, (odds + 1) % p, (later + 1) // 2), (evens, odds, later // 2))
     return Pattern(p, (first, *(Step(*exchange(a, b, 2 * n), repeat=times)
                                  for a, b, times in repeats if times)))
