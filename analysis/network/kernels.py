@@ -905,32 +905,6 @@ def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending
 
 
 @numba.njit(cache=_CACHE)
-def _take_off(now, starts, flight, done):
-    """The flows in flight from ``now``, ascending: those of ``flight`` not done, and
-    those whose data starts by ``now`` (popped off the heap ``starts``)."""
-    n_new = 0
-    new = np.empty(len(starts), dtype=np.int64)
-    while len(starts) and starts[0][0] <= now:
-        new[n_new] = heapq.heappop(starts)[1]
-        n_new += 1
-    new = np.sort(new[:n_new])
-    merged = np.empty(len(flight) + n_new, dtype=np.int64)
-    i = j = n = 0
-    while i < len(flight) or j < n_new:
-        if j == n_new or (i < len(flight) and flight[i] < new[j]):
-            f = flight[i]
-            i += 1
-            if done[f]:
-                continue
-        else:
-            f = new[j]
-            j += 1
-        merged[n] = f
-        n += 1
-    return merged[:n]
-
-
-@numba.njit(cache=_CACHE)
 def _flight_rates(flight, flow_start, flow_link, capacity, penalty, bound, local, used, counts,
                   level_rtol):
     """The max-min rates (:func:`fill`) of the flows ``flight`` (ascending), solved over
@@ -974,42 +948,160 @@ def _flight_rates(flight, flow_start, flow_link, capacity, penalty, bound, local
 
 
 @numba.njit(cache=_CACHE)
-def _next_events(now, starts, flight, done, left, size, rate_factor, finish, finished,
-                 finished_at, flow_start, flow_link, capacity, penalty, bound, scratch,
-                 level_rtol, done_rtol):
-    """The flows in flight from ``now`` at their max-min rates, up to the first end or
-    start: the flows that end then (``finished``, ``finished_at``), the others' bytes
-    left.  Returns (until, number finished, deadlocked, the flows in flight):
-    deadlocked when nothing is in flight and nothing will start.
+def _live_lists(m, flow_start, flow_link, n_links):
+    """The crossings of the flows in flight, per link: ``live[link_start[l]:][:n_live[l]]``
+    holds the crossings (indexes into ``flow_link``) of link l's flows in flight, in no
+    order; ``slot`` is each crossing's place there, ``flow_of`` its flow.  Also a mark
+    per flow and per link (the event that last reached it) for :func:`_component`."""
+    n = len(flow_link)
+    flow_of = np.empty(n, dtype=np.int64)
+    for f in range(m):
+        for e in range(flow_start[f], flow_start[f + 1]):
+            flow_of[e] = f
+    return (flow_of, np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
+            np.zeros(n_links, dtype=np.int64), np.zeros(m, dtype=np.int64),
+            np.zeros(n_links, dtype=np.int64))
 
-    Only the flows in flight are touched (``flight``, ascending, and the heap of
-    data starts ``starts``), not every message of the steps: the same flows,
-    rates and order as a pass over all of them."""
-    flight = _take_off(now, starts, flight, done)
+
+@numba.njit(cache=_CACHE)
+def _join(f, flow_start, flow_link, link_start, lists):
+    """Flow f goes in flight: its crossings join their links' lists."""
+    live, slot, n_live = lists[1], lists[2], lists[3]
+    for e in range(flow_start[f], flow_start[f + 1]):
+        link = flow_link[e]
+        j = link_start[link] + n_live[link]
+        live[j] = e
+        slot[e] = j
+        n_live[link] += 1
+
+
+@numba.njit(cache=_CACHE)
+def _leave(f, flow_start, flow_link, link_start, lists, seeds, n_seeds):
+    """Flow f ends: its crossings leave their links' lists, and one flow still in flight
+    on each of its links (the link's flows share it: one component) becomes a seed of
+    the next event's re-sharing.  Returns the number of seeds."""
+    flow_of, live, slot, n_live = lists[0], lists[1], lists[2], lists[3]
+    for e in range(flow_start[f], flow_start[f + 1]):
+        link = flow_link[e]
+        last = link_start[link] + n_live[link] - 1
+        moved = live[last]
+        live[slot[e]] = moved
+        slot[moved] = slot[e]
+        n_live[link] -= 1
+        if n_live[link] > 0:
+            seeds[n_seeds] = flow_of[live[link_start[link]]]
+            n_seeds += 1
+    return n_seeds
+
+
+@numba.njit(cache=_CACHE)
+def _component(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_start, lists,
+               group):
+    """The flows in flight that share links, directly or through others, with the seeds
+    in flight (their connected components), into ``group`` ascending.  ``stamp`` is
+    this event's mark.  Returns how many: the cost is theirs, not every flow's."""
+    flow_of, live, n_live, flow_mark, link_mark = (lists[0], lists[1], lists[3], lists[4],
+                                                   lists[5])
+    n = 0
+    for i in range(n_seeds):
+        f = seeds[i]
+        if in_flight[f] and flow_mark[f] != stamp:
+            flow_mark[f] = stamp
+            group[n] = f
+            n += 1
+    head = 0
+    while head < n:
+        f = group[head]
+        head += 1
+        for e in range(flow_start[f], flow_start[f + 1]):
+            link = flow_link[e]
+            if link_mark[link] == stamp:
+                continue
+            link_mark[link] = stamp
+            for j in range(link_start[link], link_start[link] + n_live[link]):
+                g = flow_of[live[j]]
+                if flow_mark[g] != stamp:
+                    flow_mark[g] = stamp
+                    group[n] = g
+                    n += 1
+    group[:n].sort()
+    return n
+
+
+@numba.njit(cache=_CACHE)
+def _reshare(now, group, left, since, rate, finish, version, ends, size, rate_factor,
+             flow_start, flow_link, capacity, penalty, bound, scratch, level_rtol, done_rtol):
+    """The flows ``group`` (ascending: whole components of the flows in flight) move on
+    at new max-min rates (:func:`_flight_rates`) from ``now``: their bytes left are
+    brought to ``now`` at their old rates, and their new ends go on the heap ``ends``
+    (stamped with each flow's version: an older entry is stale)."""
+    for f in group:
+        if now > since[f]:
+            left[f] = max(left[f] - rate[f] * (now - since[f]), size[f] * done_rtol)
+        since[f] = now
+    shared = _flight_rates(group, flow_start, flow_link, capacity, penalty, bound, scratch[0],
+                           scratch[1], scratch[2], level_rtol)
+    for i in range(len(group)):
+        f = group[i]
+        rate[f] = shared[i] * rate_factor[f]
+        finish[f] = now + left[f] / rate[f]
+        version[f] += 1
+        heapq.heappush(ends, (finish[f], f, version[f]))
+
+
+@numba.njit(cache=_CACHE)
+def _first_end(ends, version, in_flight):
+    """The heap ``ends`` rid of stale entries at its top; the first end (inf: none)."""
+    while len(ends) and (not in_flight[ends[0][1]] or ends[0][2] != version[ends[0][1]]):
+        heapq.heappop(ends)
+    return ends[0][0] if len(ends) else np.inf
+
+
+@numba.njit(cache=_CACHE)
+def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, flow_link,
+                 link_start, capacity, penalty, bound, size, rate_factor, scratch, lists,
+                 finished, level_rtol, done_rtol):
+    """From ``now``: the data that start then go in flight, the components of the flows
+    in flight that changed (those of the new flows and of the ``seeds``, the neighbours
+    of the flows that ended) are re-shared (:func:`_reshare`), and the flows in flight
+    move on to the first end or start.  The flows that end then, ascending, go into
+    ``finished``, and their neighbours into ``seeds``.  Returns (until, how many
+    finished, how many seeds, deadlocked: nothing in flight and nothing to start).
+
+    A component that did not change keeps its rates and ends: an event costs the
+    flows of the components it touches, not every flow in flight."""
+    in_flight, left, since, rate, finish, version, group = state
+    while len(starts) and starts[0][0] <= now:
+        f = heapq.heappop(starts)[1]
+        in_flight[f] = True
+        since[f] = now
+        _join(f, flow_start, flow_link, link_start, lists)
+        seeds[n_seeds] = f
+        n_seeds += 1
+    if n_seeds:
+        n = _component(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_start,
+                       lists, group)
+        _reshare(now, group[:n], left, since, rate, finish, version, ends, size, rate_factor,
+                 flow_start, flow_link, capacity, penalty, bound, scratch, level_rtol,
+                 done_rtol)
     next_start = starts[0][0] if len(starts) else np.inf
-    if len(flight) == 0:
-        return next_start, 0, next_start == np.inf, flight
-    rate = _flight_rates(flight, flow_start, flow_link, capacity, penalty, bound, scratch[0],
-                         scratch[1], scratch[2], level_rtol)
-    first_end = np.inf
-    for i in range(len(flight)):
-        f = flight[i]
-        rate[i] = rate[i] * rate_factor[f]
-        finish[f] = now + left[f] / rate[i]
-        if finish[f] < first_end:
-            first_end = finish[f]
+    first_end = _first_end(ends, version, in_flight)
+    if len(ends) == 0 and next_start == np.inf:
+        return np.inf, 0, 0, True
     until = min(first_end, next_start)
     threshold = until + abs(until) * done_rtol
     n_finished = 0
-    for i in range(len(flight)):
-        f = flight[i]
-        if finish[f] <= threshold:
-            finished[n_finished] = f
-            finished_at[n_finished] = finish[f]
-            n_finished += 1
-        else:
-            left[f] = max(left[f] - rate[i] * (until - now), size[f] * done_rtol)
-    return until, n_finished, False, flight
+    while len(ends) and first_end <= threshold:
+        f = heapq.heappop(ends)[1]
+        in_flight[f] = False
+        finished[n_finished] = f
+        n_finished += 1
+        first_end = _first_end(ends, version, in_flight)
+    finished[:n_finished].sort()
+    n_seeds = 0
+    for i in range(n_finished):
+        n_seeds = _leave(finished[i], flow_start, flow_link, link_start, lists, seeds, n_seeds)
+    return until, n_finished, n_seeds, False
 
 
 @numba.njit(cache=_CACHE)
@@ -1099,28 +1191,37 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
     n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending,
                            task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
                            msg_tasks, eager, send_cost, posted, data_latency, starts)
-    left = size.copy()
+    # per flow: in flight, bytes left, when left was last brought up to date, rate,
+    # end, version (of its entry on the heap of ends), and a list for the components
+    state = (np.zeros(m, dtype=np.bool_), size.copy(), np.zeros(m), np.zeros(m), np.empty(m),
+             np.zeros(m, dtype=np.int64), np.empty(m, dtype=np.int64))
+    ends = [(np.inf, np.int64(-1), np.int64(-1))]   # (end, flow, version): a typed heap
+    ends.pop()
+    lists = _live_lists(m, flow_start, flow_link, len(capacity))
+    seeds = np.empty(m + len(flow_link), dtype=np.int64)
+    n_seeds = 0
     done = np.zeros(m, dtype=np.bool_)
     n_done = 0
-    flight = np.empty(0, dtype=np.int64)
     scratch = np.zeros((3, len(capacity)), dtype=np.int64)   # _flight_rates' per link
     scratch[0] = -1
-    finish = np.empty(m)
     finished = np.empty(m, dtype=np.int64)
-    finished_at = np.empty(m)
     received = np.empty(m)
     touched = np.empty(2 * m, dtype=np.int64)
     now = starts[0][0] if len(starts) else np.inf
+    stamp = 0
     while n_done < m:
-        until, n_finished, deadlocked, flight = _next_events(
-            now, starts, flight, done, left, size, rate_factor, finish, finished, finished_at,
-            flow_start, flow_link, capacity, penalty, bound, scratch, level_rtol, done_rtol)
+        stamp += 1
+        until, n_finished, n_seeds, deadlocked = _next_events(
+            now, starts, ends, state, seeds, n_seeds, stamp, flow_start, flow_link, link_start,
+            capacity, penalty, bound, size, rate_factor, scratch, lists, finished, level_rtol,
+            done_rtol)
         if deadlocked:
             return task_last, True
         now = until
         if n_finished == 0:
             continue
         n_done += n_finished
+        finished_at = state[4][finished[:n_finished]]
         completed = _end_messages(n_finished, finished, finished_at, done, received,
                                   receive_cost, serial_receiver, msg_tasks, receiver_free,
                                   task_last, pending, touched, eager, task_start,
