@@ -9,14 +9,19 @@ were fixed in a round (a heap gives the lowest level), so its cost is the
 crossings plus what each round changes, not crossings times rounds.  A step
 timed alone is solved component by component (flows that share no link,
 directly or through others, never change each other's rates): an event
-refills the flows of its component only.
+refills the flows of its component only.  The steps run together do the
+same over the flows in flight (:func:`run_together`): an event re-shares
+the components it touches, found by a search over the links' flows in
+flight.
 
 Every sum is taken in the order the numpy version took it (``numpy.bincount``
 over crossings in flow order): per link, over its flows in ascending flow
 index; per flow, over its route's links in route order.  The answers are
-therefore the numpy version's to the bit, except where a step's components
-have several events each: a flow's bytes left are then updated at its
-component's events only, which rounds differently (within about 1e-15).
+therefore the numpy version's to the bit, except where the flows in flight
+fall into several components with events of their own: a flow's bytes left
+are then updated at its component's events only, which rounds differently
+(within about 1e-15), and levels of different components within the
+filling's ``level_rtol`` no longer saturate in one round.
 
 This module imports numba: :mod:`collsim.analysis.network.engine` and
 :mod:`.maxmin` import it inside their functions, so that commands that do not
@@ -1166,7 +1171,9 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
     Tasks are (rank, step) pairs, a rank's in order; a message is posted
     when both its posting tasks have started, its data starts a route
     latency later and moves at its max-min rate (:func:`fill`) among every
-    flow in flight, re-shared whenever one ends or starts.  A finished
+    flow in flight, re-shared whenever one ends or starts: the components
+    of the flows in flight that the event changes only (:func:`_next_events`:
+    the others' rates do not change).  A finished
     message ends its receiver's task side (after ``receive_cost``, in turn
     of arrival for a ``serial_receiver``, from ``receive_after`` past the
     task's start) and, rendezvous, its sender's.
