@@ -69,3 +69,19 @@ def test_components_re_shared_alone_equal_every_flow_re_shared(name):
         assert len(np.unique(start)) > p // 4   # many events: components merge and split
         expected = _global_ends(start, flows)
         np.testing.assert_allclose(after[dst], expected, rtol=1e-12, atol=0)
+
+
+def test_task_numbers_and_groups_are_numpy_unique_and_stable_argsort():
+    rng = np.random.default_rng(3)
+    for p, m, n_steps in ((7, 40, 5), (300, 2000, 30), (2, 1, 1)):
+        src = rng.integers(0, p, size=m)
+        dst = (src + rng.integers(1, p, size=m)) % p if p > 1 else src
+        step_of = np.sort(rng.integers(0, n_steps, size=m))
+        task_rank, task_step, end_task = kernels.task_numbers(src, dst, step_of, p)
+        keys, inverse = np.unique(np.concatenate([src, dst]) * n_steps
+                                  + np.concatenate([step_of, step_of]), return_inverse=True)
+        assert np.array_equal(task_rank * n_steps + task_step, keys)
+        assert np.array_equal(end_task, inverse.reshape(-1))
+        first, order = kernels.group_by(end_task, len(keys))
+        assert np.array_equal(order, np.argsort(end_task, kind="stable"))
+        assert np.array_equal(first, np.searchsorted(end_task[order], np.arange(len(keys) + 1)))

@@ -910,15 +910,30 @@ def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending
 
 
 @numba.njit(cache=_CACHE)
-def _flight_rates(flight, flow_start, flow_link, capacity, penalty, bound, local, used, counts,
-                  level_rtol):
+def _local_problem(m, k, n_crossings):
+    """Room for :func:`_flight_rates`' problems of up to m flows, k links and
+    ``n_crossings`` crossings, made once per :func:`run_together`: per link a local
+    number (-1), the link of each local number, counts and cursors; the local
+    crossings by flow and by link, capacities, penalties, bounds, the flows 0..m-1 and
+    a :func:`workspace`."""
+    return (np.full(k, -1, dtype=np.int64), np.empty(k, dtype=np.int64),
+            np.zeros(k + 1, dtype=np.int64), np.empty(k, dtype=np.int64),
+            np.zeros(m + 1, dtype=np.int64), np.empty(n_crossings, dtype=np.int64),
+            np.empty(n_crossings, dtype=np.int64), np.empty(k), np.empty(m), np.empty(m),
+            np.arange(m), workspace(m, k))
+
+
+@numba.njit(cache=_CACHE)
+def _flight_rates(flight, flow_start, flow_link, capacity, penalty, bound, room, level_rtol):
     """The max-min rates (:func:`fill`) of the flows ``flight`` (ascending), solved over
     them and the shared links they cross alone: the same problem as :func:`fill` with
     the others inactive, its flows in the same order and each link's in ascending
-    order, so the same sums.  ``local`` (-1 per link), ``used`` and ``counts`` (0 per
-    link) are scratch, left as they came."""
+    order, so the same sums (:func:`fill_listed` over flows 0..a-1).  ``room`` is a
+    :func:`_local_problem`, left as it came; the rates are its workspace's first
+    array, valid until the next call."""
+    (local, used, link_start_a, cursor, flow_start_a, flow_link_a, link_flow_a, capacity_a,
+     penalty_a, bound_a, every, ws) = room
     a = len(flight)
-    flow_start_a = np.zeros(a + 1, dtype=np.int64)
     k = 0
     for i in range(a):
         f = flight[i]
@@ -927,15 +942,16 @@ def _flight_rates(flight, flow_start, flow_link, capacity, penalty, bound, local
             if local[link] < 0:
                 local[link] = k
                 used[k] = link
+                capacity_a[k] = capacity[link]
+                link_start_a[k + 1] = 0
                 k += 1
-            counts[local[link]] += 1
+            link_start_a[local[link] + 1] += 1
         flow_start_a[i + 1] = flow_start_a[i] + flow_start[f + 1] - flow_start[f]
-    link_start_a = np.zeros(k + 1, dtype=np.int64)
+        penalty_a[i] = penalty[f]
+        bound_a[i] = bound[f]
     for j in range(k):
-        link_start_a[j + 1] = link_start_a[j] + counts[j]
-    cursor = link_start_a[:k].copy()
-    flow_link_a = np.empty(flow_start_a[a], dtype=np.int32)
-    link_flow_a = np.empty(flow_start_a[a], dtype=np.int32)
+        link_start_a[j + 1] += link_start_a[j]
+        cursor[j] = link_start_a[j]
     for i in range(a):
         f = flight[i]
         e_a = flow_start_a[i]
@@ -947,9 +963,9 @@ def _flight_rates(flight, flow_start, flow_link, capacity, penalty, bound, local
             cursor[j] += 1
     for j in range(k):
         local[used[j]] = -1
-        counts[j] = 0
-    return fill(np.ones(a, dtype=np.bool_), flow_start_a, flow_link_a, link_start_a,
-                link_flow_a, capacity[used[:k]], penalty[flight], bound[flight], level_rtol)
+    fill_listed(every, a, flow_start_a[:a + 1], flow_link_a, link_start_a[:k + 1],
+                link_flow_a, capacity_a[:k], penalty_a[:a], bound_a[:a], level_rtol, ws)
+    return ws[0]
 
 
 @numba.njit(cache=_CACHE)
@@ -1035,7 +1051,7 @@ def _component(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_sta
 
 @numba.njit(cache=_CACHE)
 def _reshare(now, group, left, since, rate, finish, version, ends, size, rate_factor,
-             flow_start, flow_link, capacity, penalty, bound, scratch, level_rtol, done_rtol):
+             flow_start, flow_link, capacity, penalty, bound, room, level_rtol, done_rtol):
     """The flows ``group`` (ascending: whole components of the flows in flight) move on
     at new max-min rates (:func:`_flight_rates`) from ``now``: their bytes left are
     brought to ``now`` at their old rates, and their new ends go on the heap ``ends``
@@ -1044,8 +1060,8 @@ def _reshare(now, group, left, since, rate, finish, version, ends, size, rate_fa
         if now > since[f]:
             left[f] = max(left[f] - rate[f] * (now - since[f]), size[f] * done_rtol)
         since[f] = now
-    shared = _flight_rates(group, flow_start, flow_link, capacity, penalty, bound, scratch[0],
-                           scratch[1], scratch[2], level_rtol)
+    shared = _flight_rates(group, flow_start, flow_link, capacity, penalty, bound, room,
+                           level_rtol)
     for i in range(len(group)):
         f = group[i]
         rate[f] = shared[i] * rate_factor[f]
@@ -1064,7 +1080,7 @@ def _first_end(ends, version, in_flight):
 
 @numba.njit(cache=_CACHE)
 def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, flow_link,
-                 link_start, capacity, penalty, bound, size, rate_factor, scratch, lists,
+                 link_start, capacity, penalty, bound, size, rate_factor, room, lists,
                  finished, level_rtol, done_rtol):
     """From ``now``: the data that start then go in flight, the components of the flows
     in flight that changed (those of the new flows and of the ``seeds``, the neighbours
@@ -1087,7 +1103,7 @@ def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, fl
         n = _component(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_start,
                        lists, group)
         _reshare(now, group[:n], left, since, rate, finish, version, ends, size, rate_factor,
-                 flow_start, flow_link, capacity, penalty, bound, scratch, level_rtol,
+                 flow_start, flow_link, capacity, penalty, bound, room, level_rtol,
                  done_rtol)
     next_start = starts[0][0] if len(starts) else np.inf
     first_end = _first_end(ends, version, in_flight)
@@ -1209,8 +1225,7 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
     n_seeds = 0
     done = np.zeros(m, dtype=np.bool_)
     n_done = 0
-    scratch = np.zeros((3, len(capacity)), dtype=np.int64)   # _flight_rates' per link
-    scratch[0] = -1
+    room = _local_problem(m, len(capacity), len(flow_link))
     finished = np.empty(m, dtype=np.int64)
     received = np.empty(m)
     touched = np.empty(2 * m, dtype=np.int64)
@@ -1220,7 +1235,7 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
         stamp += 1
         until, n_finished, n_seeds, deadlocked = _next_events(
             now, starts, ends, state, seeds, n_seeds, stamp, flow_start, flow_link, link_start,
-            capacity, penalty, bound, size, rate_factor, scratch, lists, finished, level_rtol,
+            capacity, penalty, bound, size, rate_factor, room, lists, finished, level_rtol,
             done_rtol)
         if deadlocked:
             return task_last, True
@@ -1244,6 +1259,59 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
                                task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
                                msg_tasks, eager, send_cost, posted, data_latency, starts)
     return task_last, False
+
+
+@numba.njit(cache=_CACHE)
+def task_numbers(src, dst, step_of, n_ranks):
+    """The tasks of steps run together: (rank, step) pairs numbered rank-major, as
+    ``numpy.unique`` of ``rank * n_steps + step`` over both ends of every message
+    numbers them, by a counting sort over the ranks (the messages come in ascending
+    step).  Returns (each task's rank, its step, each end's task: the senders' m,
+    then the receivers' m)."""
+    m = len(src)
+    count = np.zeros(n_ranks + 1, dtype=np.int64)
+    for i in range(m):
+        count[src[i] + 1] += 1
+        count[dst[i] + 1] += 1
+    for r in range(n_ranks):
+        count[r + 1] += count[r]
+    placed = np.empty(2 * m, dtype=np.int64)   # ends by rank, each rank's by step
+    for i in range(m):
+        placed[count[src[i]]] = i
+        count[src[i]] += 1
+        placed[count[dst[i]]] = m + i
+        count[dst[i]] += 1
+    end_task = np.empty(2 * m, dtype=np.int64)
+    task_rank = np.empty(2 * m, dtype=np.int64)
+    task_step = np.empty(2 * m, dtype=np.int64)
+    n_tasks = 0
+    for j in range(2 * m):
+        e = placed[j]
+        i = e if e < m else e - m
+        rank = src[i] if e < m else dst[i]
+        if n_tasks == 0 or task_rank[n_tasks - 1] != rank or task_step[n_tasks - 1] != step_of[i]:
+            task_rank[n_tasks] = rank
+            task_step[n_tasks] = step_of[i]
+            n_tasks += 1
+        end_task[e] = n_tasks - 1
+    return task_rank[:n_tasks].copy(), task_step[:n_tasks].copy(), end_task
+
+
+@numba.njit(cache=_CACHE)
+def group_by(keys, n):
+    """The indexes of ``keys`` (each in 0..n-1) grouped by key, in index order within a
+    key (a stable argsort, by counting), and where each key's group starts (n + 1)."""
+    first = np.zeros(n + 1, dtype=np.int64)
+    for k in keys:
+        first[k + 1] += 1
+    for k in range(n):
+        first[k + 1] += first[k]
+    cursor = first[:n].copy()
+    order = np.empty(len(keys), dtype=np.int64)
+    for i in range(len(keys)):
+        order[cursor[keys[i]]] = i
+        cursor[keys[i]] += 1
+    return first, order
 
 
 @numba.njit(cache=_CACHE)
