@@ -473,11 +473,8 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     step_of = np.repeat(np.arange(n_steps, dtype=np.int64), [len(step.src) for step in steps])
     m = len(src)
     # tasks: (rank, step) pairs in rank-major order, so a rank's next task is the next index
-    end_rank = np.concatenate([src, dst])
-    task_keys, end_task = np.unique(end_rank * n_steps + np.concatenate([step_of, step_of]),
-                                    return_inverse=True)
-    end_task = end_task.reshape(-1)
-    task_rank = task_keys // n_steps
+    task_rank, task_step, end_task = kernels.task_numbers(src, dst, step_of, len(clock))
+    task_keys = task_rank * n_steps + task_step
     n_tasks = len(task_keys)
     msg_tasks = np.stack([end_task[:m], end_task[m:]])
     # the tasks that post each message: the receiver's may be an earlier one (an MPI_Irecv
@@ -505,9 +502,7 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
         kernels.scatter_add(reduce_s, where,
                             np.concatenate([step.reduce_bytes for _, step in reducing])
                             * float(fabric.gamma_s_per_byte))
-    post_task = post_tasks.reshape(-1)
-    order = np.argsort(post_task, kind="stable")
-    task_first = np.searchsorted(post_task[order], np.arange(n_tasks + 1))
+    task_first, order = kernels.group_by(post_tasks.reshape(-1), n_tasks)
     end_msg = np.concatenate([np.arange(m), np.arange(m)])[order]
 
     first = np.ones(n_tasks, dtype=bool)

@@ -9,14 +9,19 @@ were fixed in a round (a heap gives the lowest level), so its cost is the
 crossings plus what each round changes, not crossings times rounds.  A step
 timed alone is solved component by component (flows that share no link,
 directly or through others, never change each other's rates): an event
-refills the flows of its component only.
+refills the flows of its component only.  The steps run together do the
+same over the flows in flight (:func:`run_together`): an event re-shares
+the components it touches, found by a search over the links' flows in
+flight.
 
 Every sum is taken in the order the numpy version took it (``numpy.bincount``
 over crossings in flow order): per link, over its flows in ascending flow
 index; per flow, over its route's links in route order.  The answers are
-therefore the numpy version's to the bit, except where a step's components
-have several events each: a flow's bytes left are then updated at its
-component's events only, which rounds differently (within about 1e-15).
+therefore the numpy version's to the bit, except where the flows in flight
+fall into several components with events of their own: a flow's bytes left
+are then updated at its component's events only, which rounds differently
+(within about 1e-15), and levels of different components within the
+filling's ``level_rtol`` no longer saturate in one round.
 
 This module imports numba: :mod:`collsim.analysis.network.engine` and
 :mod:`.maxmin` import it inside their functions, so that commands that do not
@@ -905,41 +910,30 @@ def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending
 
 
 @numba.njit(cache=_CACHE)
-def _take_off(now, starts, flight, done):
-    """The flows in flight from ``now``, ascending: those of ``flight`` not done, and
-    those whose data starts by ``now`` (popped off the heap ``starts``)."""
-    n_new = 0
-    new = np.empty(len(starts), dtype=np.int64)
-    while len(starts) and starts[0][0] <= now:
-        new[n_new] = heapq.heappop(starts)[1]
-        n_new += 1
-    new = np.sort(new[:n_new])
-    merged = np.empty(len(flight) + n_new, dtype=np.int64)
-    i = j = n = 0
-    while i < len(flight) or j < n_new:
-        if j == n_new or (i < len(flight) and flight[i] < new[j]):
-            f = flight[i]
-            i += 1
-            if done[f]:
-                continue
-        else:
-            f = new[j]
-            j += 1
-        merged[n] = f
-        n += 1
-    return merged[:n]
+def _local_problem(m, k, n_crossings):
+    """Room for :func:`_flight_rates`' problems of up to m flows, k links and
+    ``n_crossings`` crossings, made once per :func:`run_together`: per link a local
+    number (-1), the link of each local number, counts and cursors; the local
+    crossings by flow and by link, capacities, penalties, bounds, the flows 0..m-1 and
+    a :func:`workspace`."""
+    return (np.full(k, -1, dtype=np.int64), np.empty(k, dtype=np.int64),
+            np.zeros(k + 1, dtype=np.int64), np.empty(k, dtype=np.int64),
+            np.zeros(m + 1, dtype=np.int64), np.empty(n_crossings, dtype=np.int64),
+            np.empty(n_crossings, dtype=np.int64), np.empty(k), np.empty(m), np.empty(m),
+            np.arange(m), workspace(m, k))
 
 
 @numba.njit(cache=_CACHE)
-def _flight_rates(flight, flow_start, flow_link, capacity, penalty, bound, local, used, counts,
-                  level_rtol):
+def _flight_rates(flight, flow_start, flow_link, capacity, penalty, bound, room, level_rtol):
     """The max-min rates (:func:`fill`) of the flows ``flight`` (ascending), solved over
     them and the shared links they cross alone: the same problem as :func:`fill` with
     the others inactive, its flows in the same order and each link's in ascending
-    order, so the same sums.  ``local`` (-1 per link), ``used`` and ``counts`` (0 per
-    link) are scratch, left as they came."""
+    order, so the same sums (:func:`fill_listed` over flows 0..a-1).  ``room`` is a
+    :func:`_local_problem`, left as it came; the rates are its workspace's first
+    array, valid until the next call."""
+    (local, used, link_start_a, cursor, flow_start_a, flow_link_a, link_flow_a, capacity_a,
+     penalty_a, bound_a, every, ws) = room
     a = len(flight)
-    flow_start_a = np.zeros(a + 1, dtype=np.int64)
     k = 0
     for i in range(a):
         f = flight[i]
@@ -948,15 +942,16 @@ def _flight_rates(flight, flow_start, flow_link, capacity, penalty, bound, local
             if local[link] < 0:
                 local[link] = k
                 used[k] = link
+                capacity_a[k] = capacity[link]
+                link_start_a[k + 1] = 0
                 k += 1
-            counts[local[link]] += 1
+            link_start_a[local[link] + 1] += 1
         flow_start_a[i + 1] = flow_start_a[i] + flow_start[f + 1] - flow_start[f]
-    link_start_a = np.zeros(k + 1, dtype=np.int64)
+        penalty_a[i] = penalty[f]
+        bound_a[i] = bound[f]
     for j in range(k):
-        link_start_a[j + 1] = link_start_a[j] + counts[j]
-    cursor = link_start_a[:k].copy()
-    flow_link_a = np.empty(flow_start_a[a], dtype=np.int32)
-    link_flow_a = np.empty(flow_start_a[a], dtype=np.int32)
+        link_start_a[j + 1] += link_start_a[j]
+        cursor[j] = link_start_a[j]
     for i in range(a):
         f = flight[i]
         e_a = flow_start_a[i]
@@ -968,48 +963,166 @@ def _flight_rates(flight, flow_start, flow_link, capacity, penalty, bound, local
             cursor[j] += 1
     for j in range(k):
         local[used[j]] = -1
-        counts[j] = 0
-    return fill(np.ones(a, dtype=np.bool_), flow_start_a, flow_link_a, link_start_a,
-                link_flow_a, capacity[used[:k]], penalty[flight], bound[flight], level_rtol)
+    fill_listed(every, a, flow_start_a[:a + 1], flow_link_a, link_start_a[:k + 1],
+                link_flow_a, capacity_a[:k], penalty_a[:a], bound_a[:a], level_rtol, ws)
+    return ws[0]
 
 
 @numba.njit(cache=_CACHE)
-def _next_events(now, starts, flight, done, left, size, rate_factor, finish, finished,
-                 finished_at, flow_start, flow_link, capacity, penalty, bound, scratch,
-                 level_rtol, done_rtol):
-    """The flows in flight from ``now`` at their max-min rates, up to the first end or
-    start: the flows that end then (``finished``, ``finished_at``), the others' bytes
-    left.  Returns (until, number finished, deadlocked, the flows in flight):
-    deadlocked when nothing is in flight and nothing will start.
+def _live_lists(m, flow_start, flow_link, n_links):
+    """The crossings of the flows in flight, per link: ``live[link_start[l]:][:n_live[l]]``
+    holds the crossings (indexes into ``flow_link``) of link l's flows in flight, in no
+    order; ``slot`` is each crossing's place there, ``flow_of`` its flow.  Also a mark
+    per flow and per link (the event that last reached it) for :func:`_component`."""
+    n = len(flow_link)
+    flow_of = np.empty(n, dtype=np.int64)
+    for f in range(m):
+        for e in range(flow_start[f], flow_start[f + 1]):
+            flow_of[e] = f
+    return (flow_of, np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
+            np.zeros(n_links, dtype=np.int64), np.zeros(m, dtype=np.int64),
+            np.zeros(n_links, dtype=np.int64))
 
-    Only the flows in flight are touched (``flight``, ascending, and the heap of
-    data starts ``starts``), not every message of the steps: the same flows,
-    rates and order as a pass over all of them."""
-    flight = _take_off(now, starts, flight, done)
+
+@numba.njit(cache=_CACHE)
+def _join(f, flow_start, flow_link, link_start, lists):
+    """Flow f goes in flight: its crossings join their links' lists."""
+    live, slot, n_live = lists[1], lists[2], lists[3]
+    for e in range(flow_start[f], flow_start[f + 1]):
+        link = flow_link[e]
+        j = link_start[link] + n_live[link]
+        live[j] = e
+        slot[e] = j
+        n_live[link] += 1
+
+
+@numba.njit(cache=_CACHE)
+def _leave(f, flow_start, flow_link, link_start, lists, seeds, n_seeds):
+    """Flow f ends: its crossings leave their links' lists, and one flow still in flight
+    on each of its links (the link's flows share it: one component) becomes a seed of
+    the next event's re-sharing.  Returns the number of seeds."""
+    flow_of, live, slot, n_live = lists[0], lists[1], lists[2], lists[3]
+    for e in range(flow_start[f], flow_start[f + 1]):
+        link = flow_link[e]
+        last = link_start[link] + n_live[link] - 1
+        moved = live[last]
+        live[slot[e]] = moved
+        slot[moved] = slot[e]
+        n_live[link] -= 1
+        if n_live[link] > 0:
+            seeds[n_seeds] = flow_of[live[link_start[link]]]
+            n_seeds += 1
+    return n_seeds
+
+
+@numba.njit(cache=_CACHE)
+def _component(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_start, lists,
+               group):
+    """The flows in flight that share links, directly or through others, with the seeds
+    in flight (their connected components), into ``group`` ascending.  ``stamp`` is
+    this event's mark.  Returns how many: the cost is theirs, not every flow's."""
+    flow_of, live, n_live, flow_mark, link_mark = (lists[0], lists[1], lists[3], lists[4],
+                                                   lists[5])
+    n = 0
+    for i in range(n_seeds):
+        f = seeds[i]
+        if in_flight[f] and flow_mark[f] != stamp:
+            flow_mark[f] = stamp
+            group[n] = f
+            n += 1
+    head = 0
+    while head < n:
+        f = group[head]
+        head += 1
+        for e in range(flow_start[f], flow_start[f + 1]):
+            link = flow_link[e]
+            if link_mark[link] == stamp:
+                continue
+            link_mark[link] = stamp
+            for j in range(link_start[link], link_start[link] + n_live[link]):
+                g = flow_of[live[j]]
+                if flow_mark[g] != stamp:
+                    flow_mark[g] = stamp
+                    group[n] = g
+                    n += 1
+    group[:n].sort()
+    return n
+
+
+@numba.njit(cache=_CACHE)
+def _reshare(now, group, left, since, rate, finish, version, ends, size, rate_factor,
+             flow_start, flow_link, capacity, penalty, bound, room, level_rtol, done_rtol):
+    """The flows ``group`` (ascending: whole components of the flows in flight) move on
+    at new max-min rates (:func:`_flight_rates`) from ``now``: their bytes left are
+    brought to ``now`` at their old rates, and their new ends go on the heap ``ends``
+    (stamped with each flow's version: an older entry is stale)."""
+    for f in group:
+        if now > since[f]:
+            left[f] = max(left[f] - rate[f] * (now - since[f]), size[f] * done_rtol)
+        since[f] = now
+    shared = _flight_rates(group, flow_start, flow_link, capacity, penalty, bound, room,
+                           level_rtol)
+    for i in range(len(group)):
+        f = group[i]
+        rate[f] = shared[i] * rate_factor[f]
+        finish[f] = now + left[f] / rate[f]
+        version[f] += 1
+        heapq.heappush(ends, (finish[f], f, version[f]))
+
+
+@numba.njit(cache=_CACHE)
+def _first_end(ends, version, in_flight):
+    """The heap ``ends`` rid of stale entries at its top; the first end (inf: none)."""
+    while len(ends) and (not in_flight[ends[0][1]] or ends[0][2] != version[ends[0][1]]):
+        heapq.heappop(ends)
+    return ends[0][0] if len(ends) else np.inf
+
+
+@numba.njit(cache=_CACHE)
+def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, flow_link,
+                 link_start, capacity, penalty, bound, size, rate_factor, room, lists,
+                 finished, level_rtol, done_rtol):
+    """From ``now``: the data that start then go in flight, the components of the flows
+    in flight that changed (those of the new flows and of the ``seeds``, the neighbours
+    of the flows that ended) are re-shared (:func:`_reshare`), and the flows in flight
+    move on to the first end or start.  The flows that end then, ascending, go into
+    ``finished``, and their neighbours into ``seeds``.  Returns (until, how many
+    finished, how many seeds, deadlocked: nothing in flight and nothing to start).
+
+    A component that did not change keeps its rates and ends: an event costs the
+    flows of the components it touches, not every flow in flight."""
+    in_flight, left, since, rate, finish, version, group = state
+    while len(starts) and starts[0][0] <= now:
+        f = heapq.heappop(starts)[1]
+        in_flight[f] = True
+        since[f] = now
+        _join(f, flow_start, flow_link, link_start, lists)
+        seeds[n_seeds] = f
+        n_seeds += 1
+    if n_seeds:
+        n = _component(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_start,
+                       lists, group)
+        _reshare(now, group[:n], left, since, rate, finish, version, ends, size, rate_factor,
+                 flow_start, flow_link, capacity, penalty, bound, room, level_rtol,
+                 done_rtol)
     next_start = starts[0][0] if len(starts) else np.inf
-    if len(flight) == 0:
-        return next_start, 0, next_start == np.inf, flight
-    rate = _flight_rates(flight, flow_start, flow_link, capacity, penalty, bound, scratch[0],
-                         scratch[1], scratch[2], level_rtol)
-    first_end = np.inf
-    for i in range(len(flight)):
-        f = flight[i]
-        rate[i] = rate[i] * rate_factor[f]
-        finish[f] = now + left[f] / rate[i]
-        if finish[f] < first_end:
-            first_end = finish[f]
+    first_end = _first_end(ends, version, in_flight)
+    if len(ends) == 0 and next_start == np.inf:
+        return np.inf, 0, 0, True
     until = min(first_end, next_start)
     threshold = until + abs(until) * done_rtol
     n_finished = 0
-    for i in range(len(flight)):
-        f = flight[i]
-        if finish[f] <= threshold:
-            finished[n_finished] = f
-            finished_at[n_finished] = finish[f]
-            n_finished += 1
-        else:
-            left[f] = max(left[f] - rate[i] * (until - now), size[f] * done_rtol)
-    return until, n_finished, False, flight
+    while len(ends) and first_end <= threshold:
+        f = heapq.heappop(ends)[1]
+        in_flight[f] = False
+        finished[n_finished] = f
+        n_finished += 1
+        first_end = _first_end(ends, version, in_flight)
+    finished[:n_finished].sort()
+    n_seeds = 0
+    for i in range(n_finished):
+        n_seeds = _leave(finished[i], flow_start, flow_link, link_start, lists, seeds, n_seeds)
+    return until, n_finished, n_seeds, False
 
 
 @numba.njit(cache=_CACHE)
@@ -1074,7 +1187,9 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
     Tasks are (rank, step) pairs, a rank's in order; a message is posted
     when both its posting tasks have started, its data starts a route
     latency later and moves at its max-min rate (:func:`fill`) among every
-    flow in flight, re-shared whenever one ends or starts.  A finished
+    flow in flight, re-shared whenever one ends or starts: the components
+    of the flows in flight that the event changes only (:func:`_next_events`:
+    the others' rates do not change).  A finished
     message ends its receiver's task side (after ``receive_cost``, in turn
     of arrival for a ``serial_receiver``, from ``receive_after`` past the
     task's start) and, rendezvous, its sender's.
@@ -1099,28 +1214,36 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
     n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending,
                            task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
                            msg_tasks, eager, send_cost, posted, data_latency, starts)
-    left = size.copy()
+    # per flow: in flight, bytes left, when left was last brought up to date, rate,
+    # end, version (of its entry on the heap of ends), and a list for the components
+    state = (np.zeros(m, dtype=np.bool_), size.copy(), np.zeros(m), np.zeros(m), np.empty(m),
+             np.zeros(m, dtype=np.int64), np.empty(m, dtype=np.int64))
+    ends = [(np.inf, np.int64(-1), np.int64(-1))]   # (end, flow, version): a typed heap
+    ends.pop()
+    lists = _live_lists(m, flow_start, flow_link, len(capacity))
+    seeds = np.empty(m + len(flow_link), dtype=np.int64)
+    n_seeds = 0
     done = np.zeros(m, dtype=np.bool_)
     n_done = 0
-    flight = np.empty(0, dtype=np.int64)
-    scratch = np.zeros((3, len(capacity)), dtype=np.int64)   # _flight_rates' per link
-    scratch[0] = -1
-    finish = np.empty(m)
+    room = _local_problem(m, len(capacity), len(flow_link))
     finished = np.empty(m, dtype=np.int64)
-    finished_at = np.empty(m)
     received = np.empty(m)
     touched = np.empty(2 * m, dtype=np.int64)
     now = starts[0][0] if len(starts) else np.inf
+    stamp = 0
     while n_done < m:
-        until, n_finished, deadlocked, flight = _next_events(
-            now, starts, flight, done, left, size, rate_factor, finish, finished, finished_at,
-            flow_start, flow_link, capacity, penalty, bound, scratch, level_rtol, done_rtol)
+        stamp += 1
+        until, n_finished, n_seeds, deadlocked = _next_events(
+            now, starts, ends, state, seeds, n_seeds, stamp, flow_start, flow_link, link_start,
+            capacity, penalty, bound, size, rate_factor, room, lists, finished, level_rtol,
+            done_rtol)
         if deadlocked:
             return task_last, True
         now = until
         if n_finished == 0:
             continue
         n_done += n_finished
+        finished_at = state[4][finished[:n_finished]]
         completed = _end_messages(n_finished, finished, finished_at, done, received,
                                   receive_cost, serial_receiver, msg_tasks, receiver_free,
                                   task_last, pending, touched, eager, task_start,
@@ -1136,6 +1259,59 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
                                task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
                                msg_tasks, eager, send_cost, posted, data_latency, starts)
     return task_last, False
+
+
+@numba.njit(cache=_CACHE)
+def task_numbers(src, dst, step_of, n_ranks):
+    """The tasks of steps run together: (rank, step) pairs numbered rank-major, as
+    ``numpy.unique`` of ``rank * n_steps + step`` over both ends of every message
+    numbers them, by a counting sort over the ranks (the messages come in ascending
+    step).  Returns (each task's rank, its step, each end's task: the senders' m,
+    then the receivers' m)."""
+    m = len(src)
+    count = np.zeros(n_ranks + 1, dtype=np.int64)
+    for i in range(m):
+        count[src[i] + 1] += 1
+        count[dst[i] + 1] += 1
+    for r in range(n_ranks):
+        count[r + 1] += count[r]
+    placed = np.empty(2 * m, dtype=np.int64)   # ends by rank, each rank's by step
+    for i in range(m):
+        placed[count[src[i]]] = i
+        count[src[i]] += 1
+        placed[count[dst[i]]] = m + i
+        count[dst[i]] += 1
+    end_task = np.empty(2 * m, dtype=np.int64)
+    task_rank = np.empty(2 * m, dtype=np.int64)
+    task_step = np.empty(2 * m, dtype=np.int64)
+    n_tasks = 0
+    for j in range(2 * m):
+        e = placed[j]
+        i = e if e < m else e - m
+        rank = src[i] if e < m else dst[i]
+        if n_tasks == 0 or task_rank[n_tasks - 1] != rank or task_step[n_tasks - 1] != step_of[i]:
+            task_rank[n_tasks] = rank
+            task_step[n_tasks] = step_of[i]
+            n_tasks += 1
+        end_task[e] = n_tasks - 1
+    return task_rank[:n_tasks].copy(), task_step[:n_tasks].copy(), end_task
+
+
+@numba.njit(cache=_CACHE)
+def group_by(keys, n):
+    """The indexes of ``keys`` (each in 0..n-1) grouped by key, in index order within a
+    key (a stable argsort, by counting), and where each key's group starts (n + 1)."""
+    first = np.zeros(n + 1, dtype=np.int64)
+    for k in keys:
+        first[k + 1] += 1
+    for k in range(n):
+        first[k + 1] += first[k]
+    cursor = first[:n].copy()
+    order = np.empty(len(keys), dtype=np.int64)
+    for i in range(len(keys)):
+        order[cursor[keys[i]]] = i
+        cursor[keys[i]] += 1
+    return first, order
 
 
 @numba.njit(cache=_CACHE)
