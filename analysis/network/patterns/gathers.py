@@ -54,7 +54,7 @@ def allgather_bruck(p: int, count: int, *, elem_bytes: int, root: int = 0,
 
 
 #: The most messages of a neighbour exchange simulated step by step in order, together.
-NEIGHBOR_TOGETHER_MESSAGES = 1 << 19
+NEIGHBOR_TOGETHER_MESSAGES = 1 << 17
 
 
 @nothing_to_send
@@ -63,7 +63,7 @@ def allgather_neighbor_exchange(p: int, count: int, *, elem_bytes: int, root: in
     """``allgather_neighbor_exchange.c``: one block with the neighbour on one side, then
     p/2 - 1 pairs of blocks alternately with each; p odd: the ring, as the C code runs.
 
-    Up to :data:`NEIGHBOR_TOGETHER_MESSAGES` messages (p^2/2: 1024 ranks) every
+    Up to :data:`NEIGHBOR_TOGETHER_MESSAGES` messages (p^2/2: 512 ranks) every
     step is there in order, all simulated together (``Pattern.together``: on
     512 random ranks of Slingshot, each step timed alone was 53 % under SimGrid,
     in windows of 4096 messages 40 % under, together within 0.1 %); above, the
