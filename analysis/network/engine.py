@@ -53,6 +53,7 @@ from .fabric import Fabric
 from .maxmin import LEVEL_RTOL
 from .pattern import Pattern, Step, plain_steps
 from .serial import SerialSteps
+from .shifts import ShiftSteps, run_shifts
 
 __all__ = ["pattern_time", "step_end_times", "factors"]
 
@@ -556,6 +557,9 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
         return clock
 
     for step in pattern.steps:
+        if isinstance(step, ShiftSteps):   # p - 1 permutations, a sample of them timed
+            clock = run_shifts(step, flush(clock), hosts, fabric, net, weight_S)
+            continue
         if step.repeat == 1:
             together.append(step)
             continue

@@ -159,7 +159,7 @@ class Pattern:
     @property
     def messages(self) -> int:
         """The number of messages, repeats counted."""
-        return sum(len(step.src) * step.repeat for step in self.steps)
+        return sum(getattr(step, "messages", len(step.src) * step.repeat) for step in self.steps)
 
 
 #: The most messages a pattern whose every message is its own (no repeated step, no

@@ -24,6 +24,7 @@ from collsim.analysis.models.alltoall import bruck_blocks, scattered_batches
 
 from ..pattern import Pattern, Step, check_size, exchange
 from ..serial import SerialSteps
+from ..shifts import ShiftSteps, beyond_explicit
 from ._common import nothing_to_send, ranks
 
 __all__ = ["PATTERNS"]
@@ -49,8 +50,11 @@ def alltoall_linear(p: int, count: int, *, elem_bytes: int, root: int = 0,
 
 
 def _shifts(p: int, n_bytes: int) -> tuple[Step, ...]:
-    """p - 1 steps, step k: rank i sends to i + k (mod p)."""
+    """p - 1 steps, step k: rank i sends to i + k (mod p); above ``pattern.MAX_MESSAGES``
+    messages, one :class:`ShiftSteps` (a sample of them timed)."""
     rank = ranks(p)
+    if beyond_explicit(p):
+        return (ShiftSteps.series(rank, np.full(p, n_bytes)),)
     size = np.full(p, n_bytes)
     return tuple(Step(rank, (rank + k) % p, size) for k in range(1, p))
 
@@ -58,20 +62,22 @@ def _shifts(p: int, n_bytes: int) -> tuple[Step, ...]:
 @nothing_to_send
 def alltoall_pairwise(p: int, count: int, *, elem_bytes: int, root: int = 0,
                       commutative: bool = True, **context) -> Pattern:
-    """``alltoall_pairwise.c``: p - 1 steps, rank i to i + k and from i - k (p (p - 1) messages)."""
-    check_size("alltoall/pairwise", p, _all_pairs)
+    """``alltoall_pairwise.c``: p - 1 steps, rank i to i + k and from i - k (p (p - 1) messages;
+    above ``pattern.MAX_MESSAGES``, :class:`ShiftSteps`)."""
     return Pattern(p, _shifts(p, count * elem_bytes))
 
 
 @nothing_to_send
 def alltoall_pairwise_xor(p: int, count: int, *, elem_bytes: int, root: int = 0,
                           commutative: bool = True, **context) -> Pattern:
-    """``alltoall_pairwise_xor.c``: p - 1 steps with i XOR k for a power of two, else shifts."""
-    check_size("alltoall/pairwise_xor", p, _all_pairs)
+    """``alltoall_pairwise_xor.c``: p - 1 steps with i XOR k for a power of two, else shifts
+    (above ``pattern.MAX_MESSAGES``, :class:`ShiftSteps`)."""
     n = count * elem_bytes
     if p & (p - 1):
         return Pattern(p, _shifts(p, n))
     rank = ranks(p)
+    if beyond_explicit(p):
+        return Pattern(p, (ShiftSteps.series(rank, np.full(p, n), xor=True),))
     return Pattern(p, tuple(Step(rank, rank ^ k, np.full(p, n)) for k in range(1, p)))
 
 

@@ -1,0 +1,124 @@
+"""Benchmark: the shift steps' model against the explicit engine (issue 25).
+
+Above ``pattern.MAX_MESSAGES`` messages (4096 ranks) alltoall ``pairwise``
+and ``pairwise_xor``, reduce_scatter ``pairwise`` and reduce ``ring`` time
+their p - 1 permutation steps by a stratified sample at each member's own
+pace (:mod:`collsim.analysis.network.shifts`).  Here, at sizes where the
+explicit pattern runs (every step timed by the engine, clocks carried from
+step to step), both are computed on the same setting and their ratio
+printed: ``model_s`` (the sample at own pace, as ``collsim predict`` makes
+it above 4096 ranks), then the relative error of the sample and of every
+shift timed, each with the members' clocks at their own pace (the model),
+coupled to their partners' once per stratum (``shifts.coupled``) and in
+lockstep (``shifts.lockstep``).  Not part of ``make test``.
+
+    nice -n 5 .venv/bin/python tests/benchmarks/shift_accuracy.py [--np 1024,4096]
+        [--machines FT,FT4,DF,DF128] [--mappings block,random:7] [--bytes 8,65536]
+        [--entries alltoall/pairwise,...] > shifts.tsv
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+from collsim.analysis.network import pattern as pattern_module
+from collsim.analysis.network import shifts
+from collsim.analysis.network.engine import pattern_time
+from collsim.analysis.network.patterns import pattern_for
+from collsim.network_model import network_setting
+from collsim.predictions import request_from_table
+from collsim.profiles import checked_profile
+
+MACHINES = {
+    # 4096 nodes, full bisection; the same with 4:1 tapered upper levels
+    "FT": {"generator": "fat_tree", "levels": 3, "down_ports": [16, 16, 16],
+           "up_ports": [1, 16, 16]},
+    "FT4": {"generator": "fat_tree", "levels": 3, "down_ports": [16, 16, 16],
+            "up_ports": [1, 4, 4]},
+    # 17 groups of 256 nodes (4096 ranks fill 16 of them, as a million fill 256 of 257)
+    "DF": {"generator": "dragonfly", "groups": 17, "chassis_per_group": 1,
+           "routers_per_chassis": 16, "nodes_per_router": 16},
+    # 33 groups of 128 nodes (4096 ranks fill 32 of them)
+    "DF128": {"generator": "dragonfly", "groups": 33, "chassis_per_group": 1,
+              "routers_per_chassis": 32, "nodes_per_router": 4},
+}
+ENTRIES = ["alltoall/pairwise", "alltoall/pairwise_xor", "reduce_scatter/pairwise", "reduce/ring"]
+
+
+def _time(entry: str, setting, p: int, n_bytes: int, explicit: bool, clocks=None,
+          strata=None, cache=None) -> tuple[float, float]:
+    """(model_s, CPU s) of ``entry`` with its explicit steps or its shift steps (their
+    members' clocks by ``clocks``, default own pace; ``strata``: every shift at p; the
+    sampled steps' times kept in ``cache`` for the next call of the same setting)."""
+    collective, algorithm = entry.split("/")
+    saved = (pattern_module.MAX_MESSAGES, shifts.SAMPLE_STRATA, shifts.own_pace,
+             shifts.sampled_times)
+    pattern_module.MAX_MESSAGES = saved[0] if explicit else 0
+    shifts.SAMPLE_STRATA = strata or saved[1]
+    shifts.own_pace = clocks or saved[2]
+
+    def sampled(*args):
+        key = shifts.SAMPLE_STRATA
+        if key not in cache:
+            cache[key] = list(saved[3](*args))
+        return cache[key]
+
+    shifts.sampled_times = sampled if cache is not None else saved[3]
+    try:
+        start = time.process_time()
+        built = pattern_for(collective, algorithm)(p, n_bytes // 8, elem_bytes=8, root=0)
+        model_s = pattern_time(built, setting.rank_hosts, setting.fabric, setting.net,
+                               weight_S=setting.weight_S)
+        return model_s, time.process_time() - start
+    finally:
+        (pattern_module.MAX_MESSAGES, shifts.SAMPLE_STRATA, shifts.own_pace,
+         shifts.sampled_times) = saved
+
+
+def _row(entry: str, setting, p: int, n_bytes: int) -> list:
+    """The explicit engine's time and each model's error: the sample and every shift,
+    own pace, coupled once per stratum, lockstep."""
+    explicit_s, explicit_cpu = _time(entry, setting, p, n_bytes, True)
+    model_s, model_cpu = _time(entry, setting, p, n_bytes, False)
+    xor = entry.endswith("xor")
+    variants = [shifts.own_pace, lambda s, c: shifts.coupled(s, c, xor), shifts.lockstep]
+    cache: dict = {}
+    errors = [_time(entry, setting, p, n_bytes, False, clocks, strata, cache)[0] / explicit_s - 1
+              for strata in (None, p) for clocks in variants]
+    return [explicit_s, model_s, *errors, explicit_cpu, model_cpu]
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--np", default="1024,4096")
+    parser.add_argument("--machines", default="FT,FT4,DF,DF128")
+    parser.add_argument("--mappings", default="block,random:7")
+    parser.add_argument("--bytes", default="8,65536")
+    parser.add_argument("--entries", default=",".join(ENTRIES))
+    args = parser.parse_args(argv)
+    profile = checked_profile("hockney")
+    print("entry\tmachine\tmapping\tnp\tbytes\texplicit_s\tmodel_s\tsample_own\tsample_coupled"
+          "\tsample_lockstep\tevery_own\tevery_coupled\tevery_lockstep\texplicit_cpu_s"
+          "\tmodel_cpu_s", flush=True)
+    for p in map(int, args.np.split(",")):
+        for machine in args.machines.split(","):
+            for mapping in args.mappings.split(","):
+                setting = network_setting(request_from_table(MACHINES[machine]), profile, p,
+                                          mapping)
+                for n_bytes in map(int, args.bytes.split(",")):
+                    for entry in args.entries.split(","):
+                        if entry.endswith("xor") and p & (p - 1):
+                            continue
+                        row = _row(entry, setting, p, n_bytes)
+                        print("\t".join([entry, machine, mapping, str(p), str(n_bytes),
+                                         f"{row[0]:.9g}", f"{row[1]:.9g}",
+                                         *(f"{e:+.5f}" for e in row[2:8]),
+                                         f"{row[8]:.1f}", f"{row[9]:.2f}"]), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
