@@ -11,8 +11,12 @@ and shares as many flows: 16.8 million at 4096 ranks, where ``collsim predict
 --platform fat-tree --nodes 4096 --np 4096 --coll alltoall --bytes 64KiB``
 took 3.6 s and 320 MB for pairwise, 32 s and 610 MB for scattered (measured;
 1024 ranks: 2.6 s and 3.2 s).  Fine up to a few thousand ranks; the cost grows
-as p^2, so a million ranks (10^12 messages) is out of reach: above
-``pattern.MAX_MESSAGES`` (4096 ranks) they refuse (``PatternTooLarge``).
+as p^2, so a million ranks (10^12 messages) is out of reach as explicit
+messages.  Above ``pattern.MAX_MESSAGES`` (4096 ranks) the pairwise ones are
+one :class:`collsim.analysis.network.shifts.ShiftSteps` (their p - 1
+permutation steps, a stratified sample of them timed: a model of the
+engine, its error measured), and the linear and scattered ones, which post
+all of a rank's messages at once, refuse (``PatternTooLarge``).
 """
 
 from __future__ import annotations
