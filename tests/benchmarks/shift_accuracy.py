@@ -14,7 +14,11 @@ lockstep (``shifts.lockstep``).  Not part of ``make test``.
 
     nice -n 5 .venv/bin/python tests/benchmarks/shift_accuracy.py [--np 1024,4096]
         [--machines FT,FT4,DF,DF128] [--mappings block,random:7] [--bytes 8,65536]
-        [--entries alltoall/pairwise,...] > shifts.tsv
+        [--entries alltoall/pairwise,...] [--lazy] > shifts.tsv
+
+``--lazy``: the explicit engine's steps made one at a time (never the whole
+pattern in memory), for sizes above 4096 ranks (its machines then need as
+many nodes: ``--machines FT8K,DF8K``).
 """
 
 from __future__ import annotations
@@ -25,10 +29,12 @@ import time
 
 import numpy as np
 
+from collsim.analysis.network import engine
 from collsim.analysis.network import pattern as pattern_module
 from collsim.analysis.network import shifts
 from collsim.analysis.network.engine import pattern_time
 from collsim.analysis.network.patterns import pattern_for
+from collsim.analysis.network.serial import SerialSteps
 from collsim.network_model import network_setting
 from collsim.predictions import request_from_table
 from collsim.profiles import checked_profile
@@ -42,6 +48,13 @@ MACHINES = {
     # 17 groups of 256 nodes (4096 ranks fill 16 of them, as a million fill 256 of 257)
     "DF": {"generator": "dragonfly", "groups": 17, "chassis_per_group": 1,
            "routers_per_chassis": 16, "nodes_per_router": 16},
+    # 8192 and 16,384 nodes, for --lazy above 4096 ranks
+    "FT16K": {"generator": "fat_tree", "levels": 3, "down_ports": [16, 32, 32],
+              "up_ports": [1, 16, 32]},
+    # 33 groups of 32 routers of 8 nodes: each router one global link, as the
+    # million-node dragonfly's 257 groups of 256 routers
+    "DF8K": {"generator": "dragonfly", "groups": 33, "chassis_per_group": 1,
+             "routers_per_chassis": 32, "nodes_per_router": 8},
     # 33 groups of 128 nodes (4096 ranks fill 32 of them)
     "DF128": {"generator": "dragonfly", "groups": 33, "chassis_per_group": 1,
               "routers_per_chassis": 32, "nodes_per_router": 4},
@@ -79,10 +92,37 @@ def _time(entry: str, setting, p: int, n_bytes: int, explicit: bool, clocks=None
          shifts.sampled_times) = saved
 
 
-def _row(entry: str, setting, p: int, n_bytes: int) -> list:
+def _lazy(entry: str, setting, p: int, n_bytes: int) -> tuple[float, float]:
+    """(model_s, CPU s) of the explicit engine with the steps made one at a time: each
+    step timed alone from the ranks' clocks, as ``engine.pattern_time`` times the steps
+    of a pattern of more than ``engine.TOGETHER_MESSAGES`` messages (every shift step
+    above 128 ranks), without holding the p (p - 1) messages."""
+    collective, algorithm = entry.split("/")
+    saved = pattern_module.MAX_MESSAGES
+    pattern_module.MAX_MESSAGES = 0
+    try:
+        built = pattern_for(collective, algorithm)(p, n_bytes // 8, elem_bytes=8, root=0)
+    finally:
+        pattern_module.MAX_MESSAGES = saved
+    start = time.process_time()
+    clock = np.zeros(p)
+    args = (setting.rank_hosts, setting.fabric, setting.net, setting.weight_S)
+    for step in built.steps:
+        if isinstance(step, shifts.ShiftSteps):
+            for k in step.shifts.tolist():
+                clock = engine._run_step(step.step(k), clock, *args)
+        elif isinstance(step, SerialSteps):
+            clock = engine._run_serial(step, clock, *args)
+        else:
+            raise ValueError(f"{entry}: a step neither shift nor serial")
+    return float(clock.max()), time.process_time() - start
+
+
+def _row(entry: str, setting, p: int, n_bytes: int, lazy: bool = False) -> list:
     """The explicit engine's time and each model's error: the sample and every shift,
     own pace, coupled once per stratum, lockstep."""
-    explicit_s, explicit_cpu = _time(entry, setting, p, n_bytes, True)
+    explicit_s, explicit_cpu = (_lazy if lazy else _time)(entry, setting, p, n_bytes,
+                                                          *(() if lazy else (True,)))
     model_s, model_cpu = _time(entry, setting, p, n_bytes, False)
     xor = entry.endswith("xor")
     variants = [shifts.own_pace, lambda s, c: shifts.coupled(s, c, xor), shifts.lockstep]
@@ -99,6 +139,8 @@ def main(argv=None) -> None:
     parser.add_argument("--mappings", default="block,random:7")
     parser.add_argument("--bytes", default="8,65536")
     parser.add_argument("--entries", default=",".join(ENTRIES))
+    parser.add_argument("--lazy", action="store_true",
+                        help="the explicit engine's steps made one at a time (above 4096 ranks)")
     args = parser.parse_args(argv)
     profile = checked_profile("hockney")
     print("entry\tmachine\tmapping\tnp\tbytes\texplicit_s\tmodel_s\tsample_own\tsample_coupled"
@@ -113,7 +155,7 @@ def main(argv=None) -> None:
                     for entry in args.entries.split(","):
                         if entry.endswith("xor") and p & (p - 1):
                             continue
-                        row = _row(entry, setting, p, n_bytes)
+                        row = _row(entry, setting, p, n_bytes, args.lazy)
                         print("\t".join([entry, machine, mapping, str(p), str(n_bytes),
                                          f"{row[0]:.9g}", f"{row[1]:.9g}",
                                          *(f"{e:+.5f}" for e in row[2:8]),
