@@ -39,7 +39,8 @@ measured where both run, 1024 to 8192 ranks (``docs/MODELS.md``, "Scale",
 "The shift-structured entries at a million ranks"; ``tests/benchmarks/
 shift_accuracy.py``): within 1.3 % at 8 B blocks, up to +28 % at 64 KiB
 where members' step times differ (own pace, not the sample).
-:func:`lockstep` and :func:`coupled` are the alternatives measured there.
+:func:`lockstep`, :func:`coupled` and :func:`carried_mean` are the
+alternatives measured there.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ import numpy as np
 from . import pattern as _pattern
 from .pattern import PatternTooLarge, Step, _ints
 
-__all__ = ["ShiftSteps", "shift_strata", "run_shifts", "beyond_explicit", "SAMPLE_STRATA"]
+__all__ = ["ShiftSteps", "shift_strata", "run_shifts", "sampled_times", "own_pace", "lockstep",
+           "coupled", "carried_mean", "beyond_explicit", "SAMPLE_STRATA"]
 
 #: Equal strata of the shifts beyond the first ones (whose strata double: 1, 2-3, ...).
 SAMPLE_STRATA = 64
@@ -205,6 +207,26 @@ def coupled(samples, start_s: np.ndarray, xor: bool) -> np.ndarray:
     for k, w, times in samples:
         to, come = (j ^ k, j ^ k) if xor else ((j + k) % len(j), (j - k) % len(j))
         clock = np.maximum(clock, np.maximum(clock[to], clock[come])) + w * times
+    return clock
+
+
+def carried_mean(steps: ShiftSteps, clock: np.ndarray, hosts: np.ndarray, fabric, net,
+                 weight_S: float = 0.0, strata: int | None = None) -> np.ndarray:
+    """:func:`run_shifts`'s alternative (for the benchmark's comparison): each sampled
+    shift timed by the engine's step from the clocks as they stand, then the other
+    shifts of its stratum advancing every member by that step's mean time.  Nearer the
+    engine where ranks drift apart (random ranks, large blocks), further where members'
+    times differ by route class (the block-mapped fat-trees), and steps started at
+    spread clocks cost many events each (MODELS.md, "Scale")."""
+    from .engine import _run_step
+
+    at, weight = shift_strata(len(steps.shifts), SAMPLE_STRATA if strata is None else strata)
+    members = steps.src
+    for k, w in zip(steps.shifts[at].tolist(), weight.tolist()):
+        after = _run_step(steps.step(k), clock, hosts, fabric, net, weight_S)
+        if w > 1:
+            after[members] += (w - 1) * float(np.mean(after[members] - clock[members]))
+        clock = after
     return clock
 
 

@@ -6,11 +6,14 @@ their p - 1 permutation steps by a stratified sample at each member's own
 pace (:mod:`collsim.analysis.network.shifts`).  Here, at sizes where the
 explicit pattern runs (every step timed by the engine, clocks carried from
 step to step), both are computed on the same setting and their ratio
-printed: ``model_s`` (the sample at own pace, as ``collsim predict`` makes
-it above 4096 ranks), then the relative error of the sample and of every
-shift timed, each with the members' clocks at their own pace (the model),
+printed: ``model_s`` (``shifts.run_shifts``, as ``collsim predict`` makes
+it above 4096 ranks) and its relative error, then that of three
+alternatives, each with a sample and with every shift, each shift timed
+from clocks 0: the members' clocks at their own pace (``shifts.own_pace``),
 coupled to their partners' once per stratum (``shifts.coupled``) and in
-lockstep (``shifts.lockstep``).  Not part of ``make test``.
+lockstep (``shifts.lockstep``); and ``shifts.carried_mean`` (each sampled
+shift from the clocks as they stand, the rest of its stratum at that
+step's mean time).  Not part of ``make test``.
 
     nice -n 5 .venv/bin/python tests/benchmarks/shift_accuracy.py [--np 1024,4096]
         [--machines FT,FT4,DF,DF128] [--mappings block,random:7] [--bytes 8,65536]
@@ -62,25 +65,14 @@ MACHINES = {
 ENTRIES = ["alltoall/pairwise", "alltoall/pairwise_xor", "reduce_scatter/pairwise", "reduce/ring"]
 
 
-def _time(entry: str, setting, p: int, n_bytes: int, explicit: bool, clocks=None,
-          strata=None, cache=None) -> tuple[float, float]:
-    """(model_s, CPU s) of ``entry`` with its explicit steps or its shift steps (their
-    members' clocks by ``clocks``, default own pace; ``strata``: every shift at p; the
-    sampled steps' times kept in ``cache`` for the next call of the same setting)."""
+def _time(entry: str, setting, p: int, n_bytes: int, explicit: bool,
+          run=None) -> tuple[float, float]:
+    """(model_s, CPU s) of ``entry`` with its explicit steps or its shift steps (timed by
+    ``run`` in place of ``shifts.run_shifts`` when given)."""
     collective, algorithm = entry.split("/")
-    saved = (pattern_module.MAX_MESSAGES, shifts.SAMPLE_STRATA, shifts.own_pace,
-             shifts.sampled_times)
+    saved = pattern_module.MAX_MESSAGES, engine.run_shifts
     pattern_module.MAX_MESSAGES = saved[0] if explicit else 0
-    shifts.SAMPLE_STRATA = strata or saved[1]
-    shifts.own_pace = clocks or saved[2]
-
-    def sampled(*args):
-        key = shifts.SAMPLE_STRATA
-        if key not in cache:
-            cache[key] = list(saved[3](*args))
-        return cache[key]
-
-    shifts.sampled_times = sampled if cache is not None else saved[3]
+    engine.run_shifts = run or saved[1]
     try:
         start = time.process_time()
         built = pattern_for(collective, algorithm)(p, n_bytes // 8, elem_bytes=8, root=0)
@@ -88,8 +80,20 @@ def _time(entry: str, setting, p: int, n_bytes: int, explicit: bool, clocks=None
                                weight_S=setting.weight_S)
         return model_s, time.process_time() - start
     finally:
-        (pattern_module.MAX_MESSAGES, shifts.SAMPLE_STRATA, shifts.own_pace,
-         shifts.sampled_times) = saved
+        pattern_module.MAX_MESSAGES, engine.run_shifts = saved
+
+
+def _alternative(clocks, strata: int | None, cache: dict):
+    """A ``run_shifts`` whose members' clocks are ``clocks(samples, start)`` of the
+    shifts sampled from clocks 0 (``shifts.sampled_times``, kept in ``cache``)."""
+    def run(steps, clock, hosts, fabric, net, weight_S=0.0):
+        if strata not in cache:
+            cache[strata] = list(shifts.sampled_times(steps, hosts, fabric, net, weight_S,
+                                                      strata))
+        after = clock.copy()
+        after[steps.src] = clocks(cache[strata], clock[steps.src])
+        return after
+    return run
 
 
 def _lazy(entry: str, setting, p: int, n_bytes: int) -> tuple[float, float]:
@@ -127,9 +131,11 @@ def _row(entry: str, setting, p: int, n_bytes: int, lazy: bool = False) -> list:
     xor = entry.endswith("xor")
     variants = [shifts.own_pace, lambda s, c: shifts.coupled(s, c, xor), shifts.lockstep]
     cache: dict = {}
-    errors = [_time(entry, setting, p, n_bytes, False, clocks, strata, cache)[0] / explicit_s - 1
-              for strata in (None, p) for clocks in variants]
-    return [explicit_s, model_s, *errors, explicit_cpu, model_cpu]
+    errors = [_time(entry, setting, p, n_bytes, False, _alternative(clocks, strata, cache))[0]
+              / explicit_s - 1 for strata in (None, p) for clocks in variants]
+    carried_s, carried_cpu = _time(entry, setting, p, n_bytes, False, shifts.carried_mean)
+    return [explicit_s, model_s, model_s / explicit_s - 1, *errors, carried_s / explicit_s - 1,
+            explicit_cpu, model_cpu, carried_cpu]
 
 
 def main(argv=None) -> None:
@@ -143,9 +149,10 @@ def main(argv=None) -> None:
                         help="the explicit engine's steps made one at a time (above 4096 ranks)")
     args = parser.parse_args(argv)
     profile = checked_profile("hockney")
-    print("entry\tmachine\tmapping\tnp\tbytes\texplicit_s\tmodel_s\tsample_own\tsample_coupled"
-          "\tsample_lockstep\tevery_own\tevery_coupled\tevery_lockstep\texplicit_cpu_s"
-          "\tmodel_cpu_s", flush=True)
+    print("entry\tmachine\tmapping\tnp\tbytes\texplicit_s\tmodel_s\tmodel_err\tsample_own"
+          "\tsample_coupled"
+          "\tsample_lockstep\tevery_own\tevery_coupled\tevery_lockstep\tcarried_mean"
+          "\texplicit_cpu_s\tmodel_cpu_s\tcarried_cpu_s", flush=True)
     for p in map(int, args.np.split(",")):
         for machine in args.machines.split(","):
             for mapping in args.mappings.split(","):
@@ -158,8 +165,9 @@ def main(argv=None) -> None:
                         row = _row(entry, setting, p, n_bytes, args.lazy)
                         print("\t".join([entry, machine, mapping, str(p), str(n_bytes),
                                          f"{row[0]:.9g}", f"{row[1]:.9g}",
-                                         *(f"{e:+.5f}" for e in row[2:8]),
-                                         f"{row[8]:.1f}", f"{row[9]:.2f}"]), flush=True)
+                                         *(f"{e:+.5f}" for e in row[2:10]),
+                                         f"{row[10]:.1f}", f"{row[11]:.2f}",
+                                         f"{row[12]:.2f}"]), flush=True)
 
 
 if __name__ == "__main__":
