@@ -153,6 +153,20 @@ def test_barrier_ssend_pays_o_s_and_no_o_r(loggp, algorithm):
                                                   rel=1e-9)
     assert rows[0]["model_s"] == pytest.approx(rows[0]["time_s"], rel=1e-9)
 
+
+def test_lone_rendezvous_isend_pays_o_s(loggp):
+    """SMPI sleeps ``smpi/ois`` in every MPI_Isend (``Request::start``), a rendezvous one
+    too, even when it is the rank's only send: the chain bcast's hops (a receive, then
+    one MPI_Isend to the next rank) each pay o_s above the eager threshold.  On 4 ranks
+    of 8 KiB: 3 (o_s + alpha + (n + 16) beta); the model charged o_s to eager sends
+    only, 15 us under (seed003_hydra, 64 ranks of 64 KiB: 111.29 us against 127.04)."""
+    p, n = 4, 2 * EAGER_BYTES
+    rows, _ = run(RunSpec("bcast", "chain", p, (n,)), _xbar(), loggp, platform="crossbar")
+    hop_s = SEND_O_S + 2 * LATENCY_S + (n + ENVELOPE_BYTES) / BANDWIDTH_BPS
+    assert rows[0]["time_s"] == pytest.approx((p - 1) * hop_s, rel=1e-9)
+    assert rows[0]["model_s"] == pytest.approx(rows[0]["time_s"], rel=1e-9)
+
+
 def _node(memory_Bps=None, nodes=2, cores=4):
     kwargs = {} if memory_Bps is None else dict(memory_bandwidth_Bps=memory_Bps,
                                                 memory_latency_s=2e-7)

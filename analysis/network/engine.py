@@ -29,6 +29,7 @@ wait).  An ``MPI_Ssend`` (``Step.synchronous``) is a rendezvous whatever its
 size: its sender pays ``o_s``, then waits for the delivery, its receiver pays
 no ``o_r``.  A receive posted before the rank's sends
 (``Step.receive_first``: an ``MPI_Irecv`` first) does not wait for its ``o_s``.
+A lone ``MPI_Isend`` (``Step.nonblocking``) pays ``o_s`` whatever its size.
 
 A step's flows, the filling, its event loop and the event loop of steps
 run together run compiled (:mod:`collsim.analysis.network.kernels`, numba,
@@ -51,7 +52,8 @@ from collsim.analysis.models._base import NetworkParams
 
 from .fabric import Fabric
 from .maxmin import LEVEL_RTOL
-from .pattern import Pattern, Step, plain_steps
+from .chain import CHAIN_STEP_MESSAGES, ChainSteps
+from .pattern import Pattern, PatternTooLarge, Step, plain_steps
 from .serial import SerialSteps
 from .shifts import ShiftSteps, run_shifts
 
@@ -207,17 +209,21 @@ def _serial_receives(receiver: np.ndarray, arrival_s: np.ndarray, receive_cost_s
 
 
 def _staggered_sends(sender: np.ndarray, eager: np.ndarray, sendrecv: np.ndarray,
-                     o_s: float, synchronous: np.ndarray | None = None
+                     o_s: float, synchronous: np.ndarray | None = None,
+                     nonblocking: np.ndarray | None = None
                      ) -> tuple[np.ndarray, np.ndarray]:
     """(each message's posting delay on the sender's side, the sender's cost of an eager
     send): a process posting several sends in one step makes one MPI_Isend after the
     other, each paying ``o_s``, so the i-th is posted i o_s after its part starts; a
-    lone send pays ``o_s`` before posting when eager, inside an MPI_Sendrecv or an
-    MPI_Ssend (``synchronous``: SMPI's ``Request::start`` sleeps ``smpi/os`` for a
-    detached send, an MPI_Isend and an MPI_Ssend, not for a blocking rendezvous send)."""
+    lone send pays ``o_s`` before posting when eager, inside an MPI_Sendrecv, an
+    MPI_Ssend (``synchronous``) or an MPI_Isend (``nonblocking``): SMPI's
+    ``Request::start`` sleeps ``smpi/os`` for a detached send, an MPI_Isend and an
+    MPI_Ssend, not for a blocking rendezvous send."""
     paying = eager | sendrecv
     if synchronous is not None:
         paying = paying | synchronous
+    if nonblocking is not None:
+        paying = paying | nonblocking
     single = np.where(paying, o_s, 0.0)
     if not o_s:
         return single, single
@@ -243,7 +249,7 @@ def _receives_after(sender: np.ndarray, send_delay: np.ndarray, n: int) -> np.nd
 def _flags(steps: list[Step], name: str) -> np.ndarray:
     """Per message of ``steps`` (concatenated), a flag field of theirs as booleans
     (``synchronous``: an MPI_Ssend; ``receive_first``: posted before the receiver's
-    sends)."""
+    sends; ``nonblocking``: an MPI_Isend)."""
     return np.concatenate([getattr(step, name).astype(bool) if len(getattr(step, name))
                            else np.zeros(len(step.src), dtype=bool) for step in steps])
 
@@ -278,7 +284,7 @@ def _run_step(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
         receives[step.dst] = True
         sendrecv = sends & receives
         send_delay, send_cost = _staggered_sends(step.src, eager, sendrecv[step.src], o_s,
-                                                 synchronous)
+                                                 synchronous, _flags([step], "nonblocking"))
         first = _flags([step], "receive_first")
         start = np.maximum(clock[step.src] + send_delay,
                            clock[step.dst] + np.where(sendrecv[step.dst] & ~first, o_s, 0.0))
@@ -327,7 +333,8 @@ def _overheads(steps: list[Step], n_bytes: np.ndarray, msg_tasks: np.ndarray,
     sends = np.bincount(post_tasks[0], minlength=n_tasks)
     sendrecv = (sends > 0) & (np.bincount(post_tasks[1], minlength=n_tasks) > 0)
     send_delay, send_cost = _staggered_sends(post_tasks[0], eager, sendrecv[post_tasks[0]],
-                                             net.send_overhead_s, synchronous)
+                                             net.send_overhead_s, synchronous,
+                                             _flags(steps, "nonblocking"))
     post_delay = np.stack([send_delay, np.where(sendrecv[post_tasks[1]] & ~first,
                                                 net.send_overhead_s, 0.0)])
     # a part's receives pay o_r from its last send on: in turn when there are several,
@@ -366,6 +373,59 @@ def _run_serial(steps: SerialSteps, clock: np.ndarray, hosts: np.ndarray, fabric
                        np.where(eager, net.recv_overhead_s, 0.0), steps.combine() * gamma)
     if len(steps.reduce_ranks):
         np.add.at(after, steps.reduce_ranks, steps.reduce_bytes * gamma)
+    return after
+
+
+def _run_chain(chain: ChainSteps, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
+               net: NetworkParams, weight_S: float = 0.0) -> np.ndarray:
+    """The rank clocks after a chain pipeline (:mod:`collsim.analysis.network.chain`):
+    each hop, sharing no link, at its route's bottleneck, its time per block
+    class as :func:`step_end_times` charges a message (route latency times the
+    latency factor, bytes over the rate times the bandwidth factor), then the
+    C code's recurrence over (hop, block) (``chain_kernels.chain_clocks``), each
+    ``MPI_Isend`` posted ``o_s`` after its step starts (``Step.nonblocking``), the
+    reduce's ``MPI_Send`` s (its leaf's, every rank's last block) at once.
+
+    Raises
+    ------
+    PatternTooLarge
+        If a block is eager under the profile (below its eager threshold: the
+        recurrence holds a sender until the delivery), or if hops share a link
+        (their flows' overlap is what the event simulation times).
+    """
+    from .chain_kernels import chain_clocks
+
+    if not len(chain.src) or not len(chain.block_bytes):
+        return clock
+    sizes, block_class = np.unique(chain.block_bytes, return_inverse=True)
+    if sizes[0] < net.eager_threshold_bytes:
+        raise PatternTooLarge(
+            f"a pipeline of {chain.messages:,} messages with eager blocks ({int(sizes[0])} B, "
+            f"under the profile's eager threshold of {net.eager_threshold_bytes} B) is not "
+            "modelled: give --segment-bytes or --blocks for blocks of at least the threshold")
+    routing = _Routing(fabric.routes(hosts[chain.src], hosts[chain.dst]), fabric, weight_S)
+    if len(routing.capacity):
+        raise PatternTooLarge(
+            f"a pipeline of {chain.messages:,} messages whose hops share links (here "
+            f"{len(routing.capacity):,} links carry two or more hops: ranks not consecutive "
+            "on the machine, or half-duplex links) is not modelled: the explicit pattern "
+            f"answers up to {CHAIN_STEP_MESSAGES:,} messages")
+    # no link shared: each hop at its route's bottleneck (what max-min gives it alone)
+    wire = (sizes + net.envelope_bytes).astype(float)
+    hop_s = (factors(net.latency_factors, wire)[:, None] * routing.latency[None, :]
+             + wire[:, None] / (routing.bound[None, :]
+                                * factors(net.bandwidth_factors, wire)[:, None]))
+    combine_s = (chain.block_bytes * float(fabric.gamma_s_per_byte) if chain.combine
+                 else np.zeros(len(chain.block_bytes)))
+    order = np.concatenate([chain.src[:1], chain.dst])
+    # pipeline.c's MPI_Isends pay o_s (Step.nonblocking); its reduce's leaf and last
+    # blocks go by MPI_Send, a blocking rendezvous that pays none
+    o_s = float(net.send_overhead_s)
+    after = clock.copy()
+    after[order] = chain_clocks(np.ascontiguousarray(clock[order], dtype=float),
+                                np.ascontiguousarray(hop_s), block_class.astype(np.int64),
+                                np.asarray(combine_s, dtype=float), o_s,
+                                0.0 if chain.combine else o_s, 0.0 if chain.combine else o_s)
     return after
 
 
@@ -559,6 +619,9 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
     for step in pattern.steps:
         if isinstance(step, ShiftSteps):   # p - 1 permutations, a sample of them timed
             clock = run_shifts(step, flush(clock), hosts, fabric, net, weight_S)
+            continue
+        if isinstance(step, ChainSteps):
+            clock = _run_chain(step, flush(clock), hosts, fabric, net, weight_S)
             continue
         if step.repeat == 1:
             together.append(step)

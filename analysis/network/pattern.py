@@ -62,6 +62,11 @@ class Step:
         before its sends of the step, so that the receive does not wait for
         the receiver's ``o_s`` (``MPI_Sendrecv`` posts its send first).
         Empty: all 0.
+    nonblocking : numpy.ndarray of int
+        Per message, 1 when its sender posts it with ``MPI_Isend``, which SMPI's
+        ``Request::start`` charges ``o_s`` (``smpi/ois``) whatever its size,
+        even when it is the rank's only operation of the step; 0 for a
+        blocking ``MPI_Send`` (``o_s`` when eager only).  Empty: all 0.
     """
 
     src: np.ndarray
@@ -73,16 +78,17 @@ class Step:
     post_ahead: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     synchronous: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     receive_first: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    nonblocking: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def __post_init__(self) -> None:
         for name in ("src", "dst", "n_bytes", "reduce_ranks", "reduce_bytes", "post_ahead",
-                     "synchronous", "receive_first"):
+                     "synchronous", "receive_first", "nonblocking"):
             object.__setattr__(self, name, _ints(getattr(self, name)))
         if not (len(self.src) == len(self.dst) == len(self.n_bytes)):
             raise ValueError("src, dst and n_bytes must have one entry per message")
         if len(self.post_ahead) not in (0, len(self.src)) or np.any(self.post_ahead < 0):
             raise ValueError("post_ahead must be empty or one integer >= 0 per message")
-        for name in ("synchronous", "receive_first"):
+        for name in ("synchronous", "receive_first", "nonblocking"):
             flags = getattr(self, name)
             if len(flags) not in (0, len(self.src)) or np.any(flags < 0):
                 raise ValueError(f"{name} must be empty or one integer >= 0 per message")
@@ -95,12 +101,17 @@ class Step:
         if isinstance(self.repeat, bool) or not isinstance(self.repeat, int) or self.repeat < 1:
             raise ValueError(f"repeat must be an integer >= 1, got {self.repeat!r}")
 
+    @property
+    def messages(self) -> int:
+        """The messages this step stands for, repeats counted."""
+        return len(self.src) * self.repeat
+
 
 def _checked_steps(src, dst, n_bytes, reduce_ranks, reduce_bytes, post_ahead,
-                   cuts, reduce_cuts) -> tuple[Step, ...]:
+                   cuts, reduce_cuts, nonblocking=(), receive_first=()) -> tuple[Step, ...]:
     """Steps cut out of whole-pattern arrays: step k holds messages ``cuts[k]:cuts[k + 1]``
-    and reductions ``reduce_cuts[k]:reduce_cuts[k + 1]`` (``post_ahead`` empty: all 0;
-    ``synchronous`` and ``receive_first`` empty).
+    and reductions ``reduce_cuts[k]:reduce_cuts[k + 1]`` (``post_ahead``,
+    ``nonblocking`` and ``receive_first`` empty: all 0; ``synchronous`` empty).
 
     The checks of :class:`Step` are made once over the arrays, not once per
     step: a pipeline at a million ranks has hundreds of thousands of steps.
@@ -111,6 +122,10 @@ def _checked_steps(src, dst, n_bytes, reduce_ranks, reduce_bytes, post_ahead,
         raise ValueError("src, dst and n_bytes must have one entry per message")
     if len(post_ahead) not in (0, len(src)) or np.any(post_ahead < 0):
         raise ValueError("post_ahead must be empty or one integer >= 0 per message")
+    nonblocking, receive_first = _ints(nonblocking), _ints(receive_first)
+    for name, flags in (("nonblocking", nonblocking), ("receive_first", receive_first)):
+        if len(flags) not in (0, len(src)) or np.any(flags < 0):
+            raise ValueError(f"{name} must be empty or one integer >= 0 per message")
     if not len(reduce_ranks) == len(reduce_bytes) == reduce_cuts[-1]:
         raise ValueError("reduce_ranks and reduce_bytes must have one entry per rank")
     if np.any(src == dst):
@@ -125,7 +140,10 @@ def _checked_steps(src, dst, n_bytes, reduce_ranks, reduce_bytes, post_ahead,
                             ("reduce_ranks", reduce_ranks[c:d]),
                             ("reduce_bytes", reduce_bytes[c:d]), ("repeat", 1),
                             ("post_ahead", post_ahead[a:b] if len(post_ahead) else no_ahead),
-                            ("synchronous", no_ahead), ("receive_first", no_ahead)):
+                            ("synchronous", no_ahead),
+                            ("receive_first", receive_first[a:b] if len(receive_first)
+                             else no_ahead),
+                            ("nonblocking", nonblocking[a:b] if len(nonblocking) else no_ahead)):
             object.__setattr__(step, name, value)
         steps.append(step)
     return tuple(steps)
@@ -159,7 +177,7 @@ class Pattern:
     @property
     def messages(self) -> int:
         """The number of messages, repeats counted."""
-        return sum(getattr(step, "messages", len(step.src) * step.repeat) for step in self.steps)
+        return sum(step.messages for step in self.steps)
 
 
 #: The most messages a pattern whose every message is its own (no repeated step, no

@@ -327,7 +327,9 @@ def collective_time(setting: NetworkSetting, collective: str, algorithm: str, n_
         (``collsim.analysis.network.patterns.pattern_for``'s KeyError).
     CollsimError
         If its pattern is too large to hold (``pattern.PatternTooLarge``: an
-        alltoall's p^2 messages above 4096 ranks).
+        alltoall's p^2 messages above 4096 ranks), or the engine does not time
+        it (a chain pipeline at scale whose hops share links or whose blocks
+        are eager: ``engine._run_chain``).
     """
     try:
         build = _patterns.pattern_for(collective, algorithm)
@@ -339,5 +341,9 @@ def collective_time(setting: NetworkSetting, collective: str, algorithm: str, n_
         raise NoNetworkPattern(error.args[0] if error.args else str(error)) from None
     except PatternTooLarge as error:  # names the largest size it answers
         raise CollsimError(str(error)) from None
-    return (pattern_time(pattern, setting.rank_hosts, setting.fabric, setting.net,
-                         weight_S=setting.weight_S), pattern.messages)
+    try:
+        time_s = pattern_time(pattern, setting.rank_hosts, setting.fabric, setting.net,
+                              weight_S=setting.weight_S)
+    except PatternTooLarge as error:  # a chain pipeline the engine does not time
+        raise CollsimError(str(error)) from None
+    return time_s, pattern.messages

@@ -46,6 +46,7 @@ from collsim.analysis.models.reduce import in_order_binomial_children
 from collsim.analysis.schedule import Op, Step as Task
 from collsim.params import DEFAULT_PARAMS
 
+from ..chain import CHAIN_STEP_MESSAGES, ChainSteps
 from ..pattern import Pattern, _checked_steps
 from . import rounds
 from ._common import nothing_to_send
@@ -93,7 +94,8 @@ def arrays_pattern(p: int, n_tasks_of: np.ndarray, compute: np.ndarray, op_rank:
                    op_bytes: np.ndarray) -> Pattern:
     """The pattern of per-rank programs given as arrays, one entry per operation in
     program order (rank by rank, task by task): its rank, its task's index in the
-    rank's program, its kind (0 send, 1 receive, 2 ``post``), its peer and bytes;
+    rank's program, its kind (0 send, 1 receive, 2 ``post``, 3 ``MPI_Isend``: a send
+    that pays ``o_s`` whatever its size, ``Step.nonblocking``), its peer and bytes;
     ``n_tasks_of`` each rank's number of tasks, ``compute`` each task's
     reduction bytes (tasks rank by rank).
 
@@ -118,7 +120,8 @@ def arrays_pattern(p: int, n_tasks_of: np.ndarray, compute: np.ndarray, op_rank:
         task = int(np.argmin(waits))
         rank = int(np.searchsorted(first_task, task, side="right") - 1)
         raise ValueError(f"rank {rank} task {task - first_task[rank]} waits for no message")
-    sends, receives = np.flatnonzero(op_kind == 0), np.flatnonzero(op_kind == 1)
+    sends = np.flatnonzero((op_kind == 0) | (op_kind == 3))
+    receives = np.flatnonzero(op_kind == 1)
     send_key = op_rank[sends] * p + op_peer[sends]
     receive_key = op_peer[receives] * p + op_rank[receives]
     send_order = np.argsort(send_key, kind="stable")
@@ -134,7 +137,7 @@ def arrays_pattern(p: int, n_tasks_of: np.ndarray, compute: np.ndarray, op_rank:
                                  f"from {key // p} to {key % p}")
         raise ValueError("a receive has no matching send")
     # a receive's ahead: the earliest post from its peer not yet waited for
-    ends = np.flatnonzero(op_kind != 0)
+    ends = np.flatnonzero((op_kind == 1) | (op_kind == 2))
     end_key = op_rank[ends] * p + op_peer[ends]
     ahead_of = kernels.receives_ahead(op_kind[ends] == 2, end_key, op_task[ends],
                                       np.argsort(end_key, kind="stable"))
@@ -148,7 +151,12 @@ def arrays_pattern(p: int, n_tasks_of: np.ndarray, compute: np.ndarray, op_rank:
     sent, taken = sends[send_order[by_message]], receives[receive_order[by_message]]
     src, dst = op_rank[sent], op_rank[taken]
     s_task, d_task = global_task[sent], global_task[taken]
-    n_bytes, ahead = op_bytes[sent], ahead[taken]
+    n_bytes, ahead, isend = op_bytes[sent], ahead[taken], op_kind[sent] == 3
+    # a receive before its task's first send (pipeline.c's MPI_Irecv, then MPI_Isend)
+    # does not wait for that send's o_s, as MPI_Sendrecv's does (Step.receive_first)
+    first_send = np.full(n_tasks, len(op_kind), dtype=np.int64)
+    np.minimum.at(first_send, global_task[sends], sends)
+    early = taken < first_send[d_task]
     wrong = np.flatnonzero(n_bytes != op_bytes[taken])
     if len(wrong):
         i = wrong[0]
@@ -170,7 +178,8 @@ def arrays_pattern(p: int, n_tasks_of: np.ndarray, compute: np.ndarray, op_rank:
     reduce_cuts = np.searchsorted(step_of[by_reduce], np.arange(n_steps + 1))
     steps = _checked_steps(src[by_step], dst[by_step], n_bytes[by_step], task_rank[by_reduce],
                            compute[by_reduce], ahead[by_step] if ahead.any() else (),
-                           cuts, reduce_cuts)
+                           cuts, reduce_cuts, isend[by_step] if isend.any() else (),
+                           early[by_step] if early.any() else ())
     # thousands of short steps for a pipeline: simulated together, in windows when many
     return Pattern(p, steps, windowed=True)
 
@@ -183,7 +192,7 @@ def _params(params):
 # Written as op arrays (arrays_pattern's form) with numpy over ranks: at a million
 # ranks a program of Python objects per rank took most of the prediction.
 
-_SEND, _RECV, _POST = 0, 1, 2
+_SEND, _RECV, _POST, _ISEND = 0, 1, 2, 3
 
 
 class _Programs(NamedTuple):
@@ -249,7 +258,7 @@ def _generic_bcast_arrays(p: int, n_bytes: int, root: int, csr) -> _Programs:
                 np.concatenate([np.full(len(child), -1), index]),
                 np.concatenate([np.zeros(len(child), dtype=np.int64),
                                 not_root[parent].astype(np.int64)]),
-                np.concatenate([np.full(len(child), _RECV), np.full(len(child), _SEND)]),
+                np.concatenate([np.full(len(child), _RECV), np.full(len(child), _ISEND)]),
                 np.concatenate([parent, child]), n_bytes)
 
 
@@ -484,7 +493,7 @@ def _engine_bcast(slots: _Slots, offset: int, parent, kids, blocks) -> None:
         if s < n:
             slots.add(has_parent, offset + 2 * s, _RECV, parent, blocks[s])
         if s > 0:
-            slots.add(n_kids > 0, offset + 2 * s, _SEND, kids[:, 0], blocks[s - 1])
+            slots.add(n_kids > 0, offset + 2 * s, _ISEND, kids[:, 0], blocks[s - 1])
             slots.add(n_kids > 1, offset + 2 * s + 1, _SEND, kids[:, 1], blocks[s - 1])
 
 
@@ -499,7 +508,7 @@ def _engine_reduce(slots: _Slots, parent, kids, blocks) -> None:
         for j in range(2):
             slots.add(n_kids > j, 3 * s + j, _RECV, kids[:, j], blocks[s], blocks[s])
             if j == 0 and s > 0:
-                slots.add(has_parent & (n_kids > 0), 3 * s, _SEND, parent, blocks[s - 1])
+                slots.add(has_parent & (n_kids > 0), 3 * s, _ISEND, parent, blocks[s - 1])
         slots.add(has_parent & (n_kids == 0), 3 * s + 2, _SEND, parent, blocks[s])
     if n:
         slots.add(has_parent & (n_kids > 0), 3 * n, _SEND, parent, blocks[-1])
@@ -583,6 +592,32 @@ def _along_tree(collective: str, kind: str, segmented: bool = True):
                            f"``segment.c`` (``models._pipelined.{collective}_tree_programs``).")
 
 
+def _chain_pipeline(collective: str):
+    """``pipeline.c``'s bcast or reduce along the chain: the explicit steps up to
+    :data:`chain.CHAIN_STEP_MESSAGES` messages, above one :class:`chain.ChainSteps`
+    (its hops root, root + 1, ... as ``tree("chain")`` orders them; a reduce's data
+    goes the other way, into the root)."""
+    explicit = _along_tree(collective, "chain")
+
+    @nothing_to_send
+    def build(p: int, count: int, *, elem_bytes: int, root: int = 0, commutative: bool = True,
+              params=None, **context) -> Pattern:
+        blocks = _pipelined.plan_bytes(count, elem_bytes, _params(params), segmented=True,
+                                       fill_steps=_pipelined.steady_steps("chain") * (p - 1),
+                                       steady=_pipelined.steady_steps("chain"))
+        if (p - 1) * len(blocks) <= CHAIN_STEP_MESSAGES:
+            return explicit(p, count, elem_bytes=elem_bytes, root=root,
+                            commutative=commutative, params=params, **context)
+        order = (root + np.arange(p, dtype=np.int64)) % p
+        if collective == "reduce":
+            order = order[::-1]
+        return Pattern(p, (ChainSteps(order[:-1], order[1:], np.full(p - 1, max(blocks)),
+                                      block_bytes=blocks, combine=collective == "reduce"),))
+
+    build.__name__, build.__doc__ = explicit.__name__, explicit.__doc__
+    return build
+
+
 def _allreduce_in_order(segmented: bool):
     def build(p, count, *, elem_bytes, root, params):
         return _allreduce_in_order_arrays(p, count, elem_bytes=elem_bytes, params=params,
@@ -604,14 +639,14 @@ def _dual_root(p, count, *, elem_bytes, root, params):
 PATTERNS = {
     ("bcast", "linear"): bcast_linear,
     ("bcast", "chain"): bcast_chain,
-    ("bcast", "pipeline"): _along_tree("bcast", "chain"),
+    ("bcast", "pipeline"): _chain_pipeline("bcast"),
     ("bcast", "binary"): _along_tree("bcast", "binary"),
     ("bcast", "concurrent_binomial"): bcast_concurrent_binomial,
     ("bcast", "concurrent_knomial"): bcast_concurrent_knomial,
     ("bcast", "concurrent_binary"): bcast_concurrent_binary,
     ("reduce", "linear"): reduce_linear,
     ("reduce", "chain"): reduce_chain,
-    ("reduce", "pipeline"): _along_tree("reduce", "chain"),
+    ("reduce", "pipeline"): _chain_pipeline("reduce"),
     ("reduce", "binary"): _along_tree("reduce", "binary"),
     ("reduce", "in_order_binary"): _along_tree("reduce", "in_order_binary"),
     ("reduce", "overlapped_binomial"): reduce_overlapped_binomial,
