@@ -37,7 +37,7 @@ step-by-step engine, not the engine itself:
 Its error against the explicit engine (every shift, carried clocks) is
 measured where both run, 1024 to 8192 ranks (``docs/MODELS.md``, "Scale",
 "The shift-structured entries at a million ranks"; ``tests/benchmarks/
-shift_accuracy.py``): within 1.3 % at 8 B blocks, up to +81 % at 64 KiB
+shift_accuracy.py``): within 1.5 % at 8 B blocks, up to +81 % at 64 KiB
 where members' step times differ (own pace, not the sample).
 :func:`lockstep`, :func:`coupled` and :func:`carried_mean` are the
 alternatives measured there.
