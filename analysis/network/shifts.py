@@ -21,9 +21,10 @@ step-by-step engine, not the engine itself:
   clock from step to step: a step's message starts when both its ranks are
   there, so a rank late in one step delays its partners in the next, and
   ranks drifting apart put less of a step's traffic on the links at once.
-  Own pace leaves both out (where every member's step takes the same time,
-  as on a block-mapped fat-tree of full bisection, nobody waits or drifts:
-  the engine's answer, ``tests/test_network_shifts.py``).
+  Own pace leaves both out.  On a block-mapped fat-tree every member has
+  as many partners in its leaf, its pod and beyond, the members' totals
+  are equal, and it measured the engine's answer (``tests/
+  test_network_shifts.py``; measured, not proven).
 - **Stratified sample.**  The shifts are cut into strata
   (:func:`shift_strata`): doubling ones below W (1, 2-3, 4-7, ...: where a
   shift's messages move from the leaf to the pod to the fabric, their time
