@@ -55,6 +55,7 @@ from .maxmin import LEVEL_RTOL
 from .chain import CHAIN_STEP_MESSAGES, ChainSteps
 from .pattern import Pattern, PatternTooLarge, Step, plain_steps
 from .serial import SerialSteps
+from .shifts import ShiftSteps, run_shifts
 
 __all__ = ["pattern_time", "step_end_times", "factors"]
 
@@ -614,6 +615,9 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
         return clock
 
     for step in pattern.steps:
+        if isinstance(step, ShiftSteps):   # p - 1 permutations, a sample of them timed
+            clock = run_shifts(step, flush(clock), hosts, fabric, net, weight_S)
+            continue
         if isinstance(step, ChainSteps):
             clock = _run_chain(step, flush(clock), hosts, fabric, net, weight_S)
             continue

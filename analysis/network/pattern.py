@@ -185,8 +185,9 @@ class Pattern:
 
 
 #: The most messages a pattern whose every message is its own (no repeated step, no
-#: serial steps) is built with: p (p - 1) at 4096 ranks.  Above, an alltoall's
-#: p^2 messages (10^12 at a million ranks) cannot be held, routed or shared.
+#: serial or shift steps) is built with: p (p - 1) at 4096 ranks.  Above, an alltoall's
+#: p^2 messages (10^12 at a million ranks) cannot be held, routed or shared: the
+#: pairwise ones become shift steps (``shifts.ShiftSteps``), the others refuse.
 MAX_MESSAGES = 1 << 24
 
 
@@ -222,8 +223,9 @@ def check_size(name: str, p: int, messages_at) -> None:
         low, high = (mid, high) if messages_at(mid) <= MAX_MESSAGES else (low, mid)
     raise PatternTooLarge(
         f"{name} on {p} ranks is {messages:,} messages, more than the {MAX_MESSAGES:,} the "
-        f"network model holds (the largest it answers: {low} ranks); its translation "
-        "symmetry, which would answer more, is not used")
+        f"network model holds (the largest it answers: {low} ranks); a rank's messages "
+        "posted at once have no model that does not hold each one (the pairwise entries' "
+        "steps do: collsim.analysis.network.shifts)")
 
 
 # -- composing patterns -------------------------------------------------------

@@ -17,6 +17,8 @@ from collsim.analysis.models import _blocks
 from collsim.analysis.models._base import floor_log2
 
 from ..pattern import Pattern, Step, exchange
+from ..serial import SerialSteps
+from ..shifts import ShiftSteps, beyond_explicit
 from ._common import binomial_scatter, nothing_to_send, ranks
 
 __all__ = ["PATTERNS", "halving_range"]
@@ -177,7 +179,8 @@ def reduce_ring(p: int, count: int, *, elem_bytes: int, root: int = 0,
                 commutative: bool = True, **context) -> Pattern:
     """``reduce_ring.c``: p - 1 pairwise exchanges (rank r sends the block of r + k to
     r + k, combines its own), then every rank's block straight to the root, which
-    receives them in rank order."""
+    receives them in rank order (above ``pattern.MAX_MESSAGES`` messages, the exchanges are
+    :class:`ShiftSteps`, the sends to the root :class:`SerialSteps`)."""
     if not commutative:  # refused whatever p and count, as the registry refuses it
         raise ValueError("reduce ring needs a commutative op (commutative=True)")
     return _reduce_ring(p, count, elem_bytes=elem_bytes, root=root)
@@ -188,6 +191,12 @@ def _reduce_ring(p: int, count: int, *, elem_bytes: int, root: int) -> Pattern:
     rank = ranks(p)
     # collsim_block_count: the first count mod p blocks one element larger
     block = (count // p + (rank < count % p)) * elem_bytes
+    if beyond_explicit(p):
+        # the exchanges as shift steps (a sample timed), the p - 1 steps of one message
+        # to the root as serial steps (the same steps, timed at once)
+        others = rank[rank != root]
+        return Pattern(p, (ShiftSteps.series(rank, block, block),
+                           SerialSteps(others, np.full(p - 1, root), block[others])))
     steps = []
     for k in range(1, p):
         dst = (rank + k) % p

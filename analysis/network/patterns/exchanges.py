@@ -11,8 +11,12 @@ and shares as many flows: 16.8 million at 4096 ranks, where ``collsim predict
 --platform fat-tree --nodes 4096 --np 4096 --coll alltoall --bytes 64KiB``
 took 3.6 s and 320 MB for pairwise, 32 s and 610 MB for scattered (measured;
 1024 ranks: 2.6 s and 3.2 s).  Fine up to a few thousand ranks; the cost grows
-as p^2, so a million ranks (10^12 messages) is out of reach: above
-``pattern.MAX_MESSAGES`` (4096 ranks) they refuse (``PatternTooLarge``).
+as p^2, so a million ranks (10^12 messages) is out of reach as explicit
+messages.  Above ``pattern.MAX_MESSAGES`` (4096 ranks) the pairwise ones are
+one :class:`collsim.analysis.network.shifts.ShiftSteps` (their p - 1
+permutation steps, a stratified sample of them timed: a model of the
+engine, its error measured), and the linear and scattered ones, which post
+all of a rank's messages at once, refuse (``PatternTooLarge``).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from collsim.analysis.models.alltoall import bruck_blocks, scattered_batches
 
 from ..pattern import Pattern, Step, check_size, exchange
 from ..serial import SerialSteps
+from ..shifts import ShiftSteps, beyond_explicit
 from ._common import nothing_to_send, ranks
 
 __all__ = ["PATTERNS"]
@@ -49,8 +54,11 @@ def alltoall_linear(p: int, count: int, *, elem_bytes: int, root: int = 0,
 
 
 def _shifts(p: int, n_bytes: int) -> tuple[Step, ...]:
-    """p - 1 steps, step k: rank i sends to i + k (mod p)."""
+    """p - 1 steps, step k: rank i sends to i + k (mod p); above ``pattern.MAX_MESSAGES``
+    messages, one :class:`ShiftSteps` (a sample of them timed)."""
     rank = ranks(p)
+    if beyond_explicit(p):
+        return (ShiftSteps.series(rank, np.full(p, n_bytes)),)
     size = np.full(p, n_bytes)
     return tuple(Step(rank, (rank + k) % p, size) for k in range(1, p))
 
@@ -58,20 +66,22 @@ def _shifts(p: int, n_bytes: int) -> tuple[Step, ...]:
 @nothing_to_send
 def alltoall_pairwise(p: int, count: int, *, elem_bytes: int, root: int = 0,
                       commutative: bool = True, **context) -> Pattern:
-    """``alltoall_pairwise.c``: p - 1 steps, rank i to i + k and from i - k (p (p - 1) messages)."""
-    check_size("alltoall/pairwise", p, _all_pairs)
+    """``alltoall_pairwise.c``: p - 1 steps, rank i to i + k and from i - k (p (p - 1) messages;
+    above ``pattern.MAX_MESSAGES``, :class:`ShiftSteps`)."""
     return Pattern(p, _shifts(p, count * elem_bytes))
 
 
 @nothing_to_send
 def alltoall_pairwise_xor(p: int, count: int, *, elem_bytes: int, root: int = 0,
                           commutative: bool = True, **context) -> Pattern:
-    """``alltoall_pairwise_xor.c``: p - 1 steps with i XOR k for a power of two, else shifts."""
-    check_size("alltoall/pairwise_xor", p, _all_pairs)
+    """``alltoall_pairwise_xor.c``: p - 1 steps with i XOR k for a power of two, else shifts
+    (above ``pattern.MAX_MESSAGES``, :class:`ShiftSteps`)."""
     n = count * elem_bytes
     if p & (p - 1):
         return Pattern(p, _shifts(p, n))
     rank = ranks(p)
+    if beyond_explicit(p):
+        return Pattern(p, (ShiftSteps.series(rank, np.full(p, n), xor=True),))
     return Pattern(p, tuple(Step(rank, rank ^ k, np.full(p, n)) for k in range(1, p)))
 
 

@@ -12,8 +12,9 @@ import numpy as np
 
 from collsim.analysis.models._base import floor_log2
 
-from ..pattern import Pattern, Step, check_size, exchange, in_sequence
+from ..pattern import Pattern, Step, exchange, in_sequence
 from ..serial import SerialSteps
+from ..shifts import ShiftSteps, beyond_explicit
 from . import gathers, rounds
 from ._common import fold_real, nothing_to_send, ranks, ring_phase
 
@@ -43,11 +44,12 @@ def reduce_scatter_ring(p: int, count: int, *, elem_bytes: int, root: int = 0,
 def reduce_scatter_pairwise(p: int, count: int, *, elem_bytes: int, root: int = 0,
                             commutative: bool = True, **context) -> Pattern:
     """``reduce_scatter_pairwise.c``: in step s every rank r sends a block to r + s and
-    combines the one it receives from r - s (p (p - 1) messages: refused above
-    ``pattern.MAX_MESSAGES``)."""
-    check_size("reduce_scatter/pairwise", p, lambda q: q * (q - 1))
+    combines the one it receives from r - s (p (p - 1) messages; above
+    ``pattern.MAX_MESSAGES``, :class:`ShiftSteps`: a sample of the steps timed)."""
     rank = ranks(p)
     n = np.full(p, count * elem_bytes)
+    if beyond_explicit(p):
+        return Pattern(p, (ShiftSteps.series(rank, n, n),))
     return Pattern(p, tuple(Step(rank, (rank + s) % p, n, rank, n) for s in range(1, p)))
 
 
