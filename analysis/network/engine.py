@@ -55,7 +55,8 @@ from .maxmin import LEVEL_RTOL
 from .chain import CHAIN_STEP_MESSAGES, ChainSteps
 from .pattern import Pattern, PatternTooLarge, Step, plain_steps
 from .serial import SerialSteps
-from .shifts import ShiftSteps, run_shifts
+from . import shifts as _shifts
+from .shifts import ShiftSteps
 
 __all__ = ["pattern_time", "step_end_times", "factors"]
 
@@ -73,7 +74,7 @@ TOGETHER_MESSAGES = 1 << 14
 # steps together in windows of consecutive steps of about this many messages: its
 # flows meet those of the steps near them, and an event costs time in proportion to
 # the messages simulated together.
-WINDOW_MESSAGES = 1 << 12
+WINDOW_MESSAGES = 1 << 16
 
 # A repeated step (a ring's shifts) of few messages runs its first repeats
 # together, then at their pace (``_repeat``): up to 1024 ranks.  (Up to 256 ranks
@@ -429,6 +430,15 @@ def _run_chain(chain: ChainSteps, clock: np.ndarray, hosts: np.ndarray, fabric: 
                                 np.asarray(combine_s, dtype=float), o_s,
                                 0.0 if chain.combine else o_s, 0.0 if chain.combine else o_s)
     return after
+
+
+def run_shifts(steps: ShiftSteps, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
+               net: NetworkParams, weight_S: float = 0.0, strata: int | None = None
+               ) -> np.ndarray:
+    """The rank clocks after shift steps: ``shifts.run_shifts`` with each sampled
+    shift timed by :func:`_run_step`."""
+    return _shifts.run_shifts(steps, clock, hosts, fabric, net, weight_S, strata,
+                              time_step=_run_step)
 
 
 def _lone_flows(routes: np.ndarray, fabric: Fabric, weight_S: float

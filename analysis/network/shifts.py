@@ -171,17 +171,17 @@ def shift_strata(n: int, strata: int = SAMPLE_STRATA) -> tuple[np.ndarray, np.nd
 
 
 def sampled_times(steps: ShiftSteps, hosts: np.ndarray, fabric, net, weight_S: float = 0.0,
-                  strata: int | None = None):
+                  strata: int | None = None, *, time_step):
     """The sampled shifts: (shift, how many shifts it stands for, each member's time in
     its step from clocks 0 with its reduction: ``engine._run_step``) for each stratum
     (:func:`shift_strata`; ``strata``: :data:`SAMPLE_STRATA` unless given, read at the
-    call; p or more: every shift)."""
-    from .engine import _run_step
-
+    call; p or more: every shift).  ``time_step``: the engine's timing of one step
+    from the ranks' clocks (``engine._run_step``, passed in: the engine imports this
+    module)."""
     at, weight = shift_strata(len(steps.shifts), SAMPLE_STRATA if strata is None else strata)
     zero = np.zeros(len(hosts))
     for k, w in zip(steps.shifts[at].tolist(), weight.tolist()):
-        yield k, w, _run_step(steps.step(k), zero, hosts, fabric, net, weight_S)[steps.src]
+        yield k, w, time_step(steps.step(k), zero, hosts, fabric, net, weight_S)[steps.src]
 
 
 def own_pace(samples, start_s: np.ndarray) -> np.ndarray:
@@ -212,19 +212,17 @@ def coupled(samples, start_s: np.ndarray, xor: bool) -> np.ndarray:
 
 
 def carried_mean(steps: ShiftSteps, clock: np.ndarray, hosts: np.ndarray, fabric, net,
-                 weight_S: float = 0.0, strata: int | None = None) -> np.ndarray:
+                 weight_S: float = 0.0, strata: int | None = None, *, time_step) -> np.ndarray:
     """:func:`run_shifts`'s alternative (for the benchmark's comparison): each sampled
     shift timed by the engine's step from the clocks as they stand, then the other
     shifts of its stratum advancing every member by that step's mean time.  Nearer the
     engine where ranks drift apart (random ranks, large blocks), further where members'
     times differ by route class (the block-mapped fat-trees), and steps started at
     spread clocks cost many events each (MODELS.md, "Scale")."""
-    from .engine import _run_step
-
     at, weight = shift_strata(len(steps.shifts), SAMPLE_STRATA if strata is None else strata)
     members = steps.src
     for k, w in zip(steps.shifts[at].tolist(), weight.tolist()):
-        after = _run_step(steps.step(k), clock, hosts, fabric, net, weight_S)
+        after = time_step(steps.step(k), clock, hosts, fabric, net, weight_S)
         if w > 1:
             after[members] += (w - 1) * float(np.mean(after[members] - clock[members]))
         clock = after
@@ -232,12 +230,13 @@ def carried_mean(steps: ShiftSteps, clock: np.ndarray, hosts: np.ndarray, fabric
 
 
 def run_shifts(steps: ShiftSteps, clock: np.ndarray, hosts: np.ndarray, fabric, net,
-               weight_S: float = 0.0, strata: int | None = None) -> np.ndarray:
+               weight_S: float = 0.0, strata: int | None = None, *, time_step) -> np.ndarray:
     """The rank clocks after the series: each member at its own pace (:func:`own_pace`
     of :func:`sampled_times`), from its clock on entry (the module's docstring)."""
     after = clock.copy()
     members = steps.src
-    after[members] = own_pace(sampled_times(steps, hosts, fabric, net, weight_S, strata),
+    after[members] = own_pace(sampled_times(steps, hosts, fabric, net, weight_S, strata,
+                                            time_step=time_step),
                               clock[members])
     if len(steps.reduce_ranks):
         np.add.at(after, steps.reduce_ranks, steps.reduce_bytes * float(fabric.gamma_s_per_byte))

@@ -27,6 +27,7 @@ many nodes: ``--machines FT8K,DF8K``).
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 
@@ -89,7 +90,7 @@ def _alternative(clocks, strata: int | None, cache: dict):
     def run(steps, clock, hosts, fabric, net, weight_S=0.0):
         if strata not in cache:
             cache[strata] = list(shifts.sampled_times(steps, hosts, fabric, net, weight_S,
-                                                      strata))
+                                                      strata, time_step=engine._run_step))
         after = clock.copy()
         after[steps.src] = clocks(cache[strata], clock[steps.src])
         return after
@@ -133,7 +134,8 @@ def _row(entry: str, setting, p: int, n_bytes: int, lazy: bool = False) -> list:
     cache: dict = {}
     errors = [_time(entry, setting, p, n_bytes, False, _alternative(clocks, strata, cache))[0]
               / explicit_s - 1 for strata in (None, p) for clocks in variants]
-    carried_s, carried_cpu = _time(entry, setting, p, n_bytes, False, shifts.carried_mean)
+    carried = functools.partial(shifts.carried_mean, time_step=engine._run_step)
+    carried_s, carried_cpu = _time(entry, setting, p, n_bytes, False, carried)
     return [explicit_s, model_s, model_s / explicit_s - 1, *errors, carried_s / explicit_s - 1,
             explicit_cpu, model_cpu, carried_cpu]
 
