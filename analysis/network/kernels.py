@@ -856,12 +856,14 @@ def class_properties(links, class_bounds, class_capacity, class_latency, loopbac
 
 
 @numba.njit(cache=_CACHE)
-def _task_done(t, task_start, task_last, task_rank, reduce_s, stack_task, stack_time, n_stack):
-    """Task t has nothing pending: it ends no earlier than it started, and its rank's
-    next task, if any, goes on the stack to start after t's local reduction.  Returns
-    the stack's new size."""
-    if task_start[t] > task_last[t]:
-        task_last[t] = task_start[t]
+def _task_done(t, task_start, task_last, task_rank, reduce_s, stack_task, stack_time, n_stack,
+               deferred):
+    """Task t has nothing pending: it ends no earlier than it started plus the ``o_r``
+    of its receives whose data came before it started (``deferred``: SMPI charges
+    ``o_r`` in the wait), and its rank's next task, if any, goes on the stack to start
+    after t's local reduction.  Returns the stack's new size."""
+    if task_start[t] + deferred[t] > task_last[t]:
+        task_last[t] = task_start[t] + deferred[t]
     following = t + 1
     if following < len(task_rank) and task_rank[following] == task_rank[t]:
         stack_task[n_stack] = following
@@ -873,7 +875,7 @@ def _task_done(t, task_start, task_last, task_rank, reduce_s, stack_task, stack_
 @numba.njit(cache=_CACHE)
 def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending, task_rank,
                  reduce_s, task_first, task_msg, post_tasks, post_delay, msg_tasks, eager,
-                 send_cost, posted, data_latency, starts):
+                 send_cost, posted, data_latency, starts, deferred):
     """Start the tasks on the stack at their times and every task that follows from them.
 
     A started task posts its messages whose two posting tasks have both
@@ -905,7 +907,7 @@ def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending
                 pending[t] -= 1
         if pending[t] == 0:
             n_stack = _task_done(t, task_start, task_last, task_rank, reduce_s, stack_task,
-                                 stack_time, n_stack)
+                                 stack_time, n_stack, deferred)
     return n_stack
 
 
@@ -1128,30 +1130,40 @@ def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, fl
 @numba.njit(cache=_CACHE)
 def _end_messages(n_finished, finished, finished_at, done, received, receive_cost,
                   serial_receiver, msg_tasks, receiver_free, task_last, pending, touched,
-                  eager, task_start, receive_after):
+                  eager, task_start, receive_after, deferred):
     """The finished messages end their receiver's task side (o_r after the data, in
     turn of arrival for a rank receiving several in its part, from ``receive_after``
     past its start: when its last send is posted) and, when it waited (rendezvous),
-    their sender's.  Returns the tasks they touched, ascending."""
+    their sender's.  A receive posted ahead whose data come before the task that waits
+    for it has started pays its o_r from that start (``deferred``: SMPI charges it in
+    the wait, ``Request::finish_wait``).  Returns the tasks they touched, ascending."""
     n_serial = 0
     for i in range(n_finished):
         f = finished[i]
         done[f] = True
-        received[i] = finished_at[i] + receive_cost[f]
-        if serial_receiver[msg_tasks[1, f]]:
+        r = msg_tasks[1, f]
+        if task_start[r] == np.inf:
+            deferred[r] += receive_cost[f]
+            received[i] = finished_at[i]
+            continue
+        # o_r from the later of the data and the waiting task's start (a start may be
+        # set ahead of now: its previous task's end plus that task's reduction)
+        received[i] = max(finished_at[i], task_start[r]) + receive_cost[f]
+        if serial_receiver[r]:
             n_serial += 1
     if n_serial:
         serial = np.empty(n_serial, dtype=np.int64)
         j = 0
         for i in range(n_finished):
-            if serial_receiver[msg_tasks[1, finished[i]]]:
+            r = msg_tasks[1, finished[i]]
+            if serial_receiver[r] and task_start[r] < np.inf:
                 serial[j] = i
                 j += 1
         for i in serial[np.argsort(finished_at[serial], kind="mergesort")]:
             f = finished[i]
             r = msg_tasks[1, f]
             free = receiver_free[r]
-            if task_start[r] + receive_after[r] > free and task_start[r] < np.inf:
+            if task_start[r] + receive_after[r] > free:
                 free = task_start[r] + receive_after[r]
             if finished_at[i] > free:
                 free = finished_at[i]
@@ -1202,6 +1214,7 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
     task_last = np.full(n_tasks, -np.inf)
     posted = np.full(m, np.inf)
     receiver_free = np.full(n_tasks, -np.inf)
+    deferred = np.zeros(n_tasks)   # o_r of data come before their waiting task started
     stack_task = np.empty(n_tasks, dtype=np.int64)
     stack_time = np.empty(n_tasks)
     n_stack = 0
@@ -1213,7 +1226,8 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
     starts.pop()
     n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending,
                            task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
-                           msg_tasks, eager, send_cost, posted, data_latency, starts)
+                           msg_tasks, eager, send_cost, posted, data_latency, starts,
+                           deferred)
     # per flow: in flight, bytes left, when left was last brought up to date, rate,
     # end, version (of its entry on the heap of ends), and a list for the components
     state = (np.zeros(m, dtype=np.bool_), size.copy(), np.zeros(m), np.zeros(m), np.empty(m),
@@ -1247,17 +1261,18 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
         completed = _end_messages(n_finished, finished, finished_at, done, received,
                                   receive_cost, serial_receiver, msg_tasks, receiver_free,
                                   task_last, pending, touched, eager, task_start,
-                                  receive_after)
+                                  receive_after, deferred)
         # a receive posted ahead may complete a task before it starts (it then ends when
         # it starts), or before the start its previous task set for it, later than now
         for t in completed[::-1]:
             if pending[t] != 0 or task_start[t] == np.inf:
                 continue
             n_stack = _task_done(t, task_start, task_last, task_rank, reduce_s, stack_task,
-                                 stack_time, n_stack)
+                                 stack_time, n_stack, deferred)
         n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending,
                                task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
-                               msg_tasks, eager, send_cost, posted, data_latency, starts)
+                               msg_tasks, eager, send_cost, posted, data_latency, starts,
+                               deferred)
     return task_last, False
 
 
