@@ -124,3 +124,19 @@ def test_hops_that_share_links_are_refused_in_one_line(monkeypatch, capsys):
     # consecutive ranks: answered, and as the explicit pattern answers
     block = argv[:argv.index("--mapping")] + argv[argv.index("--mapping") + 2:] + ["--json"]
     assert cli.main(block) == 0
+
+
+def test_the_builders_blocks_are_the_chain_trees_plan(monkeypatch):
+    # the builder plans the blocks without building the million-node tree
+    monkeypatch.setattr(trees, "CHAIN_STEP_MESSAGES", 0)
+    for p in (2, 17, 1000):
+        for count, params in [(1000, AlgorithmParams()), (2097152, AlgorithmParams()),
+                              (131072, AlgorithmParams(alpha_over_beta_bytes=12500.0)),
+                              (131072, AlgorithmParams(segment_bytes=8192))]:
+            for collective in ("bcast", "reduce"):
+                (step,) = trees.PATTERNS[(collective, "pipeline")](
+                    p, count, elem_bytes=8, root=p - 1, params=params).steps
+                _, blocks = _pipelined.tree_and_blocks("chain", p, count, elem_bytes=8,
+                                                       root=p - 1, params=params,
+                                                       segmented=True)
+                assert step.block_bytes.tolist() == list(blocks)
