@@ -40,8 +40,8 @@ measured where both run, 1024 to 8192 ranks (``docs/MODELS.md``, "Scale",
 "The shift-structured entries at a million ranks"; ``tests/benchmarks/
 shift_accuracy.py``): within 1.5 % at 8 B blocks, up to +81 % at 64 KiB
 where members' step times differ (own pace, not the sample).
-:func:`lockstep`, :func:`coupled` and :func:`carried_mean` are the
-alternatives measured there.
+The alternatives measured there (lockstep, partner-coupled and carried clocks)
+live in that benchmark.
 """
 
 from __future__ import annotations
@@ -53,8 +53,8 @@ import numpy as np
 from . import pattern as _pattern
 from .pattern import PatternTooLarge, Step, _ints
 
-__all__ = ["ShiftSteps", "shift_strata", "run_shifts", "sampled_times", "own_pace", "lockstep",
-           "coupled", "carried_mean", "beyond_explicit", "SAMPLE_STRATA"]
+__all__ = ["ShiftSteps", "shift_strata", "run_shifts", "sampled_times", "own_pace",
+           "beyond_explicit", "SAMPLE_STRATA"]
 
 #: Equal strata of the shifts beyond the first ones (whose strata double: 1, 2-3, ...).
 SAMPLE_STRATA = 64
@@ -191,42 +191,6 @@ def own_pace(samples, start_s: np.ndarray) -> np.ndarray:
     for _, w, times in samples:
         spent += w * times
     return start_s + spent
-
-
-def lockstep(samples, start_s: np.ndarray) -> np.ndarray:
-    """Every member's clock after the series in lockstep: each step ends on all at its
-    slowest member's time (an upper bound of own pace; for the benchmark's comparison)."""
-    return np.full(len(start_s), start_s.max() + sum(w * times.max() for _, w, times in samples))
-
-
-def coupled(samples, start_s: np.ndarray, xor: bool) -> np.ndarray:
-    """Own pace, but a member starts each stratum at the latest of its clock and its two
-    partners' in the sampled shift (the engine's coupling, once per stratum rather than
-    once per step; for the benchmark's comparison)."""
-    clock = start_s.copy()
-    j = np.arange(len(clock))
-    for k, w, times in samples:
-        to, come = (j ^ k, j ^ k) if xor else ((j + k) % len(j), (j - k) % len(j))
-        clock = np.maximum(clock, np.maximum(clock[to], clock[come])) + w * times
-    return clock
-
-
-def carried_mean(steps: ShiftSteps, clock: np.ndarray, hosts: np.ndarray, fabric, net,
-                 weight_S: float = 0.0, strata: int | None = None, *, time_step) -> np.ndarray:
-    """:func:`run_shifts`'s alternative (for the benchmark's comparison): each sampled
-    shift timed by the engine's step from the clocks as they stand, then the other
-    shifts of its stratum advancing every member by that step's mean time.  Nearer the
-    engine where ranks drift apart (random ranks, large blocks), further where members'
-    times differ by route class (the block-mapped fat-trees), and steps started at
-    spread clocks cost many events each (MODELS.md, "Scale")."""
-    at, weight = shift_strata(len(steps.shifts), SAMPLE_STRATA if strata is None else strata)
-    members = steps.src
-    for k, w in zip(steps.shifts[at].tolist(), weight.tolist()):
-        after = time_step(steps.step(k), clock, hosts, fabric, net, weight_S)
-        if w > 1:
-            after[members] += (w - 1) * float(np.mean(after[members] - clock[members]))
-        clock = after
-    return clock
 
 
 def run_shifts(steps: ShiftSteps, clock: np.ndarray, hosts: np.ndarray, fabric, net,

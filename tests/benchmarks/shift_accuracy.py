@@ -10,8 +10,8 @@ printed: ``model_s`` (``shifts.run_shifts``, as ``collsim predict`` makes
 it above 4096 ranks) and its relative error, then that of three
 alternatives, each with a sample and with every shift, each shift timed
 from clocks 0: the members' clocks at their own pace (``shifts.own_pace``),
-coupled to their partners' once per stratum (``shifts.coupled``) and in
-lockstep (``shifts.lockstep``); and ``shifts.carried_mean`` (each sampled
+coupled to their partners' once per stratum (``coupled``) and in
+lockstep (``lockstep``); and ``carried_mean`` (each sampled
 shift from the clocks as they stand, the rest of its stratum at that
 step's mean time).  Not part of ``make test``.
 
@@ -84,6 +84,43 @@ def _time(entry: str, setting, p: int, n_bytes: int, explicit: bool,
         pattern_module.MAX_MESSAGES, engine.run_shifts = saved
 
 
+def lockstep(samples, start_s: np.ndarray) -> np.ndarray:
+    """Every member's clock after the series in lockstep: each step ends on all at its
+    slowest member's time (an upper bound of ``shifts.own_pace``)."""
+    return np.full(len(start_s), start_s.max() + sum(w * times.max() for _, w, times in samples))
+
+
+def coupled(samples, start_s: np.ndarray, xor: bool) -> np.ndarray:
+    """Own pace, but a member starts each stratum at the latest of its clock and its two
+    partners' in the sampled shift (the engine's coupling, once per stratum rather than
+    once per step; for the benchmark's comparison)."""
+    clock = start_s.copy()
+    j = np.arange(len(clock))
+    for k, w, times in samples:
+        to, come = (j ^ k, j ^ k) if xor else ((j + k) % len(j), (j - k) % len(j))
+        clock = np.maximum(clock, np.maximum(clock[to], clock[come])) + w * times
+    return clock
+
+
+def carried_mean(steps: shifts.ShiftSteps, clock: np.ndarray, hosts: np.ndarray, fabric, net,
+                 weight_S: float = 0.0, strata: int | None = None, *, time_step) -> np.ndarray:
+    """``shifts.run_shifts``'s alternative (for the benchmark's comparison): each sampled
+    shift timed by the engine's step from the clocks as they stand, then the other
+    shifts of its stratum advancing every member by that step's mean time.  Nearer the
+    engine where ranks drift apart (random ranks, large blocks), further where members'
+    times differ by route class (the block-mapped fat-trees), and steps started at
+    spread clocks cost many events each (MODELS.md, "Scale")."""
+    at, weight = shifts.shift_strata(len(steps.shifts),
+                                     shifts.SAMPLE_STRATA if strata is None else strata)
+    members = steps.src
+    for k, w in zip(steps.shifts[at].tolist(), weight.tolist()):
+        after = time_step(steps.step(k), clock, hosts, fabric, net, weight_S)
+        if w > 1:
+            after[members] += (w - 1) * float(np.mean(after[members] - clock[members]))
+        clock = after
+    return clock
+
+
 def _alternative(clocks, strata: int | None, cache: dict):
     """A ``run_shifts`` whose members' clocks are ``clocks(samples, start)`` of the
     shifts sampled from clocks 0 (``shifts.sampled_times``, kept in ``cache``)."""
@@ -130,11 +167,11 @@ def _row(entry: str, setting, p: int, n_bytes: int, lazy: bool = False) -> list:
                                                           *(() if lazy else (True,)))
     model_s, model_cpu = _time(entry, setting, p, n_bytes, False)
     xor = entry.endswith("xor")
-    variants = [shifts.own_pace, lambda s, c: shifts.coupled(s, c, xor), shifts.lockstep]
+    variants = [shifts.own_pace, lambda s, c: coupled(s, c, xor), lockstep]
     cache: dict = {}
     errors = [_time(entry, setting, p, n_bytes, False, _alternative(clocks, strata, cache))[0]
               / explicit_s - 1 for strata in (None, p) for clocks in variants]
-    carried = functools.partial(shifts.carried_mean, time_step=engine._run_step)
+    carried = functools.partial(carried_mean, time_step=engine._run_step)
     carried_s, carried_cpu = _time(entry, setting, p, n_bytes, False, carried)
     return [explicit_s, model_s, model_s / explicit_s - 1, *errors, carried_s / explicit_s - 1,
             explicit_cpu, model_cpu, carried_cpu]
