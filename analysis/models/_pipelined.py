@@ -197,12 +197,18 @@ def dual_root_program(rank: int, p: int, node: TreeNode, blocks: list[int]) -> l
     return steps
 
 
+def dual_root_tree_and_blocks(p: int, count: int, *, elem_bytes: int, params: AlgorithmParams
+                              ) -> tuple[list[TreeNode], list[int]]:
+    """The two post-order trees and the blocks of the dual-root allreduce."""
+    nodes = tree("dual_postorder", size=p)
+    return nodes, plan_bytes(count, elem_bytes, params, segmented=True,
+                             fill_steps=6.0 * nodes[0].height + 1.0, steady=3.0)
+
+
 def dual_root_programs(p: int, count: int, *, elem_bytes: int,
                        params: AlgorithmParams) -> list[list[Step]]:
     """The doubly pipelined dual-root allreduce of seed 003, one program per rank."""
-    nodes = tree("dual_postorder", size=p)
-    blocks = plan_bytes(count, elem_bytes, params, segmented=True,
-                        fill_steps=6.0 * nodes[0].height + 1.0, steady=3.0)
+    nodes, blocks = dual_root_tree_and_blocks(p, count, elem_bytes=elem_bytes, params=params)
     return [dual_root_program(rank, p, node, blocks) for rank, node in enumerate(nodes)]
 
 
