@@ -44,6 +44,7 @@ from collsim.analysis.models.bcast import (binomial_children, knomial_children,
                                            level_order_binary_children)
 from collsim.analysis.models.reduce import in_order_binomial_children
 from collsim.analysis.schedule import Op, Step as Task
+from collsim.analysis.trees import tree_node
 from collsim.params import DEFAULT_PARAMS
 
 from ..chain import CHAIN_STEP_MESSAGES, ChainSteps
@@ -556,6 +557,11 @@ def _allreduce_in_order_arrays(p: int, count: int, *, elem_bytes: int, params,
     return slots.programs()
 
 
+def _height(kind: str, p: int, root: int) -> int:
+    """The height ``tree(kind, size=p, root=root)[0]`` has (its node alone)."""
+    return tree_node(kind, rank=0, size=p, root=root).height
+
+
 def _stepwise(p: int, steps, whole) -> Pattern:
     """``steps`` (:class:`..programs.ProgramSteps`) as a windowed pattern above
     :data:`.pipetrees.PROGRAM_STEP_MESSAGES` messages, else ``whole()`` (the same
@@ -572,9 +578,9 @@ def _along_tree(collective: str, kind: str, segmented: bool = True):
     def build(p: int, count: int, *, elem_bytes: int, root: int = 0, commutative: bool = True,
               params=None, **context) -> Pattern:
         params = _params(params)
-        nodes, blocks = _pipelined.tree_and_blocks(kind, p, count, elem_bytes=elem_bytes,
-                                                    root=root, params=params, segmented=segmented)
-        steps = pipetrees.engine_steps(p, nodes, blocks, (collective,),
+        blocks = _pipelined.tree_blocks(kind, _height(kind, p, root), count,
+                                        elem_bytes=elem_bytes, params=params, segmented=segmented)
+        steps = pipetrees.engine_steps(p, kind, root, blocks, (collective,),
                                        root if kind == "in_order_binary" else None,
                                        count * elem_bytes)
         return _stepwise(p, steps, lambda: _pattern(p, along(
@@ -618,9 +624,10 @@ def _allreduce_in_order(segmented: bool):
     def build(p: int, count: int, *, elem_bytes: int, root: int = 0, commutative: bool = True,
               params=None, **context) -> Pattern:
         params = _params(params)
-        nodes, blocks = _pipelined.in_order_tree_and_blocks(p, count, elem_bytes=elem_bytes,
-                                                            params=params, segmented=segmented)
-        steps = pipetrees.engine_steps(p, nodes, blocks, ("reduce", "bcast"))
+        blocks = _pipelined.in_order_blocks(_height("in_order_binary", p, 0), count,
+                                            elem_bytes=elem_bytes, params=params,
+                                            segmented=segmented)
+        steps = pipetrees.engine_steps(p, "in_order_binary", 0, blocks, ("reduce", "bcast"))
         return _stepwise(p, steps, lambda: _pattern(p, _allreduce_in_order_arrays(
             p, count, elem_bytes=elem_bytes, params=params, segmented=segmented)))
 
