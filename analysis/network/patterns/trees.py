@@ -16,11 +16,17 @@ The generic trees, the linear reduce and allreduce and the pipelined
 engine (bcast and reduce along a tree, the in-order allreduce) are written
 as op arrays with numpy over ranks (:func:`arrays_pattern`'s form: a
 program of Python objects per rank was most of a million-rank prediction);
-the dual-root allreduce's programs are flattened into the same arrays.
+the dual-root allreduce's programs are flattened into the same arrays
+(up to :data:`.pipetrees.PROGRAM_STEP_MESSAGES` messages).
 Matching sends to receives, the receives posted ahead and the step numbers
 are numpy and compiled loops (:mod:`collsim.analysis.network.kernels`), in
 the order the per-rank version took them, so the steps are the same,
 message for message.
+
+Above :data:`.pipetrees.PROGRAM_STEP_MESSAGES` messages the pipelined engine's
+patterns and the dual root's are :class:`..programs.ProgramSteps` instead
+(:mod:`.pipetrees`): each shape of program held once, the steps made one at a
+time as the engine takes them, the same steps as the arrays' below.
 
 The pipelined engine's arrays take the models' trees and block plans
 (:mod:`collsim.analysis.models._pipelined`: ``tree_and_blocks``,
