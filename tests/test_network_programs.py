@@ -109,3 +109,23 @@ def test_templates_refuse_unlike_ranks_deadlocks_and_unmatched_sizes():
                                                                8 + r)])])
     with pytest.raises(ValueError, match="another size"):
         list(sizes.iter_parts())
+
+
+def test_composites_make_the_steps_whole_first(monkeypatch):
+    # on_ranks, side_by_side and then_combine take a pattern apart: the same as the whole's
+    from collsim.analysis.network.pattern import on_ranks, side_by_side, then_combine
+
+    build = trees.PATTERNS[("reduce", "binary")]
+    whole = build(8, 1001, elem_bytes=8, params=replace(DEFAULT_PARAMS, block_count=3))
+    monkeypatch.setattr(pipetrees, "PROGRAM_STEP_MESSAGES", -1)
+    made = build(8, 1001, elem_bytes=8, params=replace(DEFAULT_PARAMS, block_count=3))
+    ranks = [9, 3, 5, 7, 11, 13, 15, 1]
+    for a, b in [(on_ranks(whole, ranks, 16), on_ranks(made, ranks, 16)),
+                 (then_combine(whole, [0, 1], 8), then_combine(made, [0, 1], 8))]:
+        assert len(a.steps) == len(b.steps)
+        for x, y in zip(a.steps, b.steps):
+            for name in FIELDS:
+                assert getattr(x, name).tolist() == getattr(y, name).tolist(), name
+    apart = on_ranks(made, list(range(0, 16, 2)), 16)
+    assert len(side_by_side(apart, on_ranks(whole, list(range(1, 16, 2)), 16)).steps) == len(
+        whole.steps)
