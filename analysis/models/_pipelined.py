@@ -96,10 +96,16 @@ def tree_and_blocks(kind: str, p: int, count: int, *, elem_bytes: int, root: int
                      params: AlgorithmParams, segmented: bool) -> tuple[list[TreeNode], list[int]]:
     """The tree's nodes and the block sizes the engine moves along it (pipeline.c's plan)."""
     nodes = tree(kind, size=p, root=root)
+    return nodes, tree_blocks(kind, nodes[0].height, count, elem_bytes=elem_bytes, params=params,
+                              segmented=segmented)
+
+
+def tree_blocks(kind: str, height: int, count: int, *, elem_bytes: int, params: AlgorithmParams,
+                segmented: bool) -> list[int]:
+    """The blocks of :func:`tree_and_blocks` along a tree of ``height``."""
     steady = steady_steps(kind)
-    blocks = plan_bytes(count, elem_bytes, params, segmented=segmented,
-                        fill_steps=steady * nodes[0].height, steady=steady)
-    return nodes, blocks
+    return plan_bytes(count, elem_bytes, params, segmented=segmented,
+                      fill_steps=steady * height, steady=steady)
 
 
 def reduce_tree_programs(kind: str, p: int, count: int, *, elem_bytes: int, root: int,
@@ -157,8 +163,15 @@ def in_order_tree_and_blocks(p: int, count: int, *, elem_bytes: int, params: Alg
                              segmented: bool) -> tuple[list[TreeNode], list[int]]:
     """The in-order binary tree and the blocks of collsim_allreduce_along_in_order_tree."""
     nodes = tree("in_order_binary", size=p)
-    return nodes, plan_bytes(count, elem_bytes, params, segmented=segmented,
-                             fill_steps=4.0 * nodes[0].height, steady=4.0)
+    return nodes, in_order_blocks(nodes[0].height, count, elem_bytes=elem_bytes, params=params,
+                                  segmented=segmented)
+
+
+def in_order_blocks(height: int, count: int, *, elem_bytes: int, params: AlgorithmParams,
+                    segmented: bool) -> list[int]:
+    """The blocks of :func:`in_order_tree_and_blocks` along a tree of ``height``."""
+    return plan_bytes(count, elem_bytes, params, segmented=segmented,
+                      fill_steps=4.0 * height, steady=4.0)
 
 
 def allreduce_in_order_tree_s(p: int, count: int, net: NetworkParams, *, elem_bytes: int,
@@ -197,12 +210,24 @@ def dual_root_program(rank: int, p: int, node: TreeNode, blocks: list[int]) -> l
     return steps
 
 
+def dual_root_tree_and_blocks(p: int, count: int, *, elem_bytes: int, params: AlgorithmParams
+                              ) -> tuple[list[TreeNode], list[int]]:
+    """The two post-order trees and the blocks of the dual-root allreduce."""
+    nodes = tree("dual_postorder", size=p)
+    return nodes, dual_root_blocks(nodes[0].height, count, elem_bytes=elem_bytes, params=params)
+
+
+def dual_root_blocks(height: int, count: int, *, elem_bytes: int,
+                     params: AlgorithmParams) -> list[int]:
+    """The blocks of the dual-root allreduce along trees of ``height``."""
+    return plan_bytes(count, elem_bytes, params, segmented=True,
+                      fill_steps=6.0 * height + 1.0, steady=3.0)
+
+
 def dual_root_programs(p: int, count: int, *, elem_bytes: int,
                        params: AlgorithmParams) -> list[list[Step]]:
     """The doubly pipelined dual-root allreduce of seed 003, one program per rank."""
-    nodes = tree("dual_postorder", size=p)
-    blocks = plan_bytes(count, elem_bytes, params, segmented=True,
-                        fill_steps=6.0 * nodes[0].height + 1.0, steady=3.0)
+    nodes, blocks = dual_root_tree_and_blocks(p, count, elem_bytes=elem_bytes, params=params)
     return [dual_root_program(rank, p, node, blocks) for rank, node in enumerate(nodes)]
 
 

@@ -574,6 +574,19 @@ def _windows(steps: list[Step], messages: int):
         yield window
 
 
+def _made(steps: list, every: bool):
+    """The steps, those made one at a time (``programs.ProgramSteps``) made as they
+    are taken; with ``every`` each step that stands for several as its plain
+    steps (``pattern.plain_steps``), without holding them all at once."""
+    for step in steps:
+        if getattr(step, "lazy", False):
+            yield from step.iter_parts()
+        elif every and hasattr(step, "parts"):
+            yield from step.parts()
+        else:
+            yield step
+
+
 def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
                  net: NetworkParams, *, weight_S: float = 0.0,
                  together_messages: int = TOGETHER_MESSAGES) -> float:
@@ -610,13 +623,13 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
 
     def flush(clock):
         if together and (pattern.together
-                         or sum(len(step.src) for step in together) <= together_messages):
+                         or sum(step.messages for step in together) <= together_messages):
             clock = _run_together(plain_steps(together), clock, hosts, fabric, net, weight_S)
         elif pattern.windowed:
-            for window in _windows(plain_steps(together), WINDOW_MESSAGES):
+            for window in _windows(_made(together, every=True), WINDOW_MESSAGES):
                 clock = _run_together(window, clock, hosts, fabric, net, weight_S)
         else:
-            for step in together:
+            for step in _made(together, every=False):
                 if isinstance(step, SerialSteps):   # steps of one message each, alone
                     clock = _run_serial(step, clock, hosts, fabric, net, weight_S)
                 else:

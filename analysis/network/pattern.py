@@ -273,7 +273,7 @@ def on_ranks(pattern: Pattern, ranks, p: int) -> Pattern:
     if len(np.unique(ranks)) != len(ranks) or (len(ranks) and (ranks.min() < 0 or ranks.max() >= p)):
         raise ValueError(f"the ranks must be distinct and in 0..{p - 1}")
     return Pattern(p, tuple(replace(s, **{name: ranks[getattr(s, name)] for name in _RANK_FIELDS})
-                            for s in pattern.steps))
+                            for s in _held(pattern.steps)))
 
 
 def in_sequence(*patterns: Pattern) -> Pattern:
@@ -290,6 +290,12 @@ def plain_steps(steps) -> list[Step]:
     """``steps`` with each step that stands for several (``serial.SerialSteps``: a
     ``parts`` method) replaced by its plain steps, in order."""
     return [part for s in steps for part in (s.parts() if hasattr(s, "parts") else (s,))]
+
+
+def _held(steps) -> tuple:
+    """``steps`` with those made one at a time (``programs.ProgramSteps``) made."""
+    return tuple(part for s in steps
+                 for part in (s.parts() if getattr(s, "lazy", False) else (s,)))
 
 
 def _unrolled(pattern: Pattern) -> tuple[Step, ...]:
@@ -338,7 +344,7 @@ def side_by_side(*patterns: Pattern) -> Pattern:
     p = patterns[0].p
     if any(part.p != p for part in patterns):
         raise ValueError(f"patterns of {sorted({part.p for part in patterns})} ranks side by side")
-    parts = [part for part in patterns if part.steps]
+    parts = [Pattern(part.p, _held(part.steps)) for part in patterns if part.steps]
     owner = np.full(p, -1, dtype=np.int64)
     for index, part in enumerate(parts):
         used = np.unique(np.concatenate([np.concatenate([s.src, s.dst]) for s in part.steps]))
@@ -379,7 +385,7 @@ def then_combine(pattern: Pattern, ranks, n_bytes) -> Pattern:
     """
     ranks = _ints(ranks)
     n_bytes = np.broadcast_to(_ints(n_bytes) if np.ndim(n_bytes) else n_bytes, ranks.shape)
-    steps = list(pattern.steps)
+    steps = list(_held(pattern.steps))
     last = np.full(pattern.p, -1, dtype=np.int64)
     for index, s in enumerate(steps):
         last[s.src] = index

@@ -25,6 +25,8 @@ The builders live by family, as the closed-form models do:
 
 - :mod:`.rounds`: recursive doubling and halving, rings, binomial trees;
 - :mod:`.trees`: linear, chains, Open MPI's generic trees, the pipelined tree engine;
+- :mod:`.pipetrees`: the pipelined trees' steps made one at a time above a million
+  messages (:class:`collsim.analysis.network.programs.ProgramSteps`);
 - :mod:`.blocks`: binary blocks, Rabenseifner's reduce, the ring reduce, the
   scatter + recursive-doubling broadcast;
 - :mod:`.gathers`: allgather, gather, scatter;

@@ -16,11 +16,17 @@ The generic trees, the linear reduce and allreduce and the pipelined
 engine (bcast and reduce along a tree, the in-order allreduce) are written
 as op arrays with numpy over ranks (:func:`arrays_pattern`'s form: a
 program of Python objects per rank was most of a million-rank prediction);
-the dual-root allreduce's programs are flattened into the same arrays.
+the dual-root allreduce's programs are flattened into the same arrays
+(up to :data:`.pipetrees.PROGRAM_STEP_MESSAGES` messages).
 Matching sends to receives, the receives posted ahead and the step numbers
 are numpy and compiled loops (:mod:`collsim.analysis.network.kernels`), in
 the order the per-rank version took them, so the steps are the same,
 message for message.
+
+Above :data:`.pipetrees.PROGRAM_STEP_MESSAGES` messages the pipelined engine's
+patterns and the dual root's are :class:`..programs.ProgramSteps` instead
+(:mod:`.pipetrees`): each shape of program held once, the steps made one at a
+time as the engine takes them, the same steps as the arrays' below.
 
 The pipelined engine's arrays take the models' trees and block plans
 (:mod:`collsim.analysis.models._pipelined`: ``tree_and_blocks``,
@@ -44,11 +50,12 @@ from collsim.analysis.models.bcast import (binomial_children, knomial_children,
                                            level_order_binary_children)
 from collsim.analysis.models.reduce import in_order_binomial_children
 from collsim.analysis.schedule import Op, Step as Task
+from collsim.analysis.trees import tree_node
 from collsim.params import DEFAULT_PARAMS
 
 from ..chain import CHAIN_STEP_MESSAGES, ChainSteps
 from ..pattern import Pattern, _checked_steps
-from . import rounds
+from . import pipetrees, rounds
 from ._common import nothing_to_send
 
 __all__ = ["PATTERNS", "programs_pattern", "arrays_pattern", "post"]
@@ -556,40 +563,40 @@ def _allreduce_in_order_arrays(p: int, count: int, *, elem_bytes: int, params,
     return slots.programs()
 
 
-def _segment_pattern(build):
-    """A builder of the models' programs (``models._pipelined``) as a pattern builder."""
-    @nothing_to_send
-    def wrapped(p: int, count: int, *, elem_bytes: int, root: int = 0, commutative: bool = True,
-                params=None, **context) -> Pattern:
-        return programs_pattern(build(p, count, elem_bytes=elem_bytes, root=root,
-                                      params=_params(params)))
-
-    wrapped.__name__, wrapped.__doc__ = build.__name__, build.__doc__
-    return wrapped
+def _height(kind: str, p: int, root: int) -> int:
+    """The height ``tree(kind, size=p, root=root)[0]`` has (its node alone)."""
+    return tree_node(kind, rank=0, size=p, root=root).height
 
 
-def _arrays_builder(build, name: str, doc: str):
-    """A builder of op arrays (:class:`_Programs`) as a pattern builder."""
-    @nothing_to_send
-    def wrapped(p: int, count: int, *, elem_bytes: int, root: int = 0, commutative: bool = True,
-                params=None, **context) -> Pattern:
-        return _pattern(p, build(p, count, elem_bytes=elem_bytes, root=root,
-                                 params=_params(params)))
-
-    wrapped.__name__, wrapped.__doc__ = name, doc
-    return wrapped
+def _stepwise(p: int, steps, whole) -> Pattern:
+    """``steps`` (:class:`..programs.ProgramSteps`) as a windowed pattern above
+    :data:`.pipetrees.PROGRAM_STEP_MESSAGES` messages, else ``whole()`` (the same
+    steps held at once, for composites and the steps run together)."""
+    if steps.messages > pipetrees.PROGRAM_STEP_MESSAGES:
+        return Pattern(p, (steps,), windowed=True)
+    return whole()
 
 
 def _along_tree(collective: str, kind: str, segmented: bool = True):
     along = _reduce_along if collective == "reduce" else _bcast_along
 
-    def build(p, count, *, elem_bytes, root, params):
-        return along(kind, p, count, elem_bytes=elem_bytes, root=root, params=params,
-                     segmented=segmented)
+    @nothing_to_send
+    def build(p: int, count: int, *, elem_bytes: int, root: int = 0, commutative: bool = True,
+              params=None, **context) -> Pattern:
+        params = _params(params)
+        blocks = _pipelined.tree_blocks(kind, _height(kind, p, root), count,
+                                        elem_bytes=elem_bytes, params=params, segmented=segmented)
+        steps = pipetrees.engine_steps(p, kind, root, blocks, (collective,),
+                                       root if kind == "in_order_binary" else None,
+                                       count * elem_bytes)
+        return _stepwise(p, steps, lambda: _pattern(p, along(
+            kind, p, count, elem_bytes=elem_bytes, root=root, params=params,
+            segmented=segmented)))
 
-    return _arrays_builder(build, f"{collective}_{kind}",
-                           f"``pipeline.c``'s {collective} along the {kind} tree, the blocks of "
-                           f"``segment.c`` (``models._pipelined.{collective}_tree_programs``).")
+    build.__name__ = f"{collective}_{kind}"
+    build.__doc__ = (f"``pipeline.c``'s {collective} along the {kind} tree, the blocks of "
+                     f"``segment.c`` (``models._pipelined.{collective}_tree_programs``).")
+    return build
 
 
 def _chain_pipeline(collective: str):
@@ -619,21 +626,33 @@ def _chain_pipeline(collective: str):
 
 
 def _allreduce_in_order(segmented: bool):
-    def build(p, count, *, elem_bytes, root, params):
-        return _allreduce_in_order_arrays(p, count, elem_bytes=elem_bytes, params=params,
-                                          segmented=segmented)
+    @nothing_to_send
+    def build(p: int, count: int, *, elem_bytes: int, root: int = 0, commutative: bool = True,
+              params=None, **context) -> Pattern:
+        params = _params(params)
+        blocks = _pipelined.in_order_blocks(_height("in_order_binary", p, 0), count,
+                                            elem_bytes=elem_bytes, params=params,
+                                            segmented=segmented)
+        steps = pipetrees.engine_steps(p, "in_order_binary", 0, blocks, ("reduce", "bcast"))
+        return _stepwise(p, steps, lambda: _pattern(p, _allreduce_in_order_arrays(
+            p, count, elem_bytes=elem_bytes, params=params, segmented=segmented)))
 
-    return _arrays_builder(
-        build, "allreduce_pipelined_tree" if segmented else "allreduce_binary_tree",
-        "``pipeline.c``'s reduce up the in-order binary tree, then its bcast down, "
-        + ("in blocks" if segmented else "one block")
-        + " (``models._pipelined.allreduce_in_order_tree_programs``).")
+    build.__name__ = "allreduce_pipelined_tree" if segmented else "allreduce_binary_tree"
+    build.__doc__ = ("``pipeline.c``'s reduce up the in-order binary tree, then its bcast down, "
+                     + ("in blocks" if segmented else "one block")
+                     + " (``models._pipelined.allreduce_in_order_tree_programs``).")
+    return build
 
 
-def _dual_root(p, count, *, elem_bytes, root, params):
+@nothing_to_send
+def allreduce_dual_root_pipelined(p: int, count: int, *, elem_bytes: int, root: int = 0,
+                                  commutative: bool = True, params=None, **context) -> Pattern:
     """``allreduce_dual_root_pipelined.c``: rounds of bidirectional MPI_Sendrecv with
     each child and the parent (``models._pipelined.dual_root_programs``)."""
-    return _pipelined.dual_root_programs(p, count, elem_bytes=elem_bytes, params=params)
+    params = _params(params)
+    steps = pipetrees.dual_root_steps(p, count, elem_bytes=elem_bytes, params=params)
+    return _stepwise(p, steps, lambda: programs_pattern(_pipelined.dual_root_programs(
+        p, count, elem_bytes=elem_bytes, params=params)))
 
 
 PATTERNS = {
@@ -655,5 +674,5 @@ PATTERNS = {
     ("allreduce", "reduce_bcast"): allreduce_reduce_bcast,
     ("allreduce", "binary_tree"): _allreduce_in_order(segmented=False),
     ("allreduce", "pipelined_tree"): _allreduce_in_order(segmented=True),
-    ("allreduce", "dual_root_pipelined"): _segment_pattern(_dual_root),
+    ("allreduce", "dual_root_pipelined"): allreduce_dual_root_pipelined,
 }
