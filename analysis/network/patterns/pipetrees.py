@@ -86,14 +86,22 @@ def tree_columns(kind: str, p: int, root: int = 0):
         return _bisected(rank, np.where(rank < first, 0, first),
                          np.where(rank < first, first, p), True)
     nodes = tree(kind, size=p, root=root)
-    parent = np.fromiter((node.parent for node in nodes), dtype=np.int64, count=p)
+    parent, kids = tree_arrays(nodes)
     depth = np.fromiter((node.depth for node in nodes), dtype=np.int64, count=p)
+    return parent, kids, depth
+
+
+def tree_arrays(nodes) -> tuple[np.ndarray, np.ndarray]:
+    """(parent per rank, -1 at a root; children per rank, p x 2, -1 where none) of
+    a tree of at most two children per rank (:func:`collsim.analysis.trees.tree`)."""
+    p = len(nodes)
+    parent = np.fromiter((node.parent for node in nodes), dtype=np.int64, count=p)
     kids = np.full((p, 2), -1, dtype=np.int64)
     for column in range(2):
         kids[:, column] = np.fromiter(
             (node.children[column] if len(node.children) > column else -1 for node in nodes),
             dtype=np.int64, count=p)
-    return parent, kids, depth
+    return parent, kids
 
 
 def _engine_program(node, blocks: list[int], phases: tuple[str, ...]) -> list:

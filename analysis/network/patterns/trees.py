@@ -440,19 +440,6 @@ def allreduce_reduce_bcast(p: int, count: int, *, elem_bytes: int, root: int = 0
 # slot, then its place in the task.  tests/test_network_patterns_trees.py holds them to
 # the models' programs, message for message.
 
-def _tree_arrays(nodes) -> tuple[np.ndarray, np.ndarray]:
-    """(parent per rank, -1 at a root; children per rank, p x 2, -1 where none) of
-    a tree of at most two children per rank (:func:`collsim.analysis.trees.tree`)."""
-    p = len(nodes)
-    parent = np.fromiter((node.parent for node in nodes), dtype=np.int64, count=p)
-    kids = np.full((p, 2), -1, dtype=np.int64)
-    for column in range(2):
-        kids[:, column] = np.fromiter(
-            (node.children[column] if len(node.children) > column else -1 for node in nodes),
-            dtype=np.int64, count=p)
-    return parent, kids
-
-
 class _Slots:
     """Ops gathered slot by slot: ``add(where, slot, kind, peer, n_bytes, compute)``
     puts one op in slot ``slot`` (a task there) of the ranks where ``where`` holds;
@@ -527,7 +514,7 @@ def _reduce_along(kind: str, p: int, count: int, *, elem_bytes: int, root: int,
     :func:`_engine_reduce`, then the in-order root's result to ``root``)."""
     nodes, blocks = _pipelined.tree_and_blocks(kind, p, count, elem_bytes=elem_bytes, root=root,
                                                 params=params, segmented=segmented)
-    parent, kids = _tree_arrays(nodes)
+    parent, kids = pipetrees.tree_arrays(nodes)
     slots = _Slots(p, 3 * len(blocks) + 2)
     _engine_reduce(slots, parent, kids, blocks)
     tree_root = _pipelined.in_order_root(p) if kind == "in_order_binary" else root
@@ -543,7 +530,7 @@ def _bcast_along(kind: str, p: int, count: int, *, elem_bytes: int, root: int,
     """``models._pipelined.bcast_tree_programs`` as arrays (:func:`_engine_bcast`)."""
     nodes, blocks = _pipelined.tree_and_blocks(kind, p, count, elem_bytes=elem_bytes, root=root,
                                                 params=params, segmented=segmented)
-    parent, kids = _tree_arrays(nodes)
+    parent, kids = pipetrees.tree_arrays(nodes)
     slots = _Slots(p, 2 * len(blocks) + 2)
     _engine_bcast(slots, 0, parent, kids, blocks)
     return slots.programs()
@@ -555,7 +542,7 @@ def _allreduce_in_order_arrays(p: int, count: int, *, elem_bytes: int, params,
     reduce slots, then its bcast slots."""
     nodes, blocks = _pipelined.in_order_tree_and_blocks(p, count, elem_bytes=elem_bytes,
                                                         params=params, segmented=segmented)
-    parent, kids = _tree_arrays(nodes)
+    parent, kids = pipetrees.tree_arrays(nodes)
     n = len(blocks)
     slots = _Slots(p, 3 * n + 1 + 2 * n + 2)
     _engine_reduce(slots, parent, kids, blocks)
