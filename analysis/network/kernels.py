@@ -9,7 +9,9 @@ were fixed in a round (a heap gives the lowest level), so its cost is the
 crossings plus what each round changes, not crossings times rounds.  A step
 timed alone is solved component by component (flows that share no link,
 directly or through others, never change each other's rates): an event
-refills the flows of its component only.  The steps run together do the
+refills the flows of its component only, and a component whose flows all
+cross one link that is their bottleneck runs on one clock (virtual time at
+that link's level): an event costs the flows that start or end at it.  The steps run together do the
 same over the flows in flight (:func:`run_together`): an event re-shares
 the components it touches, found by a search over the links' flows in
 flight.
@@ -21,7 +23,10 @@ therefore the numpy version's to the bit, except where the flows in flight
 fall into several components with events of their own: a flow's bytes left
 are then updated at its component's events only, which rounds differently
 (within about 1e-15), and levels of different components within the
-filling's ``level_rtol`` no longer saturate in one round.
+filling's ``level_rtol`` no longer saturate in one round; and where a component
+runs on one clock (:func:`_one_link_end_times`), its level's sum is kept as
+flows come and go (a two-sum) and each flow's end is read from virtual time,
+which rounds differently again (within about 1e-15 on the cases measured).
 
 This module imports numba: :mod:`collsim.analysis.network.engine` and
 :mod:`.maxmin` import it inside their functions, so that commands that do not
