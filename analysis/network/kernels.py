@@ -805,6 +805,13 @@ def _lowest_always(a, b, common, flow_start, flow_link, capacity, bound):
 
 
 @numba.njit(cache=_CACHE)
+def _virtual_end(size, rate_factor, penalty, f, clock, clock_error):
+    """Flow f's virtual end started at virtual time ``clock + clock_error`` (a two-sum):
+    that plus its size over 1 / penalty times its rate factor, as a two-sum."""
+    return _two_sum(clock, clock_error, size[f] / ((1.0 / penalty[f]) * rate_factor[f]))
+
+
+@numba.njit(cache=_CACHE)
 def _one_clock_end_times(a, b, common, data_start, size, rate_factor, penalty, capacity, end,
                          done_rtol):
     """:func:`_one_link_end_times` of a component whose link ``common`` has the lowest
@@ -814,47 +821,50 @@ def _one_clock_end_times(a, b, common, data_start, size, rate_factor, penalty, c
     Virtual time runs at the level (its capacity over the sum of 1 / penalty
     of the flows in flight, a two-sum); a flow ends when virtual time has
     grown by its size over 1 / penalty times its rate factor since it
-    started.  The flows that start at one event with the same virtual end
-    are one run on the heap: an event costs its runs and the flows that
-    start or end at it.
+    started (:func:`_virtual_end`).  The clock is a two-sum too, so that a
+    flow's virtual time left is not the difference of two large rounded
+    numbers, and starts again from 0 whenever no flow is in flight.  The
+    flows that start at one event with the same virtual end are one run on
+    the heap: an event costs its runs and the flows that start or end at it.
     """
     order = a + np.argsort(data_start[a:b], kind="mergesort")
     n = b - a
-    runs = [(np.inf, np.int64(-1), np.int64(-1))]   # (virtual end, its flows in order)
+    runs = [(np.inf, 0.0, np.int64(-1), np.int64(-1))]   # (virtual end, its flows in order)
     runs.pop()
-    total, error, virtual_time = 0.0, 0.0, 0.0
+    total, error, clock, clock_error = 0.0, 0.0, 0.0, 0.0
     n_started, n_ended = 0, 0
     now = data_start[order[0]]
     while n_ended < n:
         while n_started < n and data_start[order[n_started]] <= now:
             first = n_started
-            f = order[first]
-            key = virtual_time + size[f] / ((1.0 / penalty[f]) * rate_factor[f])
-            while n_started < n and data_start[order[n_started]] <= now:
-                g = order[n_started]
-                if virtual_time + size[g] / ((1.0 / penalty[g]) * rate_factor[g]) != key:
-                    break
-                total, error = _two_sum(total, error, 1.0 / penalty[g])
+            key = _virtual_end(size, rate_factor, penalty, order[first], clock, clock_error)
+            while (n_started < n and data_start[order[n_started]] <= now
+                   and _virtual_end(size, rate_factor, penalty, order[n_started], clock,
+                                    clock_error) == key):
+                total, error = _two_sum(total, error, 1.0 / penalty[order[n_started]])
                 n_started += 1
-            heapq.heappush(runs, (key, np.int64(first), np.int64(n_started)))
+            heapq.heappush(runs, (key[0], key[1], np.int64(first), np.int64(n_started)))
         next_start = data_start[order[n_started]] if n_started < n else np.inf
         if len(runs) == 0:
             now = next_start
             continue
         level = capacity[common] / (total + error)
-        until = now + (runs[0][0] - virtual_time) / level
+        until = now + ((runs[0][0] - clock) + (runs[0][1] - clock_error)) / level
         if next_start < until:
             until = next_start
         threshold = until + abs(until) * done_rtol
-        while len(runs) and now + (runs[0][0] - virtual_time) / level <= threshold:
-            key, first, last = heapq.heappop(runs)
+        while len(runs):
+            ends_at = now + ((runs[0][0] - clock) + (runs[0][1] - clock_error)) / level
+            if ends_at > threshold:
+                break
+            first, last = heapq.heappop(runs)[2:]
             for i in range(first, last):
-                end[order[i]] = now + (key - virtual_time) / level
+                end[order[i]] = ends_at
                 total, error = _two_sum(total, error, -1.0 / penalty[order[i]])
             n_ended += last - first
-        if n_ended == n_started:   # none in flight: the sum is 0
-            total, error = 0.0, 0.0
-        virtual_time += level * (until - now)
+        clock, clock_error = _two_sum(clock, clock_error, level * (until - now))
+        if n_ended == n_started:   # none in flight: the sum is 0, the clock starts again
+            total, error, clock, clock_error = 0.0, 0.0, 0.0, 0.0
         now = until
 
 
