@@ -195,3 +195,50 @@ def test_a_step_timed_alone_is_solved_component_by_component():
     # by hand: flows 3 and 4 share nothing and move at 1 GB/s after their latency
     assert alone[3] == pytest.approx(1e-6 + 1e6 / 1e9, rel=1e-12)
     assert alone[4] == pytest.approx(2e-4 + 2e-6 + 3e6 / 1e9, rel=1e-12)
+
+
+def _filled_end_times(starts, sizes, lists, capacity, penalty, bound):
+    """One component's end times by a filling at every event (kernels._component_end_times)."""
+    from collsim.analysis.network import kernels
+
+    m = len(sizes)
+    renumbered = kernels._by_component(np.arange(m), lists[0], lists[1], capacity)
+    end = np.full(m, np.nan)
+    kernels._component_end_times(0, m, starts, sizes, np.ones(m), *renumbered, penalty, bound,
+                                 1e-12, 1e-12, np.empty(m), end, np.empty(m, dtype=np.int64),
+                                 np.empty(m), kernels.workspace(m, len(capacity)))
+    return end
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_a_component_on_one_link_runs_on_one_clock(lower):
+    # every flow crosses link 0 (1 GB/s) and up to two of links 1-5: of more capacity (its
+    # level always the lowest: one clock), or some of less and flows of lower bounds (the
+    # filling whenever link 0 is not the lowest); the end times are a filling's at every
+    # event within rounding
+    from collsim.analysis.network import kernels
+
+    rng = np.random.default_rng(25)
+    paths = 0
+    for _ in range(150):
+        m = int(rng.integers(2, 60))
+        routes = np.full((m, 3), -1)
+        routes[:, 0] = 0
+        routes[:, 1:] = np.where(rng.random((m, 2)) < 0.6, rng.integers(1, 6, (m, 2)), -1)
+        routes[routes[:, 2] == routes[:, 1], 2] = -1   # a route crosses a link once
+        capacity = np.concatenate([[1e9], rng.choice([0.3e9, 2e9] if lower else [1e9, 2e9], 5)])
+        latency, penalty, bound = kernels.route_sums(routes, rng.choice([1e-6, 2e-6], 6),
+                                                     capacity, np.zeros(6, dtype=bool), 0.0)
+        if lower:
+            bound = np.where(rng.random(m) < 0.2, rng.choice([0.2e9, 2e9], m), bound)
+        lists, shared, bound = kernels.link_lists(routes, np.zeros(6, dtype=bool), capacity,
+                                                  bound)
+        starts = latency + rng.choice([0.0, 1e-6, 3e-6, 1e-5], m)
+        sizes = rng.choice([16.0, 1e3, 1e4, 3e4], m)
+        paths += kernels._lowest_always(0, m, kernels._common_link(0, m, *lists[:3]),
+                                        *lists[:2], shared, bound)
+        ends = kernels.step_end_times(starts, sizes, np.ones(m), *lists, shared, penalty, bound,
+                                      1e-12, 1e-12)
+        filled = _filled_end_times(starts, sizes, lists, shared, penalty, bound)
+        assert np.abs(ends / filled - 1).max() < 1e-12
+    assert paths == 150 if not lower else 0 < paths < 50

@@ -9,7 +9,9 @@ were fixed in a round (a heap gives the lowest level), so its cost is the
 crossings plus what each round changes, not crossings times rounds.  A step
 timed alone is solved component by component (flows that share no link,
 directly or through others, never change each other's rates): an event
-refills the flows of its component only.  The steps run together do the
+refills the flows of its component only, and a component whose flows all
+cross one link that is their bottleneck runs on one clock (virtual time at
+that link's level): an event costs the flows that start or end at it.  The steps run together do the
 same over the flows in flight (:func:`run_together`): an event re-shares
 the components it touches, found by a search over the links' flows in
 flight.
@@ -21,7 +23,10 @@ therefore the numpy version's to the bit, except where the flows in flight
 fall into several components with events of their own: a flow's bytes left
 are then updated at its component's events only, which rounds differently
 (within about 1e-15), and levels of different components within the
-filling's ``level_rtol`` no longer saturate in one round.
+filling's ``level_rtol`` no longer saturate in one round; and where a component
+runs on one clock (:func:`_one_link_end_times`), its level's sum is kept as
+flows come and go (a two-sum) and each flow's end is read from virtual time,
+which rounds differently again (within about 1e-15 on the cases measured).
 
 This module imports numba: :mod:`collsim.analysis.network.engine` and
 :mod:`.maxmin` import it inside their functions, so that commands that do not
@@ -598,11 +603,39 @@ def _same_component(a, b, c, values, flow_start, flow_link, capacity_bits):
 
 
 @numba.njit(cache=_CACHE)
+def _filled_event(now, next_start, active, n_active, size, rate_factor, flow_start, flow_link,
+                  link_start, link_flow, capacity, penalty, bound, level_rtol, done_rtol, left,
+                  end, finish, ws):
+    """One event of a component's simulation by a filling: the flows ``active[:n_active]``
+    (ascending, in flight at ``now``) are re-shared (:func:`fill_listed`) and move on at
+    their rates to their first end or ``next_start``; those that end then get their
+    ``end``, the others their bytes left.  Returns the event's time."""
+    fill_listed(active, n_active, flow_start, flow_link, link_start, link_flow, capacity,
+                penalty, bound, level_rtol, ws)
+    rate = ws[0]
+    until = next_start
+    for i in range(n_active):
+        f = active[i]
+        rate[f] = rate[f] * rate_factor[f]
+        finish[f] = now + left[f] / rate[f]
+        if finish[f] < until:
+            until = finish[f]
+    threshold = until + abs(until) * done_rtol
+    for i in range(n_active):
+        f = active[i]
+        if finish[f] <= threshold:
+            end[f] = finish[f]
+        else:
+            left[f] = max(left[f] - rate[f] * (until - now), size[f] * done_rtol)
+    return until
+
+
+@numba.njit(cache=_CACHE)
 def _component_end_times(a, b, data_start, size, rate_factor, flow_start, flow_link,
                          link_start, link_flow, capacity, penalty, bound, level_rtol,
                          done_rtol, left, end, active, finish, ws):
     """The event simulation of the component of flows a..b-1, into ``end``: at each
-    start or end of one of them, its flows in flight are re-shared (:func:`fill_listed`)
+    start or end of one of them, its flows in flight are re-shared (:func:`_filled_event`)
     and move on at their rates to the next."""
     n_pending = b - a
     now = np.inf
@@ -610,7 +643,6 @@ def _component_end_times(a, b, data_start, size, rate_factor, flow_start, flow_l
         left[f] = size[f]
         if data_start[f] < now:
             now = data_start[f]
-    rate = ws[0]
     while n_pending > 0:
         next_start = np.inf
         n_active = 0
@@ -625,24 +657,287 @@ def _component_end_times(a, b, data_start, size, rate_factor, flow_start, flow_l
         if n_active == 0:
             now = next_start
             continue
-        fill_listed(active, n_active, flow_start, flow_link, link_start, link_flow, capacity,
-                    penalty, bound, level_rtol, ws)
-        until = next_start
+        now = _filled_event(now, next_start, active, n_active, size, rate_factor, flow_start,
+                            flow_link, link_start, link_flow, capacity, penalty, bound,
+                            level_rtol, done_rtol, left, end, finish, ws)
         for i in range(n_active):
-            f = active[i]
-            rate[f] = rate[f] * rate_factor[f]
-            finish[f] = now + left[f] / rate[f]
-            if finish[f] < until:
-                until = finish[f]
-        threshold = until + abs(until) * done_rtol
-        for i in range(n_active):
-            f = active[i]
-            if finish[f] <= threshold:
-                end[f] = finish[f]
+            if end[active[i]] == end[active[i]]:
                 n_pending -= 1
-            else:
-                left[f] = max(left[f] - rate[f] * (until - now), size[f] * done_rtol)
+
+
+@numba.njit(cache=_CACHE)
+def _common_link(a, b, flow_start, flow_link, link_start):
+    """A link every flow of the contiguous component a..b-1 crosses (the first on flow
+    a's route), or -1."""
+    for e in range(flow_start[a], flow_start[a + 1]):
+        link = flow_link[e]
+        if link_start[link + 1] - link_start[link] == b - a:
+            return link
+    return -1
+
+
+@numba.njit(cache=_CACHE)
+def _tally_workspace(m, k):
+    """Per link: the sum of 1 / penalty of its flows in flight (a sum and its rounding
+    errors, :func:`_cross`), how many, a version; per flow: in flight, its virtual end
+    (:func:`_one_link_end_times`).  Left clean by each component."""
+    return (np.zeros(k), np.zeros(k), np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64),
+            np.zeros(m, dtype=np.bool_), np.empty(m))
+
+
+@numba.njit(cache=_CACHE)
+def _two_sum(total, error, x):
+    """``total + x`` and ``error`` plus that addition's rounding error (Knuth's two-sum):
+    a running sum whose ``total + error`` stays within a rounding of the exact sum,
+    however many terms came and went."""
+    s = total + x
+    back = s - total
+    return s, error + ((total - (s - back)) + (x - back))
+
+
+@numba.njit(cache=_CACHE)
+def _cross(f, sign, common, flow_start, flow_link, capacity, penalty, tally, link_heap):
+    """Flow f goes in flight (sign 1) or ends (-1): 1 / penalty[f] joins or leaves the
+    sums of its links, each a sum and the sum of its additions' rounding errors (Knuth's
+    two-sum: the sum stays within a rounding of the exact one however many flows came
+    and went).  A link of less capacity than ``common`` puts its new level (capacity
+    over the sum) on ``link_heap``, stamped with its version: the others' flows are
+    among ``common``'s, so their levels are never below its."""
+    total, error, count, version = tally[0], tally[1], tally[2], tally[3]
+    x = sign / penalty[f]
+    for e in range(flow_start[f], flow_start[f + 1]):
+        link = flow_link[e]
+        count[link] += sign
+        version[link] += 1
+        if count[link] == 0:
+            total[link] = 0.0
+            error[link] = 0.0
+            continue
+        total[link], error[link] = _two_sum(total[link], error[link], x)
+        if capacity[link] < capacity[common]:
+            heapq.heappush(link_heap, (capacity[link] / (total[link] + error[link]), link,
+                                       version[link]))
+
+
+@numba.njit(cache=_CACHE)
+def _one_link_level(common, capacity, tally, link_heap, bound_heap):
+    """The level of link ``common`` (its capacity over the sum of 1 / penalty of its
+    flows in flight) when it is the lowest of every link's and every flow's bound level
+    (the filling would then fix every flow in flight at it in its first round), else
+    -1."""
+    total, error, version, in_flight = tally[0], tally[1], tally[3], tally[4]
+    level = capacity[common] / (total[common] + error[common])
+    while len(link_heap) and link_heap[0][2] != version[link_heap[0][1]]:
+        heapq.heappop(link_heap)
+    while len(bound_heap) and not in_flight[bound_heap[0][1]]:
+        heapq.heappop(bound_heap)
+    if len(link_heap) and link_heap[0][0] < level:
+        return -1.0
+    if len(bound_heap) and bound_heap[0][0] < level:
+        return -1.0
+    return level
+
+
+@numba.njit(cache=_CACHE)
+def _virtual_switch(a, b, to_virtual, virtual_time, size, rate_factor, penalty, left,
+                    tally, done_rtol):
+    """The flows in flight of a..b-1 change clocks: to virtual ends (their bytes left
+    over 1 / penalty times their rate factor, from virtual time 0) or back to bytes left
+    at ``virtual_time``.  Returns the heap of virtual ends (empty going back)."""
+    in_flight, virtual_end = tally[4], tally[5]
+    heap = [(np.inf, np.int64(-1))]
+    heap.pop()
+    for f in range(a, b):
+        if not in_flight[f]:
+            continue
+        k = (1.0 / penalty[f]) * rate_factor[f]
+        if to_virtual:
+            virtual_end[f] = left[f] / k
+            heap.append((virtual_end[f], np.int64(f)))
+        else:
+            left[f] = max((virtual_end[f] - virtual_time) * k, size[f] * done_rtol)
+    heapq.heapify(heap)
+    return heap
+
+
+@numba.njit(cache=_CACHE)
+def _virtual_event(now, virtual_time, level, next_start, heap, end, common, flow_start,
+                   flow_link, capacity, penalty, tally, link_heap, done_rtol):
+    """One event of a component every flow in flight of which moves at ``level`` /
+    penalty times its rate factor (link ``common`` its only bottleneck): virtual time
+    runs at ``level``, a flow ends when it reaches its virtual end.  The flows that end
+    by the first end or ``next_start`` (within ``done_rtol``) get their ``end`` and leave
+    their links.  Returns (the event's time, its virtual time, how many ended)."""
+    until = now + (heap[0][0] - virtual_time) / level
+    if next_start < until:
+        until = next_start
+    threshold = until + abs(until) * done_rtol
+    n_ended = 0
+    while len(heap):
+        ends_at = now + (heap[0][0] - virtual_time) / level
+        if ends_at > threshold:
+            break
+        f = heapq.heappop(heap)[1]
+        end[f] = ends_at
+        tally[4][f] = False
+        _cross(f, -1, common, flow_start, flow_link, capacity, penalty, tally, link_heap)
+        n_ended += 1
+    return until, virtual_time + level * (until - now), n_ended
+
+
+@numba.njit(cache=_CACHE)
+def _lowest_always(a, b, common, flow_start, flow_link, capacity, bound):
+    """Whether link ``common`` of the component a..b-1 (every flow crosses it) has the
+    lowest level whatever flows are in flight: every other link has as much capacity or
+    more and carries some of its flows, each once (a sum of 1 / penalty no larger), and
+    no flow's bound is below its capacity (a flow's level on it is at most its capacity
+    times the flow's penalty)."""
+    for f in range(a, b):
+        if bound[f] < capacity[common]:
+            return False
+        for e in range(flow_start[f], flow_start[f + 1]):
+            if capacity[flow_link[e]] < capacity[common]:
+                return False
+            for d in range(flow_start[f], e):
+                if flow_link[d] == flow_link[e]:
+                    return False
+    return True
+
+
+@numba.njit(cache=_CACHE)
+def _virtual_end(size, rate_factor, penalty, f, clock, clock_error):
+    """Flow f's virtual end started at virtual time ``clock + clock_error`` (a two-sum):
+    that plus its size over 1 / penalty times its rate factor, as a two-sum."""
+    return _two_sum(clock, clock_error, size[f] / ((1.0 / penalty[f]) * rate_factor[f]))
+
+
+@numba.njit(cache=_CACHE)
+def _one_clock_end_times(a, b, common, data_start, size, rate_factor, penalty, capacity, end,
+                         done_rtol):
+    """:func:`_one_link_end_times` of a component whose link ``common`` has the lowest
+    level at every event (:func:`_lowest_always`): every flow in flight moves at that
+    level over its penalty, times its rate factor, from its start to its end.
+
+    Virtual time runs at the level (its capacity over the sum of 1 / penalty
+    of the flows in flight, a two-sum); a flow ends when virtual time has
+    grown by its size over 1 / penalty times its rate factor since it
+    started (:func:`_virtual_end`).  The clock is a two-sum too, so that a
+    flow's virtual time left is not the difference of two large rounded
+    numbers, and starts again from 0 whenever no flow is in flight.  The
+    flows that start at one event with the same virtual end are one run on
+    the heap: an event costs its runs and the flows that start or end at it.
+    """
+    order = a + np.argsort(data_start[a:b], kind="mergesort")
+    n = b - a
+    runs = [(np.inf, 0.0, np.int64(-1), np.int64(-1))]   # (virtual end, its flows in order)
+    runs.pop()
+    total, error, clock, clock_error = 0.0, 0.0, 0.0, 0.0
+    n_started, n_ended = 0, 0
+    now = data_start[order[0]]
+    while n_ended < n:
+        while n_started < n and data_start[order[n_started]] <= now:
+            first = n_started
+            key = _virtual_end(size, rate_factor, penalty, order[first], clock, clock_error)
+            while (n_started < n and data_start[order[n_started]] <= now
+                   and _virtual_end(size, rate_factor, penalty, order[n_started], clock,
+                                    clock_error) == key):
+                total, error = _two_sum(total, error, 1.0 / penalty[order[n_started]])
+                n_started += 1
+            heapq.heappush(runs, (key[0], key[1], np.int64(first), np.int64(n_started)))
+        next_start = data_start[order[n_started]] if n_started < n else np.inf
+        if len(runs) == 0:
+            now = next_start
+            continue
+        level = capacity[common] / (total + error)
+        until = now + ((runs[0][0] - clock) + (runs[0][1] - clock_error)) / level
+        if next_start < until:
+            until = next_start
+        threshold = until + abs(until) * done_rtol
+        while len(runs):
+            ends_at = now + ((runs[0][0] - clock) + (runs[0][1] - clock_error)) / level
+            if ends_at > threshold:
+                break
+            first, last = heapq.heappop(runs)[2:]
+            for i in range(first, last):
+                end[order[i]] = ends_at
+                total, error = _two_sum(total, error, -1.0 / penalty[order[i]])
+            n_ended += last - first
+        clock, clock_error = _two_sum(clock, clock_error, level * (until - now))
+        if n_ended == n_started:   # none in flight: the sum is 0, the clock starts again
+            total, error, clock, clock_error = 0.0, 0.0, 0.0, 0.0
         now = until
+
+
+@numba.njit(cache=_CACHE)
+def _one_link_end_times(a, b, common, data_start, size, rate_factor, flow_start, flow_link,
+                        link_start, link_flow, capacity, penalty, bound, level_rtol, done_rtol,
+                        left, end, active, finish, ws, tally):
+    """:func:`_component_end_times` of a component whose flows all cross link ``common``.
+
+    While that link's level is the lowest (:func:`_one_link_level`), the
+    filling would fix every flow in flight at it: each moves at the level
+    over its penalty, times its rate factor, and one clock (virtual time,
+    running at the level) serves them all.  An event then costs the flows
+    that start or end at it (:func:`_virtual_event`), not a filling of every
+    flow in flight; otherwise it is a filling (:func:`_filled_event`), the
+    same arithmetic as :func:`_component_end_times`.
+    """
+    order = a + np.argsort(data_start[a:b], kind="mergesort")
+    in_flight, virtual_end = tally[4], tally[5]
+    link_heap = [(np.inf, np.int64(-1), np.int64(-1))]   # (level, link, version)
+    link_heap.pop()
+    bound_heap = [(np.inf, np.int64(-1))]                 # (bound times penalty, flow)
+    bound_heap.pop()
+    heap = _virtual_switch(a, a, True, 0.0, size, rate_factor, penalty, left, tally,
+                           done_rtol)                     # (virtual end, flow)
+    virtual = False
+    virtual_time = 0.0
+    n_pending = b - a
+    n_started = 0
+    now = data_start[order[0]]
+    while n_pending > 0:
+        while n_started < b - a and data_start[order[n_started]] <= now:
+            f = order[n_started]
+            n_started += 1
+            in_flight[f] = True
+            left[f] = size[f]
+            _cross(f, 1, common, flow_start, flow_link, capacity, penalty, tally, link_heap)
+            if bound[f] < capacity[common]:
+                heapq.heappush(bound_heap, (bound[f] * penalty[f], f))
+            if virtual:
+                virtual_end[f] = virtual_time + size[f] / ((1.0 / penalty[f]) * rate_factor[f])
+                heapq.heappush(heap, (virtual_end[f], f))
+        next_start = data_start[order[n_started]] if n_started < b - a else np.inf
+        if tally[2][common] == 0:
+            now = next_start
+            continue
+        level = _one_link_level(common, capacity, tally, link_heap, bound_heap)
+        if (level > 0) != virtual:
+            virtual = level > 0
+            heap = _virtual_switch(a, b, virtual, virtual_time, size, rate_factor, penalty,
+                                   left, tally, done_rtol)
+            virtual_time = 0.0
+        if virtual:
+            now, virtual_time, n_ended = _virtual_event(
+                now, virtual_time, level, next_start, heap, end, common, flow_start, flow_link,
+                capacity, penalty, tally, link_heap, done_rtol)
+            n_pending -= n_ended
+            continue
+        n_active = 0
+        for f in range(a, b):
+            if in_flight[f]:
+                active[n_active] = f
+                n_active += 1
+        now = _filled_event(now, next_start, active, n_active, size, rate_factor, flow_start,
+                            flow_link, link_start, link_flow, capacity, penalty, bound,
+                            level_rtol, done_rtol, left, end, finish, ws)
+        for i in range(n_active):
+            f = active[i]
+            if end[f] == end[f]:
+                in_flight[f] = False
+                _cross(f, -1, common, flow_start, flow_link, capacity, penalty, tally,
+                       link_heap)
+                n_pending -= 1
 
 
 @numba.njit(cache=_CACHE)
@@ -660,6 +955,7 @@ def _ends_by_component(start, data_start, size, rate_factor, flow_start, flow_li
     active = np.empty(m, dtype=np.int64)
     finish = np.empty(m)
     ws = workspace(m, len(capacity))
+    tally = _tally_workspace(m, len(capacity))
     for c in range(len(start) - 1):
         a, b = start[c], start[c + 1]
         if b - a == 1 and flow_start[a] == flow_start[a + 1]:
@@ -676,9 +972,18 @@ def _ends_by_component(start, data_start, size, rate_factor, flow_start, flow_li
                 continue
         else:
             seen[key] = c
-        _component_end_times(a, b, data_start, size, rate_factor, flow_start, flow_link,
-                             link_start, link_flow, capacity, penalty, bound, level_rtol,
-                             done_rtol, left, end, active, finish, ws)
+        common = _common_link(a, b, flow_start, flow_link, link_start)
+        if common >= 0 and _lowest_always(a, b, common, flow_start, flow_link, capacity, bound):
+            _one_clock_end_times(a, b, common, data_start, size, rate_factor, penalty,
+                                 capacity, end, done_rtol)
+        elif common < 0:
+            _component_end_times(a, b, data_start, size, rate_factor, flow_start, flow_link,
+                                 link_start, link_flow, capacity, penalty, bound, level_rtol,
+                                 done_rtol, left, end, active, finish, ws)
+        else:
+            _one_link_end_times(a, b, common, data_start, size, rate_factor, flow_start,
+                                flow_link, link_start, link_flow, capacity, penalty, bound,
+                                level_rtol, done_rtol, left, end, active, finish, ws, tally)
     return end
 
 
