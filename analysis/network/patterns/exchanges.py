@@ -24,9 +24,10 @@ from __future__ import annotations
 import numpy as np
 
 from collsim.analysis.models._base import ceil_log2
-from collsim.analysis.models.alltoall import bruck_blocks, scattered_batches
+from collsim.analysis.models.alltoall import SCATTERED_THROTTLE, bruck_blocks, scattered_batches
 
-from ..pattern import Pattern, Step, check_size, exchange
+from ..pattern import Pattern, Step, exchange
+from ..batches import ShiftBatches
 from ..serial import SerialSteps
 from ..shifts import ShiftSteps, beyond_explicit
 from ._common import nothing_to_send, ranks
@@ -34,17 +35,13 @@ from ._common import nothing_to_send, ranks
 __all__ = ["PATTERNS"]
 
 
-def _all_pairs(p: int) -> int:
-    """Every rank's block for every other: p (p - 1) messages."""
-    return p * (p - 1)
-
-
 @nothing_to_send
 def alltoall_linear(p: int, count: int, *, elem_bytes: int, root: int = 0,
                     commutative: bool = True, **context) -> Pattern:
     """``alltoall_linear.c``: every rank's p - 1 sends and receives at once (p (p - 1) messages)."""
-    check_size("alltoall/linear", p, _all_pairs)
     rank = ranks(p)
+    if beyond_explicit(p):
+        return Pattern(p, (ShiftBatches.of(rank, count * elem_bytes, p),))
     shift = np.arange(1, p, dtype=np.int64)
     src = np.repeat(rank, p - 1)
     dst = (src + np.tile(shift, p)) % p
@@ -100,8 +97,10 @@ def alltoall_scattered(p: int, count: int, *, elem_bytes: int, root: int = 0,
                        commutative: bool = True, **context) -> Pattern:
     """``alltoall_scattered.c``: batches of 32 offsets, all of a batch at once (p (p - 1)
     messages)."""
-    check_size("alltoall/scattered", p, _all_pairs)
     rank = ranks(p)
+    if beyond_explicit(p):
+        return Pattern(p, (ShiftBatches.of(rank, count * elem_bytes, SCATTERED_THROTTLE,
+                                           backward=True),))
     steps = []
     for batch in scattered_batches(p):
         offsets = np.asarray(batch, dtype=np.int64)
