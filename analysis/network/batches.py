@@ -47,16 +47,25 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .pattern import PatternTooLarge, Step, _ints
-from .shifts import shift_strata
+from .shifts import _GOLDEN, shift_strata
 
-__all__ = ["ShiftBatches", "batch_samples", "run_batches", "SHIFT_STRATA", "BATCH_STRATA",
+__all__ = ["ShiftBatches", "batch_samples", "run_batches", "check_sample", "sample_flows", "SHIFT_STRATA", "BATCH_STRATA",
            "BATCH_SHIFT_STRATA"]
 
 #: Equal strata of a batch's shifts beyond the doubling ones (``linear``: one batch).
-SHIFT_STRATA = 8
+SHIFT_STRATA = 16
 
-#: Equal strata of the batches beyond the doubling ones (``scattered``'s series).
-BATCH_STRATA = 16
+#: The most flows a batch's sample holds (``linear``'s: one flow per member and stratum,
+#: 30 strata at 262,144 ranks; 36 at a million, where 12.6 million flows took more
+#: than 5 GB).
+SAMPLE_FLOWS = 1 << 23
+
+#: Equal strata of the batches beyond the growing ones (``scattered``'s series).
+BATCH_STRATA = 8
+
+#: The factor by which the strata of a sampled batch of ``scattered`` grow (1 .. 3,
+#: 4 .. 15, 16 .. 31): 3 shifts of 32 sampled, p flows each.
+RATIO = 4
 
 #: Strata of the shifts of each sampled batch of ``scattered`` (32 shifts).
 BATCH_SHIFT_STRATA = 2
@@ -126,6 +135,34 @@ class ShiftBatches(Step):
                               "(run beside other groups or together with other steps)")
 
 
+def sample_flows(p: int) -> int:
+    """The flows of ``linear``'s sample on p ranks: one per member and stratum."""
+    return p * len(shift_strata(p - 1, SHIFT_STRATA)[0]) if p > 1 else 0
+
+
+def check_sample(name: str, p: int) -> None:
+    """Refuse ``linear`` on p ranks when its sample would hold more than
+    :data:`SAMPLE_FLOWS` flows, naming the largest p it answers.
+
+    Raises
+    ------
+    PatternTooLarge
+    """
+    if sample_flows(p) <= SAMPLE_FLOWS:
+        return
+    low = 2
+    while sample_flows(low * 2) <= SAMPLE_FLOWS:
+        low *= 2
+    high = low * 2
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if sample_flows(mid) <= SAMPLE_FLOWS else (low, mid)
+    raise PatternTooLarge(
+        f"{name} on {p:,} ranks posts {p * (p - 1):,} messages at once; its model's sample "
+        f"would be {sample_flows(p):,} flows in one max-min, more than the "
+        f"{SAMPLE_FLOWS:,} it holds (the largest it answers: {low:,} ranks)")
+
+
 def _partner(j: np.ndarray, k, p: int, backward: bool) -> np.ndarray:
     return (j - k) % p if backward else (j + k) % p
 
@@ -149,7 +186,8 @@ def batch_samples(steps: ShiftBatches, batch_strata: int | None = None
     p, t = len(steps.src), steps.throttle
     if steps.n_batches == 1:
         return np.zeros(1, dtype=np.int64), np.ones(1)
-    at, weight = shift_strata(p - 1, BATCH_STRATA if batch_strata is None else batch_strata)
+    at, weight = shift_strata(p - 1, BATCH_STRATA if batch_strata is None else batch_strata,
+                              RATIO)
     first = np.concatenate([[0], np.cumsum(weight)[:-1]]) + 1   # each stratum's first offset
     end = first + weight
     whole = (first % t == 0) & ((end % t == 0) | (end == p))
@@ -164,15 +202,35 @@ def batch_samples(steps: ShiftBatches, batch_strata: int | None = None
     return np.asarray(batches, dtype=np.int64)[order], np.asarray(counts, dtype=float)[order]
 
 
-def _sampled_flows(steps: ShiftBatches, offsets: np.ndarray, strata: int):
-    """The sampled flows of a batch of ``offsets``: (sender members, receiver members,
-    each flow's weight, the position among its sender's postings it is posted at, 1 ..)."""
+def _spread(p: int, first: int, w: int, at: int) -> np.ndarray:
+    """Each member's sampled offset in the stratum of the ``w`` offsets from ``first``:
+    when w is a power of two dividing p, member j's is ``first + (a j mod w)`` (a even,
+    near the golden ratio of w: a permutation whose offsets cover the stratum evenly,
+    consecutive members' far apart, so that a switch's or a group's members send across
+    the whole stratum as its shifts do); else every member's the offset at ``at``."""
+    if w & (w - 1) or p % w:
+        return np.full(p, first + at, dtype=np.int64)
+    a = 2 * int(round(_GOLDEN * w / 2))
+    return first + (a * np.arange(p, dtype=np.int64)) % w
+
+
+def _sampled_flows(steps: ShiftBatches, offsets: np.ndarray, strata: int, ratio: int,
+                   spread: bool):
+    """The sampled flows of a batch of ``offsets`` (consecutive): (sender members,
+    receiver members, each flow's weight, the position among its sender's postings it
+    is posted at, 1 ..): one offset per member and stratum, the stratum's
+    (``spread``: :func:`_spread`'s) or the one at its sampled place."""
     p = len(steps.src)
-    at, weight = shift_strata(len(offsets), strata)
+    at, weight = shift_strata(len(offsets), strata, ratio)
+    low = np.concatenate([[0], np.cumsum(weight)[:-1]])
     j = np.tile(np.arange(p, dtype=np.int64), len(at))
-    k = np.repeat(offsets[at], p)
+    if spread:
+        k = np.concatenate([_spread(p, int(offsets[lo]), w, a - lo) for lo, w, a
+                            in zip(low.tolist(), weight.tolist(), at.tolist())])
+    else:
+        k = np.repeat(offsets[at], p)
     return (j, _partner(j, k, p, steps.backward), np.repeat(weight.astype(float), p),
-            np.repeat(at + 1, p).astype(float))
+            (k - offsets[0] + 1).astype(float))
 
 
 def _receives_done(receiver: np.ndarray, arrival_s: np.ndarray, cost_s: np.ndarray,
@@ -192,12 +250,13 @@ def _receives_done(receiver: np.ndarray, arrival_s: np.ndarray, cost_s: np.ndarr
     return done
 
 
-def _crowd_step(steps: ShiftBatches, offsets: np.ndarray, strata: int, clock: np.ndarray,
+def _crowd_step(steps: ShiftBatches, offsets: np.ndarray, sample: tuple, clock: np.ndarray,
                 hosts: np.ndarray, fabric, net, weight_S: float, end_times) -> np.ndarray:
     """Each member's clock after one batch of ``offsets`` from ``clock`` (members'), its
-    shifts sampled and weighted (the module's docstring; ``end_times``:
+    shifts sampled and weighted (``sample``: :func:`_sampled_flows`'s strata, ratio and
+    spread; the module's docstring; ``end_times``:
     ``engine.weighted_end_times``)."""
-    j, t, weight, nth = _sampled_flows(steps, offsets, strata)
+    j, t, weight, nth = _sampled_flows(steps, offsets, *sample)
     p, n_bytes = len(clock), int(steps.n_bytes[0])
     eager = n_bytes < net.eager_threshold_bytes
     o_s, o_r = float(net.send_overhead_s), float(net.recv_overhead_s)
@@ -229,13 +288,14 @@ def run_batches(steps: ShiftBatches, clock: np.ndarray, hosts: np.ndarray, fabri
     batches, counts = batch_samples(steps)
     after = clock.copy()
     if len(batches) == 1 and counts[0] == 1:
-        after[members] = _crowd_step(steps, steps.batch(0), SHIFT_STRATA, clock[members],
+        after[members] = _crowd_step(steps, steps.batch(0), (SHIFT_STRATA, 2, True),
+                                     clock[members],
                                      hosts, fabric, net, weight_S, end_times)
         return after
     spent = np.zeros(len(members))
     zero = np.zeros(len(members))
     for b, count in zip(batches.tolist(), counts.tolist()):
-        spent += count * _crowd_step(steps, steps.batch(b), BATCH_SHIFT_STRATA, zero, hosts,
-                                     fabric, net, weight_S, end_times)
+        spent += count * _crowd_step(steps, steps.batch(b), (BATCH_SHIFT_STRATA, RATIO, False),
+                                     zero, hosts, fabric, net, weight_S, end_times)
     after[members] = clock[members] + spent
     return after
