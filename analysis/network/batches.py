@@ -60,15 +60,14 @@ SHIFT_STRATA = 16
 #: than 5 GB).
 SAMPLE_FLOWS = 1 << 23
 
-#: Equal strata of the batches beyond the growing ones (``scattered``'s series).
-BATCH_STRATA = 8
+#: Equal strata of the batches beyond the growing ones (``scattered``'s series: 22
+#: batches sampled at a million ranks, 17 at 1024).
+BATCH_STRATA = 16
 
-#: The factor by which the strata of a sampled batch of ``scattered`` grow (1 .. 3,
-#: 4 .. 15, 16 .. 31): 3 shifts of 32 sampled, p flows each.
-RATIO = 4
 
-#: Strata of the shifts of each sampled batch of ``scattered`` (32 shifts).
-BATCH_SHIFT_STRATA = 2
+#: Equal strata of the shifts of each sampled batch of ``scattered`` (its 32 shifts: one
+#: stratum, its offsets spread over the members, p flows).
+BATCH_SHIFT_STRATA = 1
 
 
 @dataclass(frozen=True)
@@ -186,8 +185,7 @@ def batch_samples(steps: ShiftBatches, batch_strata: int | None = None
     p, t = len(steps.src), steps.throttle
     if steps.n_batches == 1:
         return np.zeros(1, dtype=np.int64), np.ones(1)
-    at, weight = shift_strata(p - 1, BATCH_STRATA if batch_strata is None else batch_strata,
-                              RATIO)
+    at, weight = shift_strata(p - 1, BATCH_STRATA if batch_strata is None else batch_strata, 4)
     first = np.concatenate([[0], np.cumsum(weight)[:-1]]) + 1   # each stratum's first offset
     end = first + weight
     whole = (first % t == 0) & ((end % t == 0) | (end == p))
@@ -214,23 +212,32 @@ def _spread(p: int, first: int, w: int, at: int) -> np.ndarray:
     return first + (a * np.arange(p, dtype=np.int64)) % w
 
 
-def _sampled_flows(steps: ShiftBatches, offsets: np.ndarray, strata: int, ratio: int,
-                   spread: bool):
+def _strata(n: int, strata: int, ratio: int) -> tuple[np.ndarray, np.ndarray]:
+    """``shifts.shift_strata``; ``ratio`` 0: ``strata`` equal strata (the last the rest),
+    each sampled at its golden-ratio place."""
+    if ratio:
+        return shift_strata(n, strata, ratio)
+    width = -(-n // strata)
+    low = np.arange(0, n, width, dtype=np.int64)
+    w = np.minimum(width, n - low)
+    s = np.arange(1, len(low) + 1, dtype=float)
+    return low + np.floor(np.modf(s * _GOLDEN)[0] * w).astype(np.int64), w
+
+
+def _sampled_flows(steps: ShiftBatches, offsets: np.ndarray, strata: int, ratio: int):
     """The sampled flows of a batch of ``offsets`` (consecutive): (sender members,
     receiver members, each flow's weight, the position among its sender's postings it
-    is posted at, 1 ..): one offset per member and stratum, the stratum's
-    (``spread``: :func:`_spread`'s) or the one at its sampled place."""
+    is posted at (1 ..), and those of its stratum's first and last offsets): one offset
+    per member and stratum (:func:`_strata`), :func:`_spread`'s."""
     p = len(steps.src)
-    at, weight = shift_strata(len(offsets), strata, ratio)
+    at, weight = _strata(len(offsets), strata, ratio)
     low = np.concatenate([[0], np.cumsum(weight)[:-1]])
     j = np.tile(np.arange(p, dtype=np.int64), len(at))
-    if spread:
-        k = np.concatenate([_spread(p, int(offsets[lo]), w, a - lo) for lo, w, a
-                            in zip(low.tolist(), weight.tolist(), at.tolist())])
-    else:
-        k = np.repeat(offsets[at], p)
+    k = np.concatenate([_spread(p, int(offsets[lo]), w, a - lo) for lo, w, a
+                        in zip(low.tolist(), weight.tolist(), at.tolist())])
     return (j, _partner(j, k, p, steps.backward), np.repeat(weight.astype(float), p),
-            (k - offsets[0] + 1).astype(float))
+            (k - offsets[0] + 1).astype(float), np.repeat(low + 1, p).astype(float),
+            np.repeat(low + weight, p).astype(float))
 
 
 def _receives_done(receiver: np.ndarray, arrival_s: np.ndarray, cost_s: np.ndarray,
@@ -253,10 +260,10 @@ def _receives_done(receiver: np.ndarray, arrival_s: np.ndarray, cost_s: np.ndarr
 def _crowd_step(steps: ShiftBatches, offsets: np.ndarray, sample: tuple, clock: np.ndarray,
                 hosts: np.ndarray, fabric, net, weight_S: float, end_times) -> np.ndarray:
     """Each member's clock after one batch of ``offsets`` from ``clock`` (members'), its
-    shifts sampled and weighted (``sample``: :func:`_sampled_flows`'s strata, ratio and
-    spread; the module's docstring; ``end_times``:
+    shifts sampled and weighted (``sample``: :func:`_sampled_flows`'s strata and ratio;
+    the module's docstring; ``end_times``:
     ``engine.weighted_end_times``)."""
-    j, t, weight, nth = _sampled_flows(steps, offsets, *sample)
+    j, t, weight, nth, first, last = _sampled_flows(steps, offsets, *sample)
     p, n_bytes = len(clock), int(steps.n_bytes[0])
     eager = n_bytes < net.eager_threshold_bytes
     o_s, o_r = float(net.send_overhead_s), float(net.recv_overhead_s)
@@ -272,8 +279,12 @@ def _crowd_step(steps: ShiftBatches, offsets: np.ndarray, sample: tuple, clock: 
     if not eager:
         np.maximum.at(after, j, end)
     if eager and o_r:
+        # the flows a sampled one stands for arrive as they were posted, o_s apart: its
+        # receives as two arrivals, its stratum's first (w - 1 of them) and last
         free = clock + last_post_s if o_s else np.full(p, -np.inf)
-        return np.maximum(after, _receives_done(t, end, weight * o_r, free))
+        arrive = np.concatenate([end - (nth - first) * o_s, end + (last - nth) * o_s])
+        cost = np.concatenate([(weight - 1) * o_r, np.full(len(t), o_r)])
+        return np.maximum(after, _receives_done(np.concatenate([t, t]), arrive, cost, free))
     np.maximum.at(after, t, end)
     return after
 
@@ -288,14 +299,14 @@ def run_batches(steps: ShiftBatches, clock: np.ndarray, hosts: np.ndarray, fabri
     batches, counts = batch_samples(steps)
     after = clock.copy()
     if len(batches) == 1 and counts[0] == 1:
-        after[members] = _crowd_step(steps, steps.batch(0), (SHIFT_STRATA, 2, True),
+        after[members] = _crowd_step(steps, steps.batch(0), (SHIFT_STRATA, 2),
                                      clock[members],
                                      hosts, fabric, net, weight_S, end_times)
         return after
     spent = np.zeros(len(members))
     zero = np.zeros(len(members))
     for b, count in zip(batches.tolist(), counts.tolist()):
-        spent += count * _crowd_step(steps, steps.batch(b), (BATCH_SHIFT_STRATA, RATIO, False),
+        spent += count * _crowd_step(steps, steps.batch(b), (BATCH_SHIFT_STRATA, 0),
                                      zero, hosts, fabric, net, weight_S, end_times)
     after[members] = clock[members] + spent
     return after
