@@ -13,16 +13,20 @@ make the explicit steps, as before (their answers unchanged); above, the
 engine times the batches with :func:`run_batches`, **a model of the
 engine's step** (``engine._run_step``), not the engine:
 
-- **Weighted sample of a batch's shifts.**  The shifts of a batch are cut
-  into strata (``shifts.shift_strata``: doubling ones, then equal ones);
-  one shift per stratum is sampled, its p flows (one per member: every
-  node link keeps a flow of each sampled shift) standing for the w flows
-  of the stratum's shifts from the same member: w times the bytes and w
-  times its share of each link it crosses (its CM02 penalty divided by w,
-  its own bound times w: ``engine.weighted_end_times``).  A link's load is
-  then the sum of the weights of the sampled flows crossing it, an
-  estimate of the flows of the whole batch that cross it; the sampled
-  flows are shared by max-min as one step (the engine's event loop).
+- **Weighted sample of a batch's shifts.**  The offsets of a batch are cut
+  into strata (``shifts.shift_strata`` for ``linear``; one stratum of the
+  32 for a batch of ``scattered``); each member sends one sampled flow per
+  stratum, standing for the w flows of the stratum's offsets from it: w
+  times the bytes and w times its share of each link it crosses (its CM02
+  penalty divided by w, its own bound times w:
+  ``engine.weighted_end_times``).  A link's load is then the sum of the
+  weights of the sampled flows crossing it, an estimate of the flows of
+  the whole batch that cross it; the sampled flows are shared by max-min
+  as one step (the engine's event loop).  Where the stratum's width is a
+  power of two dividing p, the members' sampled offsets are spread over
+  it (:func:`_spread`: a permutation), so that a switch's or a group's
+  members send across the whole stratum as its shifts do; else all take
+  the offset at its golden-ratio place.
 - **Overheads.**  A rank's sends are posted ``o_s`` apart in order: the
   sampled flow of the shift posted n-th starts at n ``o_s`` (as in the
   engine); an eager sender leaves after its last posting; a receiver pays
@@ -30,14 +34,17 @@ engine's step** (``engine._run_step``), not the engine:
   order of the flows' arrivals, from its last posting on
   (:func:`_receives_done`, the engine's ``_serial_receives`` recurrence).
 - **Batches at their own pace.**  For ``scattered``, the batches are
-  sampled as ``shifts`` samples shifts (:func:`batch_samples`): a stratum
-  of the offsets of width w >= 32 is w / 32 batches, the batch of its
-  sampled offset timed from clocks 0 and each member's clock advanced by
-  its time times w / 32 (the first batch, offsets 1 .. 31, its own).
+  sampled as ``shifts`` samples shifts (:func:`batch_samples`, strata
+  growing by 4): a stratum of the offsets of width w >= 32 is w / 32
+  batches, the batch of its sampled offset timed from clocks 0 and each
+  member's clock advanced by its time times w / 32 (the first batches,
+  offsets below 64, their own).
 
-Its error against the explicit engine is measured where both run (1024 to
-4096 ranks: ``tests/benchmarks/batch_accuracy.py``, ``docs/MODELS.md``,
-"Scale", "alltoall linear and scattered at a million ranks").
+``linear`` refuses (:func:`check_sample`) where its sample would exceed
+:data:`SAMPLE_FLOWS` flows.  Its error against the explicit engine is
+measured where both run (1024 to 4096 ranks:
+``tests/benchmarks/batch_accuracy.py``, ``docs/MODELS.md``, "Scale",
+"alltoall linear and scattered at a million ranks").
 """
 
 from __future__ import annotations
@@ -49,8 +56,8 @@ import numpy as np
 from .pattern import PatternTooLarge, Step, _ints
 from .shifts import _GOLDEN, shift_strata
 
-__all__ = ["ShiftBatches", "batch_samples", "run_batches", "check_sample", "sample_flows", "SHIFT_STRATA", "BATCH_STRATA",
-           "BATCH_SHIFT_STRATA"]
+__all__ = ["ShiftBatches", "batch_samples", "run_batches", "check_sample", "sample_flows",
+           "SHIFT_STRATA", "SAMPLE_FLOWS", "BATCH_STRATA", "BATCH_SHIFT_STRATA"]
 
 #: Equal strata of a batch's shifts beyond the doubling ones (``linear``: one batch).
 SHIFT_STRATA = 16
@@ -173,14 +180,14 @@ def batch_samples(steps: ShiftBatches, batch_strata: int | None = None
     offsets 1 .. p - 1 (``batch_strata`` equal strata, :data:`BATCH_STRATA` unless
     given) whose stratum holds whole batches (it starts at a multiple of the throttle and
     ends at one or at p), standing for those; each batch the other strata fall in (the
-    first: offsets below the throttle) for itself.
+    first two here: offsets below 64, in strata growing by 4) for itself.
 
     Examples
     --------
     >>> steps = ShiftBatches.of(np.arange(1000), 8, 32)
     >>> batches, counts = batch_samples(steps, 4)
     >>> batches.tolist(), counts.tolist(), int(counts.sum()) == steps.n_batches
-    ([0, 1, 2, 5, 13, 21, 28], [1.0, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0], True)
+    ([0, 1, 4, 8, 21, 26], [1.0, 1.0, 6.0, 8.0, 8.0, 8.0], True)
     """
     p, t = len(steps.src), steps.throttle
     if steps.n_batches == 1:

@@ -16,7 +16,12 @@ messages.  Above ``pattern.MAX_MESSAGES`` (4096 ranks) the pairwise ones are
 one :class:`collsim.analysis.network.shifts.ShiftSteps` (their p - 1
 permutation steps, a stratified sample of them timed: a model of the
 engine, its error measured), and the linear and scattered ones, which post
-all of a rank's messages at once, refuse (``PatternTooLarge``).
+all of a rank's messages (or batches of 32) at once, one
+:class:`collsim.analysis.network.batches.ShiftBatches` (a weighted sample
+of each batch's shifts shared by max-min, scattered's batches sampled: a
+model of the engine, its error measured); linear refuses
+(``PatternTooLarge``) where its sample would exceed
+``batches.SAMPLE_FLOWS`` flows (above 335,544 ranks).
 """
 
 from __future__ import annotations
@@ -38,7 +43,8 @@ __all__ = ["PATTERNS"]
 @nothing_to_send
 def alltoall_linear(p: int, count: int, *, elem_bytes: int, root: int = 0,
                     commutative: bool = True, **context) -> Pattern:
-    """``alltoall_linear.c``: every rank's p - 1 sends and receives at once (p (p - 1) messages)."""
+    """``alltoall_linear.c``: every rank's p - 1 sends and receives at once (p (p - 1) messages;
+    above ``pattern.MAX_MESSAGES``, :class:`ShiftBatches`, one batch)."""
     rank = ranks(p)
     if beyond_explicit(p):
         check_sample("alltoall/linear", p)
@@ -97,7 +103,7 @@ def alltoall_bruck(p: int, count: int, *, elem_bytes: int, root: int = 0,
 def alltoall_scattered(p: int, count: int, *, elem_bytes: int, root: int = 0,
                        commutative: bool = True, **context) -> Pattern:
     """``alltoall_scattered.c``: batches of 32 offsets, all of a batch at once (p (p - 1)
-    messages)."""
+    messages; above ``pattern.MAX_MESSAGES``, :class:`ShiftBatches` of 32)."""
     rank = ranks(p)
     if beyond_explicit(p):
         return Pattern(p, (ShiftBatches.of(rank, count * elem_bytes, SCATTERED_THROTTLE,
