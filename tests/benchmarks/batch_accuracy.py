@@ -71,8 +71,8 @@ def _lazy(algorithm: str, setting, p: int, n_bytes: int) -> tuple[float, float]:
         raise ValueError(f"alltoall/{algorithm}: not shift batches")
     clock = np.zeros(p)
     for b in range(steps.n_batches):
-        clock = engine._run_step(_one_batch(steps, b), clock, setting.rank_hosts, setting.fabric, setting.net,
-                                 setting.weight_S)
+        clock = engine._run_step(_one_batch(steps, b), clock, setting.rank_hosts,
+                                 setting.fabric, setting.net, setting.weight_S)
     return float(clock.max()), time.process_time() - start
 
 
