@@ -83,3 +83,15 @@ def test_linear_refuses_where_its_sample_would_not_fit():
     check_sample("alltoall/linear", 8192)
     with pytest.raises(PatternTooLarge, match="the largest it answers"):
         check_sample("alltoall/linear", 1 << 20)
+
+
+def test_ranks_out_of_their_hosts_order_refuse():
+    setting = _setting(FAT_TREE, 64, "random:3")
+    saved = pattern_module.MAX_MESSAGES
+    pattern_module.MAX_MESSAGES = 0
+    try:
+        model = pattern_for("alltoall", "scattered")(64, 1, elem_bytes=8)
+        with pytest.raises(PatternTooLarge, match="block mappings only"):
+            pattern_time(model, setting.rank_hosts, setting.fabric, setting.net)
+    finally:
+        pattern_module.MAX_MESSAGES = saved
