@@ -64,8 +64,8 @@ __all__ = ["ShiftBatches", "batch_samples", "run_batches", "check_sample", "samp
 SHIFT_STRATA = 16
 
 #: The most flows a batch's sample holds (``linear``'s: one flow per member and stratum,
-#: 30 strata at 262,144 ranks; 36 at a million, where 12.6 million flows took more
-#: than 5 GB).
+#: 29 strata at 262,144 ranks; 31 at a million, where 12.6 million flows already
+#: took more than 5 GB).
 SAMPLE_FLOWS = 1 << 23
 
 #: Equal strata of the batches beyond the growing ones (``scattered``'s series: 22
