@@ -55,7 +55,9 @@ from .maxmin import LEVEL_RTOL
 from .chain import CHAIN_STEP_MESSAGES, ChainSteps
 from .pattern import Pattern, PatternTooLarge, Step, plain_steps
 from .serial import SerialSteps
+from . import batches as _batches
 from . import shifts as _shifts
+from .batches import ShiftBatches
 from .shifts import ShiftSteps
 
 __all__ = ["pattern_time", "step_end_times", "factors"]
@@ -109,7 +111,8 @@ class _Routing:
     phase of Rabenseifner's allreduce retraces its halving phase) makes it once per
     pair set (``pattern_time``'s memo)."""
 
-    def __init__(self, routes: np.ndarray, fabric: Fabric, weight_S: float = 0.0) -> None:
+    def __init__(self, routes: np.ndarray, fabric: Fabric, weight_S: float = 0.0,
+                 weight: np.ndarray | None = None) -> None:
         from . import kernels
 
         routes = np.ascontiguousarray(routes, dtype=np.int64)
@@ -123,6 +126,10 @@ class _Routing:
         # factor, plus weight_S / bandwidth per link (SimGrid's network/weight-S)
         self.latency, self.penalty, bound = kernels.route_sums(
             local, link_latency, capacity, pipe, float(weight_S))
+        if weight is not None:
+            # a flow standing for `weight` like it: that many times its share of each link
+            # and its own bound; a link only it crosses still bounds it at its capacity
+            self.penalty, bound = self.penalty / weight, bound * weight
         self.lists, self.capacity, self.bound = kernels.link_lists(local, pipe, capacity, bound)
 
 
@@ -187,6 +194,26 @@ def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarr
     return kernels.step_end_times(np.asarray(start_s + flows.latency, dtype=float), size,
                                   flows.rate_factor, *flows.lists, flows.capacity,
                                   flows.penalty, flows.bound, LEVEL_RTOL, _DONE_RTOL)
+
+
+def weighted_end_times(start_s: np.ndarray, size_bytes: np.ndarray, weight: np.ndarray,
+                       routes: np.ndarray, fabric: Fabric, net: NetworkParams,
+                       weight_S: float = 0.0) -> np.ndarray:
+    """:func:`step_end_times` where message i stands for ``weight[i]`` messages like it
+    (``batches``: a sampled shift for its stratum's): ``weight`` times its bytes at
+    ``weight`` times the rate (its penalty divided by the weight, its own bound
+    multiplied), its factors those of one message."""
+    from . import kernels
+
+    if len(start_s) == 0:
+        return np.zeros(0)
+    size = np.asarray(size_bytes, dtype=float)
+    flows = _Flows(size, _Routing(routes, fabric, weight_S, np.asarray(weight, dtype=float)),
+                   fabric, net, weight_S)
+    return kernels.step_end_times(np.asarray(start_s + flows.latency, dtype=float),
+                                  size * weight, flows.rate_factor, *flows.lists,
+                                  flows.capacity, flows.penalty, flows.bound, LEVEL_RTOL,
+                                  _DONE_RTOL)
 
 
 def _nth_in_group(group: np.ndarray) -> np.ndarray:
@@ -441,6 +468,14 @@ def run_shifts(steps: ShiftSteps, clock: np.ndarray, hosts: np.ndarray, fabric: 
                               time_step=_run_step)
 
 
+def run_batches(steps: ShiftBatches, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
+                net: NetworkParams, weight_S: float = 0.0) -> np.ndarray:
+    """The rank clocks after shift batches: ``batches.run_batches`` with the sampled
+    flows timed by :func:`weighted_end_times`."""
+    return _batches.run_batches(steps, clock, hosts, fabric, net, weight_S,
+                                end_times=weighted_end_times)
+
+
 def _lone_flows(routes: np.ndarray, fabric: Fabric, weight_S: float
                 ) -> tuple[np.ndarray, np.ndarray]:
     """Each route's latency and the max-min rate of its flow alone on the fabric.
@@ -640,6 +675,9 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
     for step in pattern.steps:
         if isinstance(step, ShiftSteps):   # p - 1 permutations, a sample of them timed
             clock = run_shifts(step, flush(clock), hosts, fabric, net, weight_S)
+            continue
+        if isinstance(step, ShiftBatches):   # many shifts posted at once, a sample timed
+            clock = run_batches(step, flush(clock), hosts, fabric, net, weight_S)
             continue
         if isinstance(step, ChainSteps):
             clock = _run_chain(step, flush(clock), hosts, fabric, net, weight_S)

@@ -142,7 +142,8 @@ def _partner(j: np.ndarray, k: int, p: int, xor: bool) -> np.ndarray:
     return j ^ k if xor else (j + k) % p
 
 
-def shift_strata(n: int, strata: int = SAMPLE_STRATA) -> tuple[np.ndarray, np.ndarray]:
+def shift_strata(n: int, strata: int = SAMPLE_STRATA, ratio: int = 2
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """The sampled positions among ``n`` shifts (shift k at position k - 1) and how many
     shifts each stands for.
 
@@ -152,7 +153,9 @@ def shift_strata(n: int, strata: int = SAMPLE_STRATA) -> tuple[np.ndarray, np.nd
     multiple of W (a switch's, a pod's or a group's nodes on the fabrics of
     powers of two; the XOR shifts' classes, their highest bit).  In stratum s
     of width w, the shift at ``floor(frac((s + 1) * golden) * w)`` in it.
-    Every shift is in one stratum: the weights add up to ``n``.
+    Every shift is in one stratum: the weights add up to ``n``.  ``ratio``:
+    the strata below W grow by that factor (1 .. ratio - 1, ratio .. ratio^2 -
+    1, ...; W a power of it), fewer strata (``batches``'s).
 
     Examples
     --------
@@ -162,6 +165,11 @@ def shift_strata(n: int, strata: int = SAMPLE_STRATA) -> tuple[np.ndarray, np.nd
     """
     width = 1 << max(0, (-(-n // strata) - 1).bit_length())
     edges = [1 << m for m in range(width.bit_length() - 1)]
+    if ratio != 2:
+        width, edges = 1, []
+        while width * strata < n:
+            edges.append(width)
+            width *= ratio
     edges = np.asarray(edges + list(range(width, n + 1, width)) + [n + 1], dtype=np.int64)
     edges = np.unique(np.minimum(edges, n + 1)) - 1
     low, high = edges[:-1], edges[1:]

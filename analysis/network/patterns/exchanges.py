@@ -16,7 +16,12 @@ messages.  Above ``pattern.MAX_MESSAGES`` (4096 ranks) the pairwise ones are
 one :class:`collsim.analysis.network.shifts.ShiftSteps` (their p - 1
 permutation steps, a stratified sample of them timed: a model of the
 engine, its error measured), and the linear and scattered ones, which post
-all of a rank's messages at once, refuse (``PatternTooLarge``).
+all of a rank's messages (or batches of 32) at once, one
+:class:`collsim.analysis.network.batches.ShiftBatches` (a weighted sample
+of each batch's shifts shared by max-min, scattered's batches sampled: a
+model of the engine, its error measured); linear refuses
+(``PatternTooLarge``) where its sample would exceed
+``batches.SAMPLE_FLOWS`` flows (above 335,544 ranks).
 """
 
 from __future__ import annotations
@@ -24,9 +29,10 @@ from __future__ import annotations
 import numpy as np
 
 from collsim.analysis.models._base import ceil_log2
-from collsim.analysis.models.alltoall import bruck_blocks, scattered_batches
+from collsim.analysis.models.alltoall import SCATTERED_THROTTLE, bruck_blocks, scattered_batches
 
-from ..pattern import Pattern, Step, check_size, exchange
+from ..pattern import Pattern, Step, exchange
+from ..batches import ShiftBatches, check_sample
 from ..serial import SerialSteps
 from ..shifts import ShiftSteps, beyond_explicit
 from ._common import nothing_to_send, ranks
@@ -34,17 +40,15 @@ from ._common import nothing_to_send, ranks
 __all__ = ["PATTERNS"]
 
 
-def _all_pairs(p: int) -> int:
-    """Every rank's block for every other: p (p - 1) messages."""
-    return p * (p - 1)
-
-
 @nothing_to_send
 def alltoall_linear(p: int, count: int, *, elem_bytes: int, root: int = 0,
                     commutative: bool = True, **context) -> Pattern:
-    """``alltoall_linear.c``: every rank's p - 1 sends and receives at once (p (p - 1) messages)."""
-    check_size("alltoall/linear", p, _all_pairs)
+    """``alltoall_linear.c``: every rank's p - 1 sends and receives at once (p (p - 1) messages;
+    above ``pattern.MAX_MESSAGES``, :class:`ShiftBatches`, one batch)."""
     rank = ranks(p)
+    if beyond_explicit(p):
+        check_sample("alltoall/linear", p)
+        return Pattern(p, (ShiftBatches.of(rank, count * elem_bytes, p),))
     shift = np.arange(1, p, dtype=np.int64)
     src = np.repeat(rank, p - 1)
     dst = (src + np.tile(shift, p)) % p
@@ -99,9 +103,11 @@ def alltoall_bruck(p: int, count: int, *, elem_bytes: int, root: int = 0,
 def alltoall_scattered(p: int, count: int, *, elem_bytes: int, root: int = 0,
                        commutative: bool = True, **context) -> Pattern:
     """``alltoall_scattered.c``: batches of 32 offsets, all of a batch at once (p (p - 1)
-    messages)."""
-    check_size("alltoall/scattered", p, _all_pairs)
+    messages; above ``pattern.MAX_MESSAGES``, :class:`ShiftBatches` of 32)."""
     rank = ranks(p)
+    if beyond_explicit(p):
+        return Pattern(p, (ShiftBatches.of(rank, count * elem_bytes, SCATTERED_THROTTLE,
+                                           backward=True),))
     steps = []
     for batch in scattered_batches(p):
         offsets = np.asarray(batch, dtype=np.int64)

@@ -1,0 +1,97 @@
+"""Shift batches (collsim.analysis.network.batches): alltoall linear and scattered above
+4096 ranks, their batches of shifts posted at once timed by a weighted sample of the
+shifts.  Held here against the explicit engine at 64 to 128 ranks (pattern.MAX_MESSAGES
+lowered so that the builders make shift batches); the error at 1024 to 4096 ranks is
+tests/benchmarks/batch_accuracy.py's (docs/MODELS.md, "Scale")."""
+
+import functools
+
+import numpy as np
+import pytest
+
+from collsim.analysis.network import batches
+from collsim.analysis.network import pattern as pattern_module
+from collsim.analysis.network.batches import ShiftBatches, batch_samples, check_sample
+from collsim.analysis.network.engine import pattern_time
+from collsim.analysis.network.pattern import PatternTooLarge
+from collsim.analysis.network.patterns import pattern_for
+from collsim.network_model import network_setting
+from collsim.predictions import request_from_table
+from collsim.profiles import checked_profile
+
+FAT_TREE = (("generator", "fat_tree"), ("levels", 2), ("down_ports", (8, 8)), ("up_ports", (1, 8)))
+DRAGONFLY = (("generator", "dragonfly"), ("groups", 9), ("chassis_per_group", 1),
+             ("routers_per_chassis", 8), ("nodes_per_router", 2))
+
+
+@functools.lru_cache(maxsize=None)
+def _setting(table, p, mapping, profile="hockney"):
+    table = {key: list(value) if isinstance(value, tuple) else value for key, value in table}
+    return network_setting(request_from_table(table), checked_profile(profile), p, mapping)
+
+
+def _both(algorithm, setting, p, n_bytes, every=False):
+    build = pattern_for("alltoall", algorithm)
+    explicit = build(p, n_bytes // 8, elem_bytes=8)
+    saved = (pattern_module.MAX_MESSAGES, batches.SHIFT_STRATA, batches.BATCH_STRATA,
+             batches.BATCH_SHIFT_STRATA)
+    pattern_module.MAX_MESSAGES = 0
+    if every:
+        batches.SHIFT_STRATA = batches.BATCH_STRATA = batches.BATCH_SHIFT_STRATA = p
+    try:
+        model = build(p, n_bytes // 8, elem_bytes=8)
+        assert isinstance(model.steps[0], ShiftBatches) and model.messages == explicit.messages
+        return [pattern_time(x, setting.rank_hosts, setting.fabric, setting.net,
+                             weight_S=setting.weight_S) for x in (explicit, model)]
+    finally:
+        (pattern_module.MAX_MESSAGES, batches.SHIFT_STRATA, batches.BATCH_STRATA,
+         batches.BATCH_SHIFT_STRATA) = saved
+
+
+@pytest.mark.parametrize("profile", ["hockney", "seed003_openmpi_opa"])
+@pytest.mark.parametrize("algorithm", ["linear", "scattered"])
+def test_every_shift_sampled_is_the_engine_on_a_block_mapped_fat_tree(algorithm, profile):
+    # weights 1, every batch: the engine's step, its overheads' recurrence in closed form
+    explicit, model = _both(algorithm, _setting(FAT_TREE, 64, "block", profile), 64, 8,
+                            every=True)
+    assert model == pytest.approx(explicit, rel=1e-12)
+
+
+@pytest.mark.parametrize("algorithm, rel", [("linear", 0.02), ("scattered", 0.02)])
+def test_the_sample_is_near_the_engine_on_a_block_mapped_dragonfly(algorithm, rel):
+    explicit, model = _both(algorithm, _setting(DRAGONFLY, 128, "block"), 128, 8)
+    assert model == pytest.approx(explicit, rel=rel)
+    assert model != explicit   # a sample, not the engine
+
+
+def test_batches_are_the_builders_messages_and_the_samples_cover_every_batch():
+    p = 100
+    saved = pattern_module.MAX_MESSAGES
+    pattern_module.MAX_MESSAGES = 0
+    try:
+        model = pattern_for("alltoall", "scattered")(p, 1, elem_bytes=8).steps[0]
+    finally:
+        pattern_module.MAX_MESSAGES = saved
+    explicit = pattern_for("alltoall", "scattered")(p, 1, elem_bytes=8)
+    for mine, theirs in zip(model.explicit(), explicit.steps, strict=True):
+        assert sorted(zip(mine.src, mine.dst)) == sorted(zip(theirs.src, theirs.dst))
+    at, counts = batch_samples(ShiftBatches.of(np.arange(1 << 20), 8, 32, backward=True))
+    assert counts.sum() == (1 << 20) // 32 and len(at) < 32
+
+
+def test_linear_refuses_where_its_sample_would_not_fit():
+    check_sample("alltoall/linear", 8192)
+    with pytest.raises(PatternTooLarge, match="the largest it answers"):
+        check_sample("alltoall/linear", 1 << 20)
+
+
+def test_ranks_out_of_their_hosts_order_refuse():
+    setting = _setting(FAT_TREE, 64, "random:3")
+    saved = pattern_module.MAX_MESSAGES
+    pattern_module.MAX_MESSAGES = 0
+    try:
+        model = pattern_for("alltoall", "scattered")(64, 1, elem_bytes=8)
+        with pytest.raises(PatternTooLarge, match="block mappings only"):
+            pattern_time(model, setting.rank_hosts, setting.fabric, setting.net)
+    finally:
+        pattern_module.MAX_MESSAGES = saved
