@@ -1,26 +1,38 @@
-"""Patterns too large to hold refuse (collsim.analysis.network.pattern.check_size): the
-linear and scattered alltoalls' p^2 messages above 4096 ranks, with one line naming the
-largest size, exit 2.  The shift-structured p^2 entries answer above it with shift steps
-(collsim.analysis.network.shifts, tests/test_network_shifts.py)."""
+"""Where the p^2 patterns stop being explicit.  Up to 4096 ranks (``pattern.MAX_MESSAGES``)
+every p^2 entry is its explicit messages; above, the shift-structured ones are shift steps
+(collsim.analysis.network.shifts, tests/test_network_shifts.py) and the linear and
+scattered alltoalls shift batches (collsim.analysis.network.batches,
+tests/test_network_batches.py); the linear alltoall refuses, in one line with exit status
+2, where its sample would not fit (above 335,544 ranks)."""
 
 import pytest
 
+from collsim.analysis.network.batches import ShiftBatches
 from collsim.analysis.network.pattern import MAX_MESSAGES, PatternTooLarge
 from collsim.analysis.network.patterns import blocks, exchanges, scans
 from collsim.analysis.network.shifts import ShiftSteps
 from collsim.cli import main
 
-REFUSING = [exchanges.alltoall_linear, exchanges.alltoall_scattered]
+BATCHES = [exchanges.alltoall_linear, exchanges.alltoall_scattered]
 SHIFTS = [exchanges.alltoall_pairwise, exchanges.alltoall_pairwise_xor,
           scans.reduce_scatter_pairwise, blocks.reduce_ring]
 
 
-@pytest.mark.parametrize("build", REFUSING, ids=lambda b: b.__name__)
-def test_p_squared_patterns_refuse_above_the_limit_and_build_at_it(build):
+@pytest.mark.parametrize("build", BATCHES, ids=lambda b: b.__name__)
+def test_all_at_once_patterns_are_shift_batches_above_the_limit_and_explicit_below(build):
     assert 4096 * 4095 <= MAX_MESSAGES < 4097 * 4096
-    with pytest.raises(PatternTooLarge, match=r"on 4097 ranks .*largest it answers: 4096 ranks"):
-        build(4097, 1, elem_bytes=8)
-    assert build(64, 1, elem_bytes=8).messages == 64 * 63
+    pattern = build(4097, 1, elem_bytes=8)
+    assert len(pattern.steps) == 1 and isinstance(pattern.steps[0], ShiftBatches)
+    assert pattern.steps[0].messages == 4097 * 4096
+    explicit = build(64, 1, elem_bytes=8)
+    assert not any(isinstance(s, ShiftBatches) for s in explicit.steps)
+    assert explicit.messages == 64 * 63
+
+
+def test_linear_builds_up_to_its_sample_bound_and_refuses_above():
+    assert isinstance(exchanges.alltoall_linear(335_544, 1, elem_bytes=8).steps[0], ShiftBatches)
+    with pytest.raises(PatternTooLarge, match=r"on 335,545 ranks .*largest it answers: 335,544"):
+        exchanges.alltoall_linear(335_545, 1, elem_bytes=8)
 
 
 @pytest.mark.parametrize("build", SHIFTS, ids=lambda b: b.__name__)
@@ -34,10 +46,10 @@ def test_shift_patterns_are_shift_steps_above_the_limit_and_explicit_at_it(build
 
 
 def test_predict_refuses_in_one_line_with_exit_status_2(capsys):
-    # 32,768 hosts: arithmetic routes, no graph built
-    code = main(["predict", "--platform", "fat-tree", "--levels", "2", "--down-ports", "128,256",
-                 "--up-ports", "1,128", "--np", "32768", "--coll", "alltoall", "--alg",
+    # 524,288 hosts: arithmetic routes, no graph built
+    code = main(["predict", "--platform", "fat-tree", "--levels", "2", "--down-ports", "512,1024",
+                 "--up-ports", "1,512", "--np", "524288", "--coll", "alltoall", "--alg",
                  "linear", "--bytes", "8"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
-    assert len(err) == 1 and "largest it answers: 4096 ranks" in err[0], err
+    assert len(err) == 1 and "largest it answers: 335,544 ranks" in err[0], err
