@@ -85,3 +85,33 @@ def test_task_numbers_and_groups_are_numpy_unique_and_stable_argsort():
         first, order = kernels.group_by(end_task, len(keys))
         assert np.array_equal(order, np.argsort(end_task, kind="stable"))
         assert np.array_equal(first, np.searchsorted(end_task[order], np.arange(len(keys) + 1)))
+
+
+def test_dropping_stale_ends_keeps_the_live_ones_in_their_order():
+    # (end, flow, version) entries of 300 flows re-shared up to 8 times each: the purge
+    # leaves one entry per flow in flight, at its version, as a heap, so they come off
+    # in the order the stale-skipping pops of the whole heap gave
+    import heapq
+
+    from numba.typed import List
+
+    rng = np.random.default_rng(11)
+    m = 300
+    version = rng.integers(0, 8, size=m)
+    in_flight = rng.random(m) < 0.8
+    entries = [(float(rng.integers(0, 50)) * 1e-6, f, int(v)) for f in range(m)
+               for v in range(version[f] + 1)]
+    rng.shuffle(entries)
+    heapq.heapify(entries)
+    ends = List(entries)
+    expected = [heapq.heappop(entries) for _ in range(len(entries))]
+    expected = [e for e in expected if in_flight[e[1]] and e[2] == version[e[1]]]
+    purge_at = np.zeros(1, dtype=np.int64)
+    kernels._drop_stale(ends, version, in_flight, purge_at)
+    left = list(ends)
+    assert len(left) == in_flight.sum() and purge_at[0] == 2 * len(left) + 1024
+    assert all(left[(i - 1) // 2] <= left[i] for i in range(1, len(left)))   # a heap
+    assert sorted(left) == expected
+    ends.append((0.0, 0, -1))   # under the limit: left as it is, stale entry and all
+    kernels._drop_stale(ends, version, in_flight, purge_at)
+    assert len(ends) == len(left) + 1

@@ -1378,6 +1378,27 @@ def _reshare(now, group, left, since, rate, finish, version, ends, size, rate_fa
 
 
 @numba.njit(cache=_CACHE)
+def _drop_stale(ends, version, in_flight, purge_at):
+    """The heap ``ends`` rid of its stale entries (an older version of a flow, or a flow no
+    longer in flight) once it has grown past ``purge_at[0]``, then that limit set to twice
+    what is left (plus 1024): a flow re-shared many times leaves an entry each time, and
+    the heap's depth is the pops' cost.  The entries left and so the order they come off
+    in (their (end, flow) order: one valid entry per flow) are the same."""
+    if len(ends) <= purge_at[0]:
+        return
+    n = 0
+    for i in range(len(ends)):
+        f = ends[i][1]
+        if in_flight[f] and ends[i][2] == version[f]:
+            ends[n] = ends[i]
+            n += 1
+    while len(ends) > n:
+        ends.pop()
+    heapq.heapify(ends)
+    purge_at[0] = 2 * n + 1024
+
+
+@numba.njit(cache=_CACHE)
 def _first_end(ends, version, in_flight):
     """The heap ``ends`` rid of stale entries at its top; the first end (inf: none)."""
     while len(ends) and (not in_flight[ends[0][1]] or ends[0][2] != version[ends[0][1]]):
@@ -1398,7 +1419,7 @@ def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, fl
 
     A component that did not change keeps its rates and ends: an event costs the
     flows of the components it touches, not every flow in flight."""
-    in_flight, left, since, rate, finish, version, group = state
+    in_flight, left, since, rate, finish, version, group, purge_at = state
     while len(starts) and starts[0][0] <= now:
         f = heapq.heappop(starts)[1]
         in_flight[f] = True
@@ -1412,6 +1433,7 @@ def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, fl
         _reshare(now, group[:n], left, since, rate, finish, version, ends, size, rate_factor,
                  flow_start, flow_link, capacity, penalty, bound, room, level_rtol,
                  done_rtol)
+        _drop_stale(ends, version, in_flight, purge_at)
     next_start = starts[0][0] if len(starts) else np.inf
     first_end = _first_end(ends, version, in_flight)
     if len(ends) == 0 and next_start == np.inf:
@@ -1534,9 +1556,11 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
                            msg_tasks, eager, send_cost, posted, data_latency, starts,
                            deferred)
     # per flow: in flight, bytes left, when left was last brought up to date, rate,
-    # end, version (of its entry on the heap of ends), and a list for the components
+    # end, version (of its entry on the heap of ends), a list for the components, and
+    # the heap's size at which its stale entries go (:func:`_drop_stale`)
     state = (np.zeros(m, dtype=np.bool_), size.copy(), np.zeros(m), np.zeros(m), np.empty(m),
-             np.zeros(m, dtype=np.int64), np.empty(m, dtype=np.int64))
+             np.zeros(m, dtype=np.int64), np.empty(m, dtype=np.int64),
+             np.full(1, 1024, dtype=np.int64))
     ends = [(np.inf, np.int64(-1), np.int64(-1))]   # (end, flow, version): a typed heap
     ends.pop()
     lists = _live_lists(m, flow_start, flow_link, len(capacity))
