@@ -307,9 +307,9 @@ def run_batches(steps: ShiftBatches, clock: np.ndarray, hosts: np.ndarray, fabri
     if np.any(np.diff(hosts[members]) < 0):
         raise PatternTooLarge(
             f"{steps.messages:,} messages posted in batches of "
-            f"{min(steps.throttle, len(members) - 1):,} shifts on ranks out of their hosts' order (a random mapping): the model of"
-            " shift batches is measured on block mappings only (linear on random ranks of a"
-            " fat-tree: +5 % at 1024 ranks)")
+            f"{min(steps.throttle, len(members) - 1):,} shifts on ranks out of their hosts' "
+            "order (a cyclic or random mapping): the model of shift batches is measured on "
+            "block mappings only (linear on random ranks of a fat-tree: +5 % at 1024 ranks)")
     batches, counts = batch_samples(steps)
     after = clock.copy()
     if len(batches) == 1 and counts[0] == 1:
