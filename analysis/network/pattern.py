@@ -11,8 +11,10 @@ in a row (the ring's p - 1 shifts): the engine then times it once and
 multiplies, instead of routing it p - 1 times.  Steps of one message each, one
 after another (a chain, a token round a ring), are one
 :class:`collsim.analysis.network.serial.SerialSteps` (a Step whose message k is
-step k: :func:`plain_steps` expands it).  A pattern of more than
-:data:`MAX_MESSAGES` messages of its own refuses (:func:`check_size`).
+step k: :func:`plain_steps` expands it).  Above :data:`MAX_MESSAGES`
+messages the p^2 entries are not explicit: the pairwise ones are shift steps
+(``shifts.ShiftSteps``), the all-at-once alltoalls shift batches
+(``batches.ShiftBatches``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field, fields, replace
 import numpy as np
 
 __all__ = ["Step", "Pattern", "exchange", "on_ranks", "in_sequence", "side_by_side",
-           "then_combine", "plain_steps", "MAX_MESSAGES", "PatternTooLarge", "check_size"]
+           "then_combine", "plain_steps", "MAX_MESSAGES", "PatternTooLarge"]
 
 
 def _ints(values) -> np.ndarray:
@@ -187,45 +189,17 @@ class Pattern:
 #: The most messages a pattern whose every message is its own (no repeated step, no
 #: serial or shift steps) is built with: p (p - 1) at 4096 ranks.  Above, an alltoall's
 #: p^2 messages (10^12 at a million ranks) cannot be held, routed or shared: the
-#: pairwise ones become shift steps (``shifts.ShiftSteps``), the others refuse.
+#: pairwise ones become shift steps (``shifts.ShiftSteps``), the all-at-once ones shift
+#: batches (``batches.ShiftBatches``).
 MAX_MESSAGES = 1 << 24
 
 
 class PatternTooLarge(ValueError):
-    """The pattern would hold more than :data:`MAX_MESSAGES` messages: the model does
-    not answer (no smaller stand-in is made: it would be another algorithm)."""
-
-
-def check_size(name: str, p: int, messages_at) -> None:
-    """Refuse a pattern of ``messages_at(p)`` messages above :data:`MAX_MESSAGES`.
-
-    Raises
-    ------
-    PatternTooLarge
-        Naming the entry, its messages and the largest p it answers
-        (``messages_at`` grows with p).
-
-    Examples
-    --------
-    >>> check_size("alltoall/pairwise", 4096, lambda p: p * (p - 1))
-    >>> try:
-    ...     check_size("alltoall/pairwise", 4097, lambda p: p * (p - 1))
-    ... except PatternTooLarge as error:
-    ...     print(str(error)[:60])
-    alltoall/pairwise on 4097 ranks is 16,781,312 messages, more
-    """
-    messages = messages_at(p)
-    if messages <= MAX_MESSAGES:
-        return
-    low, high = 1, p            # messages_at(low) <= MAX_MESSAGES < messages_at(high)
-    while high - low > 1:
-        mid = (low + high) // 2
-        low, high = (mid, high) if messages_at(mid) <= MAX_MESSAGES else (low, mid)
-    raise PatternTooLarge(
-        f"{name} on {p} ranks is {messages:,} messages, more than the {MAX_MESSAGES:,} the "
-        f"network model holds (the largest it answers: {low} ranks); a rank's messages "
-        "posted at once have no model that does not hold each one (the pairwise entries' "
-        "steps do: collsim.analysis.network.shifts)")
+    """The network model does not answer: the pattern or the model standing for it
+    would hold more than it can (p^2 messages unrolled, a sample beyond
+    ``batches.SAMPLE_FLOWS``), or that model is neither exact nor measured there (a
+    chain whose hops share links, shift batches on ranks out of their hosts' order).
+    No smaller stand-in is made: it would be another algorithm."""
 
 
 # -- composing patterns -------------------------------------------------------
