@@ -19,7 +19,7 @@ engine's step** (``engine._run_step``), not the engine:
   stratum, standing for the w flows of the stratum's offsets from it: w
   times the bytes and w times its share of each link it crosses (its CM02
   penalty divided by w, its own bound times w:
-  ``engine.weighted_end_times``).  A link's load is then the sum of the
+  ``engine.step_end_times`` with ``weight``).  A link's load is then the sum of the
   weights of the sampled flows crossing it, an estimate of the flows of
   the whole batch that cross it; the sampled flows are shared by max-min
   as one step (the engine's event loop).  Where the stratum's width is a
@@ -270,7 +270,7 @@ def _crowd_step(steps: ShiftBatches, offsets: np.ndarray, sample: tuple, clock: 
     """Each member's clock after one batch of ``offsets`` from ``clock`` (members'), its
     shifts sampled and weighted (``sample``: :func:`_sampled_flows`'s strata and ratio;
     the module's docstring; ``end_times``:
-    ``engine.weighted_end_times``)."""
+    ``engine.step_end_times`` with ``weight``)."""
     j, t, weight, nth, first, last = _sampled_flows(steps, offsets, *sample)
     p, n_bytes = len(clock), int(steps.n_bytes[0])
     eager = n_bytes < net.eager_threshold_bytes
@@ -279,8 +279,8 @@ def _crowd_step(steps: ShiftBatches, offsets: np.ndarray, sample: tuple, clock: 
     start = np.maximum(clock[j] + posted_s, clock[t])
     size = np.full(len(j), float(n_bytes + net.envelope_bytes))
     members = steps.src
-    end = end_times(start, size, weight, fabric.routes(hosts[members[j]], hosts[members[t]]),
-                    fabric, net, weight_S)
+    end = end_times(start, size, fabric.routes(hosts[members[j]], hosts[members[t]]),
+                    fabric, net, weight_S, weight=weight)
     # a sender leaves after its last posting (eager) or when its flows end
     last_post_s = len(offsets) * o_s
     after = clock + last_post_s
@@ -301,7 +301,7 @@ def run_batches(steps: ShiftBatches, clock: np.ndarray, hosts: np.ndarray, fabri
                 weight_S: float = 0.0, *, end_times) -> np.ndarray:
     """The rank clocks after the batches (the module's docstring): one batch from the
     members' clocks; several, each sampled batch from clocks 0, each member at its own
-    pace from its clock on entry.  ``end_times``: ``engine.weighted_end_times`` (passed
+    pace from its clock on entry.  ``end_times``: ``engine.step_end_times`` with ``weight`` (passed
     in: the engine imports this module)."""
     members = steps.src
     if np.any(np.diff(hosts[members]) < 0):

@@ -163,7 +163,8 @@ class _Flows:
 
 
 def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarray | _Routing,
-                   fabric: Fabric, net: NetworkParams, weight_S: float = 0.0) -> np.ndarray:
+                   fabric: Fabric, net: NetworkParams, weight_S: float = 0.0,
+                   weight: np.ndarray | None = None) -> np.ndarray:
     """When each message of one step ends (its data delivered), messages starting at ``start_s``.
 
     Parameters
@@ -180,6 +181,11 @@ def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarr
         they come from the route).
     weight_S : float
         SimGrid's ``network/weight-S`` (0 under CM02, 8775 under SMPI).
+    weight : numpy.ndarray, optional
+        Message i stands for ``weight[i]`` messages like it (``batches``: a sampled
+        shift for its stratum's): ``weight`` times its bytes at ``weight`` times the
+        rate (its penalty divided by the weight, its own bound multiplied), its
+        factors those of one message.  ``routes`` is then the link ids.
 
     The flows are re-shared whenever one of the flows they share links with,
     directly or through others, ends or starts
@@ -190,30 +196,14 @@ def step_end_times(start_s: np.ndarray, size_bytes: np.ndarray, routes: np.ndarr
     if len(start_s) == 0:
         return np.zeros(0)
     size = np.asarray(size_bytes, dtype=float)
+    if weight is not None:
+        weight = np.asarray(weight, dtype=float)
+        routes = _Routing(routes, fabric, weight_S, weight)
     flows = _Flows(size, routes, fabric, net, weight_S)
-    return kernels.step_end_times(np.asarray(start_s + flows.latency, dtype=float), size,
+    return kernels.step_end_times(np.asarray(start_s + flows.latency, dtype=float),
+                                  size if weight is None else size * weight,
                                   flows.rate_factor, *flows.lists, flows.capacity,
                                   flows.penalty, flows.bound, LEVEL_RTOL, _DONE_RTOL)
-
-
-def weighted_end_times(start_s: np.ndarray, size_bytes: np.ndarray, weight: np.ndarray,
-                       routes: np.ndarray, fabric: Fabric, net: NetworkParams,
-                       weight_S: float = 0.0) -> np.ndarray:
-    """:func:`step_end_times` where message i stands for ``weight[i]`` messages like it
-    (``batches``: a sampled shift for its stratum's): ``weight`` times its bytes at
-    ``weight`` times the rate (its penalty divided by the weight, its own bound
-    multiplied), its factors those of one message."""
-    from . import kernels
-
-    if len(start_s) == 0:
-        return np.zeros(0)
-    size = np.asarray(size_bytes, dtype=float)
-    flows = _Flows(size, _Routing(routes, fabric, weight_S, np.asarray(weight, dtype=float)),
-                   fabric, net, weight_S)
-    return kernels.step_end_times(np.asarray(start_s + flows.latency, dtype=float),
-                                  size * weight, flows.rate_factor, *flows.lists,
-                                  flows.capacity, flows.penalty, flows.bound, LEVEL_RTOL,
-                                  _DONE_RTOL)
 
 
 def _nth_in_group(group: np.ndarray) -> np.ndarray:
@@ -471,9 +461,9 @@ def run_shifts(steps: ShiftSteps, clock: np.ndarray, hosts: np.ndarray, fabric: 
 def run_batches(steps: ShiftBatches, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
                 net: NetworkParams, weight_S: float = 0.0) -> np.ndarray:
     """The rank clocks after shift batches: ``batches.run_batches`` with the sampled
-    flows timed by :func:`weighted_end_times`."""
+    flows timed by :func:`step_end_times` with their weights."""
     return _batches.run_batches(steps, clock, hosts, fabric, net, weight_S,
-                                end_times=weighted_end_times)
+                                end_times=step_end_times)
 
 
 def _lone_flows(routes: np.ndarray, fabric: Fabric, weight_S: float
