@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -115,29 +116,52 @@ def route_dump(tmp_path_factory):
     return dump
 
 
-def _build_with_fault(tmp_path, relative_path, old, new):
-    """Build collbench from a copy of the sources with `old` replaced by `new` once."""
-    source = tmp_path / "src"
+def _build(build, configure_from=None):
+    """Build collbench in `build` with smpicc, configured from `configure_from` first if given."""
+    env = {key: value for key, value in os.environ.items() if key != "SMPI_PRETEND_CC"}
+    if configure_from is not None:
+        # configure-time checks need smpicc to pretend to be a plain compiler; the build must not
+        subprocess.run(["cmake", "-S", configure_from, "-B", build, "-DCMAKE_C_COMPILER=smpicc"],
+                       check=True, env={**env, "SMPI_PRETEND_CC": "1"}, capture_output=True)
+    subprocess.run(["cmake", "--build", build], check=True, env=env, capture_output=True)
+
+
+@pytest.fixture(scope="session")
+def _fault_tree(tmp_path_factory):
+    """A copy of the sources and its build, made once per test process: each planted
+    fault then recompiles only its file (and the file the last fault restored)."""
+    root = tmp_path_factory.mktemp("fault_tree")
+    source, build = root / "src", root / "build"
     for part in ("algorithms", "sim/collbench", "sim/interpose"):
         shutil.copytree(REPO_ROOT / part, source / part)
     shutil.copy(REPO_ROOT / "CMakeLists.txt", source / "CMakeLists.txt")
+    _build(build, configure_from=source)
+    return source, build
+
+
+def _build_with_fault(tree, tmp_path, relative_path, old, new):
+    """Build collbench with `old` replaced by `new` once in `relative_path`; the program
+    is copied to `tmp_path` and the shared copy of the sources is restored."""
+    source, build = tree
     target = source / relative_path
     text = target.read_text()
     assert text.count(old) == 1, f"fault anchor not found once in {relative_path}"
-    target.write_text(text.replace(old, new))
-    build = tmp_path / "build"
-    env = {key: value for key, value in os.environ.items() if key != "SMPI_PRETEND_CC"}
-    # configure-time checks need smpicc to pretend to be a plain compiler; the build must not
-    subprocess.run(["cmake", "-S", source, "-B", build, "-DCMAKE_C_COMPILER=smpicc"],
-                   check=True, env={**env, "SMPI_PRETEND_CC": "1"}, capture_output=True)
-    subprocess.run(["cmake", "--build", build], check=True, env=env, capture_output=True)
-    return build / "collbench"
+    try:
+        target.write_text(text.replace(old, new))
+        _build(build)
+        program = tmp_path / "collbench"
+        shutil.copy2(build / "collbench", program)
+    finally:
+        target.write_text(text)
+    return program
 
 
 @pytest.fixture
-def build_with_fault():
+def build_with_fault(_fault_tree):
     """Builds a collbench with one planted fault; returns the program's path."""
-    return _build_with_fault
+    return functools.partial(_build_with_fault, _fault_tree)
+
+
 def pytest_terminal_summary(terminalreporter):
     """Print the model-agreement table collected by tests/test_model_agreement.py
     (works under pytest-xdist: user_properties travel with the reports)."""
