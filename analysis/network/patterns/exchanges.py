@@ -32,7 +32,7 @@ from collsim.analysis.models._base import ceil_log2
 from collsim.analysis.models.alltoall import SCATTERED_THROTTLE, bruck_blocks, scattered_batches
 
 from ..pattern import Pattern, Step, exchange
-from ..batches import ShiftBatches, check_sample
+from ..batches import ShiftBatches
 from ..serial import SerialSteps
 from ..shifts import ShiftSteps, beyond_explicit
 from ._common import nothing_to_send, ranks
@@ -47,7 +47,6 @@ def alltoall_linear(p: int, count: int, *, elem_bytes: int, root: int = 0,
     above ``pattern.MAX_MESSAGES``, :class:`ShiftBatches`, one batch)."""
     rank = ranks(p)
     if beyond_explicit(p):
-        check_sample("alltoall/linear", p)
         return Pattern(p, (ShiftBatches.of(rank, count * elem_bytes, p),))
     shift = np.arange(1, p, dtype=np.int64)
     src = np.repeat(rank, p - 1)
