@@ -254,25 +254,34 @@ def _sampled_flows(steps: ShiftBatches, offsets: np.ndarray, strata: int, ratio:
             arrivals)
 
 
-def level_blocks(fabric, hosts: np.ndarray) -> list[int] | None:
+def level_blocks(fabric, hosts: np.ndarray) -> tuple[list[int], bool] | None:
     """The nested blocks of ranks ``linear``'s level sample follows, innermost first, the
-    last all p ranks: a node's ranks, then a leaf's, a pod's, ... of a fat-tree
-    (``fabric.down``), when the ranks fill the nodes in order from node 0 (``hosts``:
-    the members' nodes) and each block size divides the next; else None."""
-    down, p = getattr(fabric, "down", None), len(hosts)
-    if down is None or p < 2 or hosts[0] != 0:
+    last all p ranks, and whether its flows are weighted by block pairs: a node's ranks,
+    then a leaf's, a pod's, ... of a fat-tree (``fabric.down``; by member), a router's,
+    a chassis', a group's of a dragonfly (by block pairs: its global links); when the
+    ranks fill the nodes in order from node 0 (``hosts``: the members' nodes) and each
+    block size divides the next; else None."""
+    p = len(hosts)
+    if hasattr(fabric, "down"):
+        nodes, pairs = [int(np.prod(fabric.down[:level])) for level in range(len(fabric.down))], False
+    elif hasattr(fabric, "per_router"):
+        router = fabric.per_router
+        nodes, pairs = [1, router, router * fabric.routers,
+                        router * fabric.routers * fabric.chassis], True
+    else:
+        return None
+    if p < 2 or hosts[0] != 0:
         return None
     per_node = int(np.searchsorted(hosts, 1))
     if not np.array_equal(hosts, np.arange(p, dtype=np.int64) // per_node):
         return None
-    sizes = [per_node * int(np.prod(down[:level])) for level in range(len(down))] + [p]
-    blocks = sorted({b for b in sizes if 1 < b <= p})
+    blocks = sorted({per_node * b for b in nodes if 1 < per_node * b < p} | {per_node, p} - {1})
     if any(b % a for a, b in zip([1] + blocks, blocks)):
         return None
-    return blocks
+    return blocks, pairs
 
 
-def _level_flows(steps: ShiftBatches, blocks: list[int]) -> tuple:
+def _level_flows(steps: ShiftBatches, blocks: list[int], pairs: bool) -> tuple:
     """``linear``'s sampled flows on nested blocks (:func:`level_blocks`), as
     :func:`_sampled_flows`': one flow per member and level, to the same place in another
     block of the level below within its own block (its sub-block rotated by s: a
@@ -281,7 +290,12 @@ def _level_flows(steps: ShiftBatches, blocks: list[int]) -> tuple:
     destinations of that level (B its block's size, b the sub-block's).  Every member
     sends and receives exactly as many flows of each level as the pattern does, and on a
     fat-tree routed d-mod-k (a leaf's, a pod's members keep their place) each link
-    carries the weight of the flows the pattern puts on it."""
+    carries the weight of the flows the pattern puts on it.  ``pairs``: each flow's
+    weight is instead that of its block pair (sub-block to sub-block, ``b * b`` flows of
+    the pattern) shared by the places rotated by the same s, so that every pair of
+    blocks (a dragonfly's groups: one global link) carries the pattern's weight
+    when the places do not divide evenly among the shifts; a member's total then is
+    not exact (within the share of the places' rounding)."""
     p = len(steps.src)
     member = np.arange(p, dtype=np.int64)
     js, ks, ts, ws, arrivals = [], [], [], [], [([], []) for _ in range(4)]
@@ -299,7 +313,11 @@ def _level_flows(steps: ShiftBatches, blocks: list[int]) -> tuple:
         js.append(member)
         ts.append(t)
         ks.append(k)
-        ws.append(np.full(p, float(block - sub)))
+        weight = np.full(p, float(block - sub))
+        if pairs and sub > 1:
+            per_shift = np.bincount(shift[:sub], minlength=n)
+            weight = weight * (sub / (n - 1)) / per_shift[shift]
+        ws.append(weight)
         # its receives: the level's offsets after the member's sub-block, then before it
         own = member - place
         runs = (((own + sub - member) % p, (base + block - 1 - member) % p,
@@ -380,11 +398,11 @@ def run_batches(steps: ShiftBatches, clock: np.ndarray, hosts: np.ndarray, fabri
     batches, counts = batch_samples(steps)
     after = clock.copy()
     if len(batches) == 1 and counts[0] == 1:
-        blocks = None if steps.backward else level_blocks(fabric, hosts[members])
-        if blocks is None:
+        levels = None if steps.backward else level_blocks(fabric, hosts[members])
+        if levels is None:
             check_sample("alltoall/linear", len(members))
-        flows = (_sampled_flows(steps, steps.batch(0), SHIFT_STRATA, 2) if blocks is None
-                 else _level_flows(steps, blocks))
+        flows = (_sampled_flows(steps, steps.batch(0), SHIFT_STRATA, 2) if levels is None
+                 else _level_flows(steps, *levels))
         after[members] = _crowd_step(steps, steps.batch(0), flows, clock[members],
                                      hosts, fabric, net, weight_S, end_times)
         return after
