@@ -39,13 +39,24 @@ engine's step** (``engine._run_step``), not the engine:
   batches, the batch of its sampled offset timed from clocks 0 and each
   member's clock advanced by its time times w / 32 (the first batches,
   offsets below 64, their own).
+- **By levels** (``linear`` where its ranks fill a fat-tree's or a
+  dragonfly's nodes in order: :func:`level_blocks`).  Instead of strata of
+  offsets, one flow per member and level of the fabric (its node, leaf or
+  router, pod or group, the rest): to the same place in another block of
+  the level below within its own block, standing for that level's
+  destinations (:func:`_level_flows`).  Every member then sends and receives
+  as many flows of each level as the pattern does; on a fat-tree routed
+  d-mod-k each link carries the pattern's weight (equal to the explicit
+  engine), on a dragonfly every global link does (the flows weighted by block
+  pairs).  Three or four flows per member: a million ranks in seconds.
 
-``linear`` refuses (:func:`check_sample`) where its sample would exceed
+``linear`` elsewhere refuses (:func:`check_sample`) where its sample would exceed
 :data:`SAMPLE_FLOWS` flows; both refuse ranks out of their hosts' order (a
 random mapping: :func:`run_batches`).  Its error against the explicit engine is
 measured where both run (1024 to 4096 ranks:
 ``tests/benchmarks/batch_accuracy.py``, ``docs/MODELS.md``, "Scale",
-"alltoall linear and scattered at a million ranks").
+"alltoall linear and scattered at a million ranks", and "alltoall linear by the
+fabric's levels").
 """
 
 from __future__ import annotations
@@ -292,10 +303,10 @@ def _level_flows(steps: ShiftBatches, blocks: list[int], pairs: bool) -> tuple:
     fat-tree routed d-mod-k (a leaf's, a pod's members keep their place) each link
     carries the weight of the flows the pattern puts on it.  ``pairs``: each flow's
     weight is instead that of its block pair (sub-block to sub-block, ``b * b`` flows of
-    the pattern) shared by the places rotated by the same s, so that every pair of
-    blocks (a dragonfly's groups: one global link) carries the pattern's weight
-    when the places do not divide evenly among the shifts; a member's total then is
-    not exact (within the share of the places' rounding)."""
+    the pattern) shared by the places rotated by the same s, where every shift has
+    places, so that every pair of blocks (a dragonfly's groups: one global link)
+    carries the pattern's weight when the places do not divide evenly among the
+    shifts; a member's total then is not exact (within the places' rounding)."""
     p = len(steps.src)
     member = np.arange(p, dtype=np.int64)
     js, ks, ts, ws, arrivals = [], [], [], [], [([], []) for _ in range(4)]
@@ -314,8 +325,8 @@ def _level_flows(steps: ShiftBatches, blocks: list[int], pairs: bool) -> tuple:
         ts.append(t)
         ks.append(k)
         weight = np.full(p, float(block - sub))
-        if pairs and sub > 1:
-            per_shift = np.bincount(shift[:sub], minlength=n)
+        per_shift = np.bincount(shift[:sub], minlength=n)
+        if pairs and sub > 1 and np.count_nonzero(per_shift) == n - 1:
             weight = weight * (sub / (n - 1)) / per_shift[shift]
         ws.append(weight)
         # its receives: the level's offsets after the member's sub-block, then before it

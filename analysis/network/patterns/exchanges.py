@@ -19,8 +19,9 @@ engine, its error measured), and the linear and scattered ones, which post
 all of a rank's messages (or batches of 32) at once, one
 :class:`collsim.analysis.network.batches.ShiftBatches` (a weighted sample
 of each batch's shifts shared by max-min, scattered's batches sampled: a
-model of the engine, its error measured); linear refuses
-(``PatternTooLarge``) where its sample would exceed
+model of the engine, its error measured); linear, timed by levels on a
+fat-tree or a dragonfly whose nodes its ranks fill in order, refuses
+elsewhere (``PatternTooLarge``) where its sample would exceed
 ``batches.SAMPLE_FLOWS`` flows (above 335,544 ranks).
 """
 
