@@ -297,8 +297,11 @@ def _level_flows(steps: ShiftBatches, blocks: list[int], pairs: bool) -> tuple:
     :func:`_sampled_flows`': one flow per member and level, to the same place in another
     block of the level below within its own block (its sub-block rotated by s: a
     permutation; s 1 + ``frac((i + 1) golden)`` of the others for the member at place
-    i of its sub-block, a fixed s within the innermost block), standing for the B - b
-    destinations of that level (B its block's size, b the sub-block's).  Every member
+    i of its sub-block; one s for the whole block within the innermost block, and with
+    ``pairs`` where the places do not reach every other sub-block: a dragonfly's
+    routers at a million ranks, each router's members then all to one router, so that
+    every router's flows end alike), standing for the B - b destinations of that level
+    (B its block's size, b the sub-block's).  Every member
     sends and receives exactly as many flows of each level as the pattern does, and on a
     fat-tree routed d-mod-k (a leaf's, a pod's members keep their place) each link
     carries the weight of the flows the pattern puts on it.  ``pairs``: each flow's
@@ -315,18 +318,18 @@ def _level_flows(steps: ShiftBatches, blocks: list[int], pairs: bool) -> tuple:
         if n < 2:
             continue
         place, base = member % sub, member - member % block
-        if sub == 1:
+        shift = 1 + np.floor(np.modf((place + 1) * _GOLDEN)[0] * (n - 1)).astype(np.int64)
+        per_shift = np.bincount(shift[:sub], minlength=n)
+        whole = np.count_nonzero(per_shift) < n - 1
+        if sub == 1 or (pairs and whole):   # the whole block rotated by one s
             shift = np.full(p, 1 + int(np.modf((level + 1) * _GOLDEN)[0] * (n - 1)))
-        else:
-            shift = 1 + np.floor(np.modf((place + 1) * _GOLDEN)[0] * (n - 1)).astype(np.int64)
         t = base + ((member // sub % n + shift) % n) * sub + place
         k = (t - member) % p
         js.append(member)
         ts.append(t)
         ks.append(k)
         weight = np.full(p, float(block - sub))
-        per_shift = np.bincount(shift[:sub], minlength=n)
-        if pairs and sub > 1 and np.count_nonzero(per_shift) == n - 1:
+        if pairs and not whole:
             weight = weight * (sub / (n - 1)) / per_shift[shift]
         ws.append(weight)
         # its receives: the level's offsets after the member's sub-block, then before it
