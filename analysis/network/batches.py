@@ -181,7 +181,7 @@ def check_sample(name: str, p: int) -> None:
         f"{name} on {p:,} ranks posts {p * (p - 1):,} messages at once; its model's sample "
         f"would be {sample_flows(p):,} flows in one max-min, more than the "
         f"{SAMPLE_FLOWS:,} it holds (the largest it answers: {low:,} ranks; any size on "
-        "a fat-tree whose nodes its ranks fill in order from the first)")
+        "a fat-tree or a dragonfly whose nodes its ranks fill in order from the first)")
 
 
 def _partner(j: np.ndarray, k, p: int, backward: bool) -> np.ndarray:
@@ -274,7 +274,8 @@ def level_blocks(fabric, hosts: np.ndarray) -> tuple[list[int], bool] | None:
     block size divides the next; else None."""
     p = len(hosts)
     if hasattr(fabric, "down"):
-        nodes, pairs = [int(np.prod(fabric.down[:level])) for level in range(len(fabric.down))], False
+        nodes = [int(np.prod(fabric.down[:level])) for level in range(len(fabric.down))]
+        pairs = False
     elif hasattr(fabric, "per_router"):
         router = fabric.per_router
         nodes, pairs = [1, router, router * fabric.routers,
@@ -301,9 +302,9 @@ def _level_flows(steps: ShiftBatches, blocks: list[int], pairs: bool) -> tuple:
     ``pairs`` where the places do not reach every other sub-block: a dragonfly's
     routers at a million ranks, each router's members then all to one router, so that
     every router's flows end alike), standing for the B - b destinations of that level
-    (B its block's size, b the sub-block's).  Every member
-    sends and receives exactly as many flows of each level as the pattern does, and on a
-    fat-tree routed d-mod-k (a leaf's, a pod's members keep their place) each link
+    (B its block's size, b the sub-block's).  Every member sends and receives exactly
+    as many flows of each level as the pattern does, and on a fat-tree routed d-mod-k
+    (a leaf's, a pod's members keep their place) each link
     carries the weight of the flows the pattern puts on it.  ``pairs``: each flow's
     weight is instead that of its block pair (sub-block to sub-block, ``b * b`` flows of
     the pattern) shared by the places rotated by the same s, where every shift has
