@@ -1,8 +1,10 @@
 """Shift batches (collsim.analysis.network.batches): alltoall linear and scattered above
 4096 ranks, their batches of shifts posted at once timed by a weighted sample of the
-shifts.  Held here against the explicit engine at 64 to 128 ranks (pattern.MAX_MESSAGES
-lowered so that the builders make shift batches); the error at 1024 to 4096 ranks is
-tests/benchmarks/batch_accuracy.py's (docs/MODELS.md, "Scale")."""
+shifts (linear on a fat-tree or a dragonfly whose nodes its ranks fill in order: one
+flow per member and level of the fabric).  Held here against the explicit engine at 64
+to 128 ranks (pattern.MAX_MESSAGES lowered so that the builders make shift batches); the
+error at 1024 to 4096 ranks is tests/benchmarks/batch_accuracy.py's (docs/MODELS.md,
+"Scale")."""
 
 import functools
 
@@ -11,7 +13,8 @@ import pytest
 
 from collsim.analysis.network import batches
 from collsim.analysis.network import pattern as pattern_module
-from collsim.analysis.network.batches import ShiftBatches, batch_samples, check_sample
+from collsim.analysis.network.batches import (ShiftBatches, batch_samples, check_sample,
+                                              level_blocks)
 from collsim.analysis.network.engine import pattern_time
 from collsim.analysis.network.pattern import PatternTooLarge
 from collsim.analysis.network.patterns import pattern_for
@@ -20,6 +23,10 @@ from collsim.predictions import request_from_table
 from collsim.profiles import checked_profile
 
 FAT_TREE = (("generator", "fat_tree"), ("levels", 2), ("down_ports", (8, 8)), ("up_ports", (1, 8)))
+FAT_TREE_3 = (("generator", "fat_tree"), ("levels", 3), ("down_ports", (4, 4, 8)),
+              ("up_ports", (1, 4, 4)))
+DRAGONFLY_1152 = (("generator", "dragonfly"), ("groups", 9), ("chassis_per_group", 1),
+                  ("routers_per_chassis", 16), ("nodes_per_router", 8))   # by the rule
 DRAGONFLY = (("generator", "dragonfly"), ("groups", 9), ("chassis_per_group", 1),
              ("routers_per_chassis", 8), ("nodes_per_router", 2))
 
@@ -50,11 +57,37 @@ def _both(algorithm, setting, p, n_bytes, every=False):
 
 @pytest.mark.parametrize("profile", ["hockney", "seed003_openmpi_opa"])
 @pytest.mark.parametrize("algorithm", ["linear", "scattered"])
-def test_every_shift_sampled_is_the_engine_on_a_block_mapped_fat_tree(algorithm, profile):
+def test_every_shift_sampled_is_the_engine_on_a_block_mapped_fat_tree(algorithm, profile,
+                                                                      monkeypatch):
     # weights 1, every batch: the engine's step, its overheads' recurrence in closed form
+    # (linear in strata of shifts, as where its ranks do not fill a fabric's nodes in order)
+    monkeypatch.setattr(batches, "level_blocks", lambda fabric, hosts: None)
     explicit, model = _both(algorithm, _setting(FAT_TREE, 64, "block", profile), 64, 8,
                             every=True)
     assert model == pytest.approx(explicit, rel=1e-12)
+
+
+@pytest.mark.parametrize("table, p", [(FAT_TREE, 64), (FAT_TREE_3, 128), (FAT_TREE_3, 96)])
+@pytest.mark.parametrize("profile", ["hockney", "seed003_openmpi_opa"])
+def test_linear_by_levels_is_the_engine_on_a_block_mapped_fat_tree(table, p, profile):
+    # one flow per member and level: each link carries the pattern's weight, every member
+    # its own flows' (96 ranks: three of the four pods)
+    explicit, model = _both("linear", _setting(table, p, "block", profile), p, 8)
+    assert model == pytest.approx(explicit, rel=1e-12)
+
+
+def test_the_levels_follow_the_fabric_when_the_ranks_fill_its_nodes_in_order():
+    assert level_blocks(_setting(FAT_TREE_3, 128, "block").fabric, np.arange(128)) \
+        == ([4, 16, 128], False)
+    assert level_blocks(_setting(FAT_TREE_3, 96, "block").fabric, np.arange(96)) \
+        == ([4, 16, 96], False)
+    assert level_blocks(_setting(DRAGONFLY_1152, 512, "block").fabric, np.arange(512)) \
+        == ([8, 128, 512], True)
+    assert level_blocks(_setting(DRAGONFLY, 128, "block").fabric, np.arange(128)) is None
+    fabric = _setting(FAT_TREE_3, 128, "block").fabric
+    assert level_blocks(fabric, np.arange(128) // 2) == ([2, 8, 32, 128], False)
+    assert level_blocks(fabric, np.arange(1, 129)) is None
+    assert level_blocks(fabric, np.arange(100)) is None    # 100 ranks: not 16-rank pods
 
 
 @pytest.mark.parametrize("algorithm, rel", [("linear", 0.02), ("scattered", 0.02)])
@@ -62,6 +95,13 @@ def test_the_sample_is_near_the_engine_on_a_block_mapped_dragonfly(algorithm, re
     explicit, model = _both(algorithm, _setting(DRAGONFLY, 128, "block"), 128, 8)
     assert model == pytest.approx(explicit, rel=rel)
     assert model != explicit   # a sample, not the engine
+
+
+def test_linear_by_levels_is_near_the_engine_on_a_block_mapped_dragonfly():
+    # the global links carry the pattern's weight; members' totals within the places'
+    # rounding (16 routers of a group's places over 3 other groups)
+    explicit, model = _both("linear", _setting(DRAGONFLY_1152, 512, "block"), 512, 8)
+    assert model == pytest.approx(explicit, rel=0.02)
 
 
 def test_batches_are_the_builders_messages_and_the_samples_cover_every_batch():

@@ -3,11 +3,12 @@ every p^2 entry is its explicit messages; above, the shift-structured ones are s
 (collsim.analysis.network.shifts, tests/test_network_shifts.py) and the linear and
 scattered alltoalls shift batches (collsim.analysis.network.batches,
 tests/test_network_batches.py); the linear alltoall refuses, in one line with exit status
-2, where its sample would not fit (above 335,544 ranks)."""
+2, where its sample in strata would not fit (above 335,544 ranks) and its ranks do not fill
+a fat-tree's or a dragonfly's nodes in blocks (then timed by the fabric's levels)."""
 
 import pytest
 
-from collsim.analysis.network.batches import ShiftBatches
+from collsim.analysis.network.batches import ShiftBatches, check_sample
 from collsim.analysis.network.pattern import MAX_MESSAGES, PatternTooLarge
 from collsim.analysis.network.patterns import blocks, exchanges, scans
 from collsim.analysis.network.shifts import ShiftSteps
@@ -29,10 +30,11 @@ def test_all_at_once_patterns_are_shift_batches_above_the_limit_and_explicit_bel
     assert explicit.messages == 64 * 63
 
 
-def test_linear_builds_up_to_its_sample_bound_and_refuses_above():
-    assert isinstance(exchanges.alltoall_linear(335_544, 1, elem_bytes=8).steps[0], ShiftBatches)
+def test_linear_builds_at_any_size_and_its_strata_refuse_above_their_bound():
+    assert isinstance(exchanges.alltoall_linear(335_545, 1, elem_bytes=8).steps[0], ShiftBatches)
+    check_sample("alltoall/linear", 335_544)
     with pytest.raises(PatternTooLarge, match=r"on 335,545 ranks .*largest it answers: 335,544"):
-        exchanges.alltoall_linear(335_545, 1, elem_bytes=8)
+        check_sample("alltoall/linear", 335_545)
 
 
 @pytest.mark.parametrize("build", SHIFTS, ids=lambda b: b.__name__)
@@ -46,9 +48,10 @@ def test_shift_patterns_are_shift_steps_above_the_limit_and_explicit_at_it(build
 
 
 def test_predict_refuses_in_one_line_with_exit_status_2(capsys):
-    # 524,288 hosts: arithmetic routes, no graph built
+    # 524,288 hosts: arithmetic routes, no graph built; 524,287 ranks are not whole leaves
+    # of 512 (no level sample), and their strata would not fit
     code = main(["predict", "--platform", "fat-tree", "--levels", "2", "--down-ports", "512,1024",
-                 "--up-ports", "1,512", "--np", "524288", "--coll", "alltoall", "--alg",
+                 "--up-ports", "1,512", "--np", "524287", "--coll", "alltoall", "--alg",
                  "linear", "--bytes", "8"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2

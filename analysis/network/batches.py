@@ -39,13 +39,24 @@ engine's step** (``engine._run_step``), not the engine:
   batches, the batch of its sampled offset timed from clocks 0 and each
   member's clock advanced by its time times w / 32 (the first batches,
   offsets below 64, their own).
+- **By levels** (``linear`` where its ranks fill a fat-tree's or a
+  dragonfly's nodes in order: :func:`level_blocks`).  Instead of strata of
+  offsets, one flow per member and level of the fabric (its node, leaf or
+  router, pod or group, the rest): to the same place in another block of
+  the level below within its own block, standing for that level's
+  destinations (:func:`_level_flows`).  Every member then sends and receives
+  as many flows of each level as the pattern does; on a fat-tree routed
+  d-mod-k each link carries the pattern's weight (equal to the explicit
+  engine), on a dragonfly every global link does (the flows weighted by block
+  pairs).  Three or four flows per member: a million ranks in seconds.
 
-``linear`` refuses (:func:`check_sample`) where its sample would exceed
+``linear`` elsewhere refuses (:func:`check_sample`) where its sample would exceed
 :data:`SAMPLE_FLOWS` flows; both refuse ranks out of their hosts' order (a
 random mapping: :func:`run_batches`).  Its error against the explicit engine is
 measured where both run (1024 to 4096 ranks:
 ``tests/benchmarks/batch_accuracy.py``, ``docs/MODELS.md``, "Scale",
-"alltoall linear and scattered at a million ranks").
+"alltoall linear and scattered at a million ranks", and "alltoall linear by the
+fabric's levels").
 """
 
 from __future__ import annotations
@@ -58,14 +69,15 @@ from .pattern import PatternTooLarge, Step, _ints
 from .shifts import _GOLDEN, shift_strata
 
 __all__ = ["ShiftBatches", "batch_samples", "run_batches", "check_sample", "sample_flows",
-           "SHIFT_STRATA", "SAMPLE_FLOWS", "BATCH_STRATA", "BATCH_SHIFT_STRATA"]
+           "level_blocks", "SHIFT_STRATA", "SAMPLE_FLOWS", "BATCH_STRATA", "BATCH_SHIFT_STRATA"]
 
-#: Equal strata of a batch's shifts beyond the doubling ones (``linear``: one batch).
+#: Equal strata of a batch's shifts beyond the doubling ones (``linear`` where its
+#: ranks do not fill a fat-tree's nodes in order: :func:`level_blocks`).
 SHIFT_STRATA = 16
 
-#: The most flows a batch's sample holds (``linear``'s: one flow per member and stratum,
-#: 29 strata at 262,144 ranks; 31 at a million, where 12.6 million flows already
-#: took more than 5 GB).
+#: The most flows ``linear``'s sample in :data:`SHIFT_STRATA` strata holds (one per
+#: member and stratum, 29 strata at 262,144 ranks; 31 at a million, where 12.6 million
+#: flows already took more than 5 GB): above, it refuses.
 SAMPLE_FLOWS = 1 << 23
 
 #: Equal strata of the batches beyond the growing ones (``scattered``'s series: 22
@@ -143,7 +155,8 @@ class ShiftBatches(Step):
 
 
 def sample_flows(p: int) -> int:
-    """The flows of ``linear``'s sample on p ranks: one per member and stratum."""
+    """The flows of ``linear``'s sample on p ranks in :data:`SHIFT_STRATA` strata (the
+    doubling ones, then equal ones): one per member and stratum."""
     return p * len(shift_strata(p - 1, SHIFT_STRATA)[0]) if p > 1 else 0
 
 
@@ -167,7 +180,8 @@ def check_sample(name: str, p: int) -> None:
     raise PatternTooLarge(
         f"{name} on {p:,} ranks posts {p * (p - 1):,} messages at once; its model's sample "
         f"would be {sample_flows(p):,} flows in one max-min, more than the "
-        f"{SAMPLE_FLOWS:,} it holds (the largest it answers: {low:,} ranks)")
+        f"{SAMPLE_FLOWS:,} it holds (the largest it answers: {low:,} ranks; any size on "
+        "a fat-tree or a dragonfly whose nodes its ranks fill in order from the first)")
 
 
 def _partner(j: np.ndarray, k, p: int, backward: bool) -> np.ndarray:
@@ -233,19 +247,105 @@ def _strata(n: int, strata: int, ratio: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _sampled_flows(steps: ShiftBatches, offsets: np.ndarray, strata: int, ratio: int):
-    """The sampled flows of a batch of ``offsets`` (consecutive): (sender members,
-    receiver members, each flow's weight, the position among its sender's postings it
-    is posted at (1 ..), and those of its stratum's first and last offsets): one offset
-    per member and stratum (:func:`_strata`), :func:`_spread`'s."""
+    """The sampled flows of a batch of ``offsets`` (consecutive) in :func:`_strata`'s
+    strata: (sender members, receiver members, each flow's weight, the
+    position among its sender's postings it is posted at (1 ..), its receives' arrivals:
+    ((posting position, receives), ...), its stratum's first offset w - 1 times and its
+    last once); one offset per member and stratum, :func:`_spread`'s."""
     p = len(steps.src)
     at, weight = _strata(len(offsets), strata, ratio)
     low = np.concatenate([[0], np.cumsum(weight)[:-1]])
     j = np.tile(np.arange(p, dtype=np.int64), len(at))
     k = np.concatenate([_spread(p, int(offsets[lo]), w, a - lo) for lo, w, a
                         in zip(low.tolist(), weight.tolist(), at.tolist())])
-    return (j, _partner(j, k, p, steps.backward), np.repeat(weight.astype(float), p),
-            (k - offsets[0] + 1).astype(float), np.repeat(low + 1, p).astype(float),
-            np.repeat(low + weight, p).astype(float))
+    w = np.repeat(weight.astype(float), p)
+    arrivals = ((np.repeat(low + 1, p).astype(float), w - 1),
+                (np.repeat(low + weight, p).astype(float), np.ones(len(j))))
+    return (j, _partner(j, k, p, steps.backward), w, (k - offsets[0] + 1).astype(float),
+            arrivals)
+
+
+def level_blocks(fabric, hosts: np.ndarray) -> tuple[list[int], bool] | None:
+    """The nested blocks of ranks ``linear``'s level sample follows, innermost first, the
+    last all p ranks, and whether its flows are weighted by block pairs: a node's ranks,
+    then a leaf's, a pod's, ... of a fat-tree (``fabric.down``; by member), a router's,
+    a chassis', a group's of a dragonfly (by block pairs: its global links); when the
+    ranks fill the nodes in order from node 0 (``hosts``: the members' nodes) and each
+    block size divides the next; else None."""
+    p = len(hosts)
+    if hasattr(fabric, "down"):
+        nodes = [int(np.prod(fabric.down[:level])) for level in range(len(fabric.down))]
+        pairs = False
+    elif hasattr(fabric, "per_router"):
+        router = fabric.per_router
+        nodes, pairs = [1, router, router * fabric.routers,
+                        router * fabric.routers * fabric.chassis], True
+    else:
+        return None
+    if p < 2 or hosts[0] != 0:
+        return None
+    per_node = int(np.searchsorted(hosts, 1))
+    if not np.array_equal(hosts, np.arange(p, dtype=np.int64) // per_node):
+        return None
+    blocks = sorted({per_node * b for b in nodes if 1 < per_node * b < p} | {per_node, p} - {1})
+    if any(b % a for a, b in zip([1] + blocks, blocks)):
+        return None
+    return blocks, pairs
+
+
+def _level_flows(steps: ShiftBatches, blocks: list[int], pairs: bool) -> tuple:
+    """``linear``'s sampled flows on nested blocks (:func:`level_blocks`), as
+    :func:`_sampled_flows`': one flow per member and level, to the same place in another
+    block of the level below within its own block (its sub-block rotated by s: a
+    permutation; s 1 + ``frac((i + 1) golden)`` of the others for the member at place
+    i of its sub-block; one s for the whole block within the innermost block, and with
+    ``pairs`` where the places do not reach every other sub-block: a dragonfly's
+    routers at a million ranks, each router's members then all to one router, so that
+    every router's flows end alike), standing for the B - b destinations of that level
+    (B its block's size, b the sub-block's).  Every member sends and receives exactly
+    as many flows of each level as the pattern does, and on a fat-tree routed d-mod-k
+    (a leaf's, a pod's members keep their place) each link
+    carries the weight of the flows the pattern puts on it.  ``pairs``: each flow's
+    weight is instead that of its block pair (sub-block to sub-block, ``b * b`` flows of
+    the pattern) shared by the places rotated by the same s, where every shift has
+    places, so that every pair of blocks (a dragonfly's groups: one global link)
+    carries the pattern's weight when the places do not divide evenly among the
+    shifts; a member's total then is not exact (within the places' rounding)."""
+    p = len(steps.src)
+    member = np.arange(p, dtype=np.int64)
+    js, ks, ts, ws, arrivals = [], [], [], [], [([], []) for _ in range(4)]
+    for level, (sub, block) in enumerate(zip([1] + blocks, blocks)):
+        n = block // sub
+        if n < 2:
+            continue
+        place, base = member % sub, member - member % block
+        shift = 1 + np.floor(np.modf((place + 1) * _GOLDEN)[0] * (n - 1)).astype(np.int64)
+        per_shift = np.bincount(shift[:sub], minlength=n)
+        whole = np.count_nonzero(per_shift) < n - 1
+        if sub == 1 or (pairs and whole):   # the whole block rotated by one s
+            shift = np.full(p, 1 + int(np.modf((level + 1) * _GOLDEN)[0] * (n - 1)))
+        t = base + ((member // sub % n + shift) % n) * sub + place
+        k = (t - member) % p
+        js.append(member)
+        ts.append(t)
+        ks.append(k)
+        weight = np.full(p, float(block - sub))
+        if pairs and not whole:
+            weight = weight * (sub / (n - 1)) / per_shift[shift]
+        ws.append(weight)
+        # its receives: the level's offsets after the member's sub-block, then before it
+        own = member - place
+        runs = (((own + sub - member) % p, (base + block - 1 - member) % p,
+                 base + block - own - sub),
+                ((base - member) % p, (own - 1 - member) % p, own - base))
+        for i, (first, last, width) in enumerate(runs):
+            for n_run, (at, count) in enumerate(((first, np.maximum(width - 1, 0)),
+                                                 (last, np.minimum(width, 1)))):
+                arrivals[2 * i + n_run][0].append(at.astype(float))
+                arrivals[2 * i + n_run][1].append(count.astype(float))
+    k = np.concatenate(ks)
+    return (np.concatenate(js), np.concatenate(ts), np.concatenate(ws), k.astype(float),
+            tuple((np.concatenate(at), np.concatenate(count)) for at, count in arrivals))
 
 
 def _receives_done(receiver: np.ndarray, arrival_s: np.ndarray, cost_s: np.ndarray,
@@ -265,13 +365,13 @@ def _receives_done(receiver: np.ndarray, arrival_s: np.ndarray, cost_s: np.ndarr
     return done
 
 
-def _crowd_step(steps: ShiftBatches, offsets: np.ndarray, sample: tuple, clock: np.ndarray,
+def _crowd_step(steps: ShiftBatches, offsets: np.ndarray, flows: tuple, clock: np.ndarray,
                 hosts: np.ndarray, fabric, net, weight_S: float, end_times) -> np.ndarray:
     """Each member's clock after one batch of ``offsets`` from ``clock`` (members'), its
-    shifts sampled and weighted (``sample``: :func:`_sampled_flows`'s strata and ratio;
-    the module's docstring; ``end_times``:
+    shifts sampled and weighted (``flows``: :func:`_sampled_flows`' or
+    :func:`_level_flows`'; the module's docstring; ``end_times``:
     ``engine.step_end_times`` with ``weight``)."""
-    j, t, weight, nth, first, last = _sampled_flows(steps, offsets, *sample)
+    j, t, weight, nth, arrivals = flows
     p, n_bytes = len(clock), int(steps.n_bytes[0])
     eager = n_bytes < net.eager_threshold_bytes
     o_s, o_r = float(net.send_overhead_s), float(net.recv_overhead_s)
@@ -287,12 +387,12 @@ def _crowd_step(steps: ShiftBatches, offsets: np.ndarray, sample: tuple, clock: 
     if not eager:
         np.maximum.at(after, j, end)
     if eager and o_r:
-        # the flows a sampled one stands for arrive as they were posted, o_s apart: its
-        # receives as two arrivals, its stratum's first (w - 1 of them) and last
+        # the flows a sampled one stands for arrive as they were posted, o_s apart
         free = clock + last_post_s if o_s else np.full(p, -np.inf)
-        arrive = np.concatenate([end - (nth - first) * o_s, end + (last - nth) * o_s])
-        cost = np.concatenate([(weight - 1) * o_r, np.full(len(t), o_r)])
-        return np.maximum(after, _receives_done(np.concatenate([t, t]), arrive, cost, free))
+        arrive = np.concatenate([end + (at - nth) * o_s for at, _ in arrivals])
+        cost = np.concatenate([count * o_r for _, count in arrivals])
+        return np.maximum(after, _receives_done(np.tile(t, len(arrivals)), arrive, cost,
+                                                free))
     np.maximum.at(after, t, end)
     return after
 
@@ -313,14 +413,20 @@ def run_batches(steps: ShiftBatches, clock: np.ndarray, hosts: np.ndarray, fabri
     batches, counts = batch_samples(steps)
     after = clock.copy()
     if len(batches) == 1 and counts[0] == 1:
-        after[members] = _crowd_step(steps, steps.batch(0), (SHIFT_STRATA, 2),
-                                     clock[members],
+        levels = None if steps.backward else level_blocks(fabric, hosts[members])
+        if levels is None:
+            check_sample("alltoall/linear", len(members))
+        flows = (_sampled_flows(steps, steps.batch(0), SHIFT_STRATA, 2) if levels is None
+                 else _level_flows(steps, *levels))
+        after[members] = _crowd_step(steps, steps.batch(0), flows, clock[members],
                                      hosts, fabric, net, weight_S, end_times)
         return after
     spent = np.zeros(len(members))
     zero = np.zeros(len(members))
     for b, count in zip(batches.tolist(), counts.tolist()):
-        spent += count * _crowd_step(steps, steps.batch(b), (BATCH_SHIFT_STRATA, 0),
-                                     zero, hosts, fabric, net, weight_S, end_times)
+        offsets = steps.batch(b)
+        spent += count * _crowd_step(steps, offsets,
+                                     _sampled_flows(steps, offsets, BATCH_SHIFT_STRATA, 0), zero,
+                                     hosts, fabric, net, weight_S, end_times)
     after[members] = clock[members] + spent
     return after

@@ -3,7 +3,9 @@
 Above ``pattern.MAX_MESSAGES`` messages (4096 ranks) alltoall ``linear``
 and ``scattered`` time their batches of shifts posted at once by a weighted
 sample of each batch's shifts, ``scattered``'s batches sampled at each
-member's own pace (:mod:`collsim.analysis.network.batches`).  Here, at sizes
+member's own pace (:mod:`collsim.analysis.network.batches`; ``linear`` on the
+block mapping of a fat-tree or a dragonfly by the fabric's levels, one flow per
+member and level).  Here, at sizes
 where the explicit pattern runs (every message, each batch one step of the
 engine, clocks carried), both are computed on the same setting and their
 ratio printed, with the CPU seconds of each.  Not part of ``make test``.

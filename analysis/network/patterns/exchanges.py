@@ -19,8 +19,9 @@ engine, its error measured), and the linear and scattered ones, which post
 all of a rank's messages (or batches of 32) at once, one
 :class:`collsim.analysis.network.batches.ShiftBatches` (a weighted sample
 of each batch's shifts shared by max-min, scattered's batches sampled: a
-model of the engine, its error measured); linear refuses
-(``PatternTooLarge``) where its sample would exceed
+model of the engine, its error measured); linear, timed by levels on a
+fat-tree or a dragonfly whose nodes its ranks fill in order, refuses
+elsewhere (``PatternTooLarge``) where its sample would exceed
 ``batches.SAMPLE_FLOWS`` flows (above 335,544 ranks).
 """
 
@@ -32,7 +33,7 @@ from collsim.analysis.models._base import ceil_log2
 from collsim.analysis.models.alltoall import SCATTERED_THROTTLE, bruck_blocks, scattered_batches
 
 from ..pattern import Pattern, Step, exchange
-from ..batches import ShiftBatches, check_sample
+from ..batches import ShiftBatches
 from ..serial import SerialSteps
 from ..shifts import ShiftSteps, beyond_explicit
 from ._common import nothing_to_send, ranks
@@ -47,7 +48,6 @@ def alltoall_linear(p: int, count: int, *, elem_bytes: int, root: int = 0,
     above ``pattern.MAX_MESSAGES``, :class:`ShiftBatches`, one batch)."""
     rank = ranks(p)
     if beyond_explicit(p):
-        check_sample("alltoall/linear", p)
         return Pattern(p, (ShiftBatches.of(rank, count * elem_bytes, p),))
     shift = np.arange(1, p, dtype=np.int64)
     src = np.repeat(rank, p - 1)
