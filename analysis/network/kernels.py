@@ -209,12 +209,12 @@ def workspace(m, k):
     clean by each filling (so one serves every filling of a step): per flow the rate,
     1 / penalty, own bound, bound level, open and chosen flags and a list; per link
     the crossings, usage, remaining capacity, rate taken, version, touched flag, and
-    two lists."""
+    two lists; the last filling's rounds' levels and how many (:func:`_apart_exact`)."""
     return (np.zeros(m), np.empty(m), np.empty(m), np.empty(m),
             np.zeros(m, dtype=np.bool_), np.zeros(m, dtype=np.bool_), np.empty(m, dtype=np.int64),
             np.zeros(k, dtype=np.int64), np.zeros(k), np.empty(k), np.zeros(k),
             np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.bool_), np.empty(k, dtype=np.int64),
-            np.empty(k, dtype=np.int64))
+            np.empty(k, dtype=np.int64), np.empty(m + 1), np.zeros(1, dtype=np.int64))
 
 
 @numba.njit(cache=_CACHE)
@@ -394,7 +394,8 @@ def fill_listed(flows, n, flow_start, flow_link, link_start, link_flow, capacity
     number of flows and links of the step.
     """
     (rate, weight, own_bound, bound_level, open_flow, chosen, chosen_list, crossings,
-     usage_of, remaining, taken, version, touched, touched_list, links) = ws
+     usage_of, remaining, taken, version, touched, touched_list, links, lows, n_lows) = ws
+    n_lows[0] = 0
     n_links = _crossings(flows, n, flow_start, flow_link, crossings, links)
     n_open = _own_bounds(flows, n, flow_start, flow_link, crossings, capacity, penalty, bound,
                          rate, weight, own_bound, open_flow)
@@ -414,6 +415,8 @@ def fill_listed(flows, n, flow_start, flow_link, link_start, link_flow, capacity
         lowest, n_chosen, next_bound = _choose(
             heap, version, ranked, next_bound, bound_level, open_flow, chosen, chosen_list,
             link_start, link_flow, flows, n, level_rtol)
+        lows[n_lows[0]] = lowest
+        n_lows[0] += 1
         # the leaving flows' rates come off their links, summed in ascending flow order
         # (a scan of the list when they are many: cheaper than sorting them)
         if n_chosen * 16 > n:
@@ -1413,12 +1416,13 @@ def _link_room(m, k):
     per flow the link of its component when it was last kept so (-1: never); per link
     whether an event touched its component and the list of those links (its size last);
     the bounds of an event's components (:func:`_components_apart`) and a list; how
-    many re-sharings and ends were a kept component's."""
+    many re-sharings and ends were a kept component's; per link its kept component's
+    level at the event."""
     touched = np.empty(k + 1, dtype=np.int64)
     touched[-1] = 0
     return (np.full(m, -1, dtype=np.int64), np.zeros(k, dtype=np.bool_), touched,
             np.empty(m + 1, dtype=np.int64), np.empty(m, dtype=np.int64),
-            np.zeros(2, dtype=np.int64))
+            np.zeros(2, dtype=np.int64), np.empty(k))
 
 
 @numba.njit(cache=_CACHE)
@@ -1509,22 +1513,27 @@ def _whole_entry(link, flows, m, finish, version, ends):
 
 
 @numba.njit(cache=_CACHE)
-def _whole_rates(now, link, flows, state, size, rate_factor, flow_start, flow_link,
+def _kept_level(link, flows, capacity, penalty):
+    """The level of ``link`` over the flows ``flows`` (ascending): its capacity over their
+    sum of 1 / penalty, summed in ascending flow order (as :func:`_first_levels`)."""
+    usage = 0.0
+    for f in flows:
+        usage += 1.0 / penalty[f]
+    return max(capacity[link], 0.0) / usage
+
+
+@numba.njit(cache=_CACHE)
+def _whole_rates(now, link, lowest, flows, state, size, rate_factor, flow_start, flow_link,
                  capacity, penalty, bound, n_live, done_rtol):
     """:func:`_reshare` of one component ``flows`` (ascending) every flow of which crosses
     ``link``, whose level is the lowest (:func:`_lowest_link`), with the filling's
     arithmetic without the filling: its first round fixes every flow at that level
-    (its capacity over the sum of 1 / penalty, summed in ascending flow order: no other
-    link's or bound's level is lower), each at the level times 1 / penalty or its own
+    (``lowest``, :func:`_kept_level`: no other link's or bound's level is lower), each at the level times 1 / penalty or its own
     bound if lower (its bound and the links only it crosses); a lone flow at its own
     bound.  The same numbers as :func:`_flight_rates`, to the bit."""
     in_flight, left, since, rate, finish, version = (state[0], state[1], state[2], state[3],
                                                      state[4], state[5])
     _bring(now, flows, left, since, rate, size, done_rtol)
-    usage = 0.0
-    for f in flows:
-        usage += 1.0 / penalty[f]
-    lowest = max(capacity[link], 0.0) / usage
     for f in flows:
         own = bound[f]
         for e in range(flow_start[f], flow_start[f + 1]):
@@ -1653,6 +1662,64 @@ def _rates_only(now, group, left, since, rate, finish, version, size, rate_facto
 
 
 @numba.njit(cache=_CACHE)
+def _kept_touched(m, in_flight, n_live, whole):
+    """The kept components an event touched that still have flows in flight, into
+    ``touched[:n]`` (the others are kept no more), the list emptied.  Returns n."""
+    flag, touched = whole[1], whole[2]
+    n = 0
+    for i in range(touched[-1]):
+        link = touched[i]
+        flag[link] = False
+        if in_flight[m + link] and n_live[link] == 0:
+            in_flight[m + link] = False
+        if in_flight[m + link]:
+            touched[n] = link
+            n += 1
+    touched[-1] = 0
+    return n
+
+
+@numba.njit(cache=_CACHE)
+def _apart_exact(links, level, lows, n_lows, level_rtol):
+    """Whether the kept components on ``links`` re-shared apart from the rest of the
+    event's group (its filling's rounds at ``lows[:n_lows]``) give the joint filling's
+    numbers: no round's level and no other of them within twice ``level_rtol`` of one's
+    level unless equal (the joint filling would fix both in one round at the lower).
+    A lone flow (level -1) is fixed at its own bound, in no round."""
+    near = 2 * level_rtol
+    for i in range(len(links)):
+        a = level[links[i]]
+        if a < 0:
+            continue
+        for j in range(n_lows + i):
+            b = lows[j] if j < n_lows else level[links[j - n_lows]]
+            if b >= 0 and a != b and abs(a - b) <= near * max(a, b):
+                return False
+    return True
+
+
+@numba.njit(cache=_CACHE)
+def _reshare_found(now, seeds, n_seeds, stamp, state, flow_start, flow_link, link_start,
+                   capacity, penalty, bound, size, rate_factor, room, lists, level_rtol,
+                   done_rtol, whole):
+    """The components of the seeds (:func:`_components_apart`, into the state's group
+    and ``bounds``) re-shared together (:func:`_rates_only`: the flows ascending, as
+    :func:`_reshare`).  Returns how many components."""
+    in_flight, left, since, rate, finish, version, group = (state[0], state[1], state[2],
+                                                            state[3], state[4], state[5],
+                                                            state[6])
+    bounds, order = whole[3], whole[4]
+    n_comps = _components_apart(seeds, n_seeds, stamp, in_flight, flow_start, flow_link,
+                                link_start, lists, group, bounds)
+    n = bounds[n_comps]
+    order[:n] = group[:n]
+    order[:n].sort()
+    _rates_only(now, order[:n], left, since, rate, finish, version, size, rate_factor,
+                flow_start, flow_link, capacity, penalty, bound, room, level_rtol, done_rtol)
+    return n_comps
+
+
+@numba.njit(cache=_CACHE)
 def _whole(now, ends, state, seeds, n_seeds, stamp, flow_start, flow_link, link_start,
            capacity, penalty, bound, size, rate_factor, room, lists, level_rtol, done_rtol,
            whole):
@@ -1661,51 +1728,44 @@ def _whole(now, ends, state, seeds, n_seeds, stamp, flow_start, flow_link, link_
     A component every flow of which crosses one link whose level is always the
     lowest (:func:`_lowest_link`) is *kept* on it: its entry on the heap of ends
     is its first end (flow m + the link), a flow that starts on its links joins
-    it without a search (:func:`_start_whole`), and when it alone changed at an
-    event (no seed, no other kept component touched) its flows are re-shared
-    without a search and without the filling (:func:`_whole_rates`): the same
-    numbers.  Otherwise the kept components touched go back to the search, and
-    the components of the seeds are found (:func:`_components_apart`), re-shared
-    together as before (:func:`_rates_only`: the same group, the same filling)
-    and kept where they can be (:func:`_keep_whole`).
+    it without a search (:func:`_start_whole`), and when it changed at an event
+    its flows are re-shared without a search and without the filling
+    (:func:`_whole_rates`): the numbers of the filling of the event's group, the
+    components of the seeds (:func:`_reshare_found`) and the kept ones touched,
+    as long as their levels do not meet within the filling's tolerance
+    (:func:`_apart_exact`).  Otherwise the kept components touched go back to the
+    search and the filling, together with the rest, as before.  The components
+    re-shared by the filling are kept where they can be (:func:`_keep_whole`).
     """
-    in_flight, left, since, rate, finish, version, group, purge_at = state
+    in_flight, finish, version, group = state[0], state[4], state[5], state[6]
     m = len(size)
-    kept, flag, touched, bounds, order = whole[0], whole[1], whole[2], whole[3], whole[4]
-    n_live = lists[3]
-    n_kept = 0
-    only = -1
-    for i in range(touched[-1]):
-        link = touched[i]
-        if in_flight[m + link] and n_live[link] == 0:
-            in_flight[m + link] = False
-        if in_flight[m + link]:
-            n_kept += 1
-            only = link
-    if n_seeds == 0 and n_kept == 1:
-        whole[5][0] += 1
-        _untouch(whole)
-        flows = _members(only, lists, link_start, group)
-        _whole_rates(now, only, flows, state, size, rate_factor, flow_start, flow_link,
-                     capacity, penalty, bound, n_live, done_rtol)
-        _whole_entry(only, flows, m, finish, version, ends)
-        return
-    for i in range(touched[-1]):   # their ended flows' neighbours, as if never kept
-        link = touched[i]
-        if in_flight[m + link]:
+    touched, bounds, order, level = whole[2], whole[3], whole[4], whole[6]
+    n_kept = _kept_touched(m, in_flight, lists[3], whole)
+    for link in touched[:n_kept]:
+        flows = _members(link, lists, link_start, order)
+        level[link] = _kept_level(link, flows, capacity, penalty) if len(flows) > 1 else -1.0
+    ws = room[11]
+    ws[16][0] = 0
+    n_comps = 0
+    if n_seeds:
+        n_comps = _reshare_found(now, seeds, n_seeds, stamp, state, flow_start, flow_link,
+                                 link_start, capacity, penalty, bound, size, rate_factor,
+                                 room, lists, level_rtol, done_rtol, whole)
+    if not _apart_exact(touched[:n_kept], level, ws[15], ws[16][0], level_rtol):
+        for link in touched[:n_kept]:   # their neighbours, as if never kept
             in_flight[m + link] = False
             seeds[n_seeds] = lists[0][lists[1][link_start[link]]]
             n_seeds += 1
-    _untouch(whole)
-    if n_seeds == 0:
-        return
-    n_comps = _components_apart(seeds, n_seeds, stamp, in_flight, flow_start, flow_link,
-                                link_start, lists, group, bounds)
-    n = bounds[n_comps]
-    order[:n] = group[:n]
-    order[:n].sort()
-    _rates_only(now, order[:n], left, since, rate, finish, version, size, rate_factor,
-                flow_start, flow_link, capacity, penalty, bound, room, level_rtol, done_rtol)
+        n_kept = 0
+        n_comps = _reshare_found(now, seeds, n_seeds, -stamp, state, flow_start, flow_link,
+                                 link_start, capacity, penalty, bound, size, rate_factor,
+                                 room, lists, level_rtol, done_rtol, whole)
+    whole[5][0] += n_kept
+    for link in touched[:n_kept]:
+        flows = _members(link, lists, link_start, order)
+        _whole_rates(now, link, level[link], flows, state, size, rate_factor, flow_start,
+                     flow_link, capacity, penalty, bound, lists[3], done_rtol)
+        _whole_entry(link, flows, m, finish, version, ends)
     _keep_whole(now, group, bounds, n_comps, m, state, ends, lists, flow_start, flow_link,
                 link_start, capacity, bound, whole)
 
