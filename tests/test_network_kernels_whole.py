@@ -61,3 +61,21 @@ def test_components_kept_whole_end_as_the_filling_to_the_bit(name, monkeypatch):
         np.testing.assert_array_equal(ours, theirs)
         used += kept[0]
     assert used.min() > 20   # re-sharings and ends of kept components
+
+
+def test_a_kept_component_emptied_is_gone_before_a_flow_starts_on_its_link(monkeypatch):
+    # reduce binary of 16 MiB on 64 ranks of a 4:1 fat-tree, random mapping (a cell of
+    # the trees' accuracy grid): a component kept on a link loses its last flow and a
+    # flow of another component starts on that link at the next event
+    import collsim
+
+    platform = {"generator": "fat_tree", "levels": 2, "down_ports": [16, 16],
+                "up_ports": [1, 4]}
+    answers, counts = [], []
+    for one_clock in (True, False):
+        with monkeypatch.context() as patch:
+            patch.setattr(kernels, "run_together", _recorded(counts, one_clock))
+            answers.append(collsim.predict("reduce", "binary", 64, [16 << 20],
+                                           platform=platform, mapping="random")["model_s"])
+    assert answers[0].tolist() == answers[1].tolist()
+    assert counts[0].min() > 100 and not counts[-1].any()

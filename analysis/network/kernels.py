@@ -1865,6 +1865,8 @@ def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, fl
         f = finished[i]
         seed = not (one_clock and kept[f] >= 0 and in_flight[m + kept[f]])
         n_seeds = _leave(f, flow_start, flow_link, link_start, lists, seeds, n_seeds, seed)
+        if not seed and lists[3][kept[f]] == 0:   # its last flow: the component is gone
+            in_flight[m + kept[f]] = False
     return until, n_finished, n_seeds, False
 
 
