@@ -14,7 +14,9 @@ cross one link that is their bottleneck runs on one clock (virtual time at
 that link's level): an event costs the flows that start or end at it.  The steps run together do the
 same over the flows in flight (:func:`run_together`): an event re-shares
 the components it touches, found by a search over the links' flows in
-flight.
+flight, but for a component on one link whose level is always the lowest:
+it is kept whole (:func:`_whole`), joined without a search and re-shared
+with the filling's arithmetic without the filling, the same numbers to the bit.
 
 Every sum is taken in the order the numpy version took it (``numpy.bincount``
 over crossings in flow order): per link, over its flows in ascending flow
