@@ -14,7 +14,9 @@ cross one link that is their bottleneck runs on one clock (virtual time at
 that link's level): an event costs the flows that start or end at it.  The steps run together do the
 same over the flows in flight (:func:`run_together`): an event re-shares
 the components it touches, found by a search over the links' flows in
-flight.
+flight, but for a component on one link whose level is always the lowest:
+it is kept whole (:func:`_whole`), joined without a search and re-shared
+with the filling's arithmetic without the filling, the same numbers to the bit.
 
 Every sum is taken in the order the numpy version took it (``numpy.bincount``
 over crossings in flow order): per link, over its flows in ascending flow
@@ -209,12 +211,12 @@ def workspace(m, k):
     clean by each filling (so one serves every filling of a step): per flow the rate,
     1 / penalty, own bound, bound level, open and chosen flags and a list; per link
     the crossings, usage, remaining capacity, rate taken, version, touched flag, and
-    two lists."""
+    two lists; the last filling's rounds' levels and how many (:func:`_apart_exact`)."""
     return (np.zeros(m), np.empty(m), np.empty(m), np.empty(m),
             np.zeros(m, dtype=np.bool_), np.zeros(m, dtype=np.bool_), np.empty(m, dtype=np.int64),
             np.zeros(k, dtype=np.int64), np.zeros(k), np.empty(k), np.zeros(k),
             np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.bool_), np.empty(k, dtype=np.int64),
-            np.empty(k, dtype=np.int64))
+            np.empty(k, dtype=np.int64), np.empty(m + 1), np.zeros(1, dtype=np.int64))
 
 
 @numba.njit(cache=_CACHE)
@@ -394,7 +396,8 @@ def fill_listed(flows, n, flow_start, flow_link, link_start, link_flow, capacity
     number of flows and links of the step.
     """
     (rate, weight, own_bound, bound_level, open_flow, chosen, chosen_list, crossings,
-     usage_of, remaining, taken, version, touched, touched_list, links) = ws
+     usage_of, remaining, taken, version, touched, touched_list, links, lows, n_lows) = ws
+    n_lows[0] = 0
     n_links = _crossings(flows, n, flow_start, flow_link, crossings, links)
     n_open = _own_bounds(flows, n, flow_start, flow_link, crossings, capacity, penalty, bound,
                          rate, weight, own_bound, open_flow)
@@ -414,6 +417,8 @@ def fill_listed(flows, n, flow_start, flow_link, link_start, link_flow, capacity
         lowest, n_chosen, next_bound = _choose(
             heap, version, ranked, next_bound, bound_level, open_flow, chosen, chosen_list,
             link_start, link_flow, flows, n, level_rtol)
+        lows[n_lows[0]] = lowest
+        n_lows[0] += 1
         # the leaving flows' rates come off their links, summed in ascending flow order
         # (a scan of the list when they are many: cheaper than sorting them)
         if n_chosen * 16 > n:
@@ -1304,10 +1309,11 @@ def _join(f, flow_start, flow_link, link_start, lists):
 
 
 @numba.njit(cache=_CACHE)
-def _leave(f, flow_start, flow_link, link_start, lists, seeds, n_seeds):
-    """Flow f ends: its crossings leave their links' lists, and one flow still in flight
-    on each of its links (the link's flows share it: one component) becomes a seed of
-    the next event's re-sharing.  Returns the number of seeds."""
+def _leave(f, flow_start, flow_link, link_start, lists, seeds, n_seeds, seed):
+    """Flow f ends: its crossings leave their links' lists, and (``seed``: its component
+    was not kept whole, :func:`_whole`) one flow still in flight on each of its links
+    (the link's flows share it: one component) becomes a seed of the next event's
+    re-sharing.  Returns the number of seeds."""
     flow_of, live, slot, n_live = lists[0], lists[1], lists[2], lists[3]
     for e in range(flow_start[f], flow_start[f + 1]):
         link = flow_link[e]
@@ -1316,7 +1322,7 @@ def _leave(f, flow_start, flow_link, link_start, lists, seeds, n_seeds):
         live[slot[e]] = moved
         slot[moved] = slot[e]
         n_live[link] -= 1
-        if n_live[link] > 0:
+        if seed and n_live[link] > 0:
             seeds[n_seeds] = flow_of[live[link_start[link]]]
             n_seeds += 1
     return n_seeds
@@ -1407,9 +1413,409 @@ def _first_end(ends, version, in_flight):
 
 
 @numba.njit(cache=_CACHE)
+def _link_room(m, k):
+    """Room for the components of :func:`run_together` kept on one link (:func:`_whole`):
+    per flow the link of its component when it was last kept so (-1: never); per link
+    whether an event touched its component and the list of those links (its size last);
+    the bounds of an event's components (:func:`_components_apart`) and a list; how
+    many re-sharings and ends were a kept component's; per link its kept component's
+    level at the event."""
+    touched = np.empty(k + 1, dtype=np.int64)
+    touched[-1] = 0
+    return (np.full(m, -1, dtype=np.int64), np.zeros(k, dtype=np.bool_), touched,
+            np.empty(m + 1, dtype=np.int64), np.empty(m, dtype=np.int64),
+            np.zeros(2, dtype=np.int64), np.empty(k))
+
+
+@numba.njit(cache=_CACHE)
+def _lowest_link(flows, flow_start, flow_link, link_start, n_live, capacity, bound):
+    """A link every flow of the component ``flows`` (in flight; the links they cross carry
+    no other flow in flight) crosses whose level is the lowest whatever flows of it are in
+    flight (:func:`_lowest_always`: no flow's bound or other link below its capacity, no
+    route through a link twice), the one of them most flows of the steps cross; -1 if
+    none."""
+    n = len(flows)
+    floor = np.inf
+    for f in flows:
+        if bound[f] < floor:
+            floor = bound[f]
+        for e in range(flow_start[f], flow_start[f + 1]):
+            if capacity[flow_link[e]] < floor:
+                floor = capacity[flow_link[e]]
+            for d in range(flow_start[f], e):
+                if flow_link[d] == flow_link[e]:
+                    return -1
+    best = -1
+    f = flows[0]
+    for e in range(flow_start[f], flow_start[f + 1]):
+        link = flow_link[e]
+        if n_live[link] == n and capacity[link] <= floor and (
+                best < 0 or link_start[link + 1] - link_start[link]
+                > link_start[best + 1] - link_start[best]):
+            best = link
+    return best
+
+
+@numba.njit(cache=_CACHE)
+def _components_apart(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_start,
+                      lists, group, bounds):
+    """:func:`_component` one component at a time, unsorted: the flows of component i in
+    ``group[bounds[i]:bounds[i + 1]]``.  Returns how many components."""
+    flow_of, live, n_live, flow_mark, link_mark = (lists[0], lists[1], lists[3], lists[4],
+                                                   lists[5])
+    n = 0
+    n_comps = 0
+    bounds[0] = 0
+    for i in range(n_seeds):
+        f = seeds[i]
+        if not in_flight[f] or flow_mark[f] == stamp:
+            continue
+        flow_mark[f] = stamp
+        group[n] = f
+        head = n
+        n += 1
+        while head < n:
+            f = group[head]
+            head += 1
+            for e in range(flow_start[f], flow_start[f + 1]):
+                link = flow_link[e]
+                if link_mark[link] == stamp:
+                    continue
+                link_mark[link] = stamp
+                for j in range(link_start[link], link_start[link] + n_live[link]):
+                    g = flow_of[live[j]]
+                    if flow_mark[g] != stamp:
+                        flow_mark[g] = stamp
+                        group[n] = g
+                        n += 1
+        n_comps += 1
+        bounds[n_comps] = n
+    return n_comps
+
+
+@numba.njit(cache=_CACHE)
+def _bring(now, flows, left, since, rate, size, done_rtol):
+    """The bytes left of ``flows`` brought to ``now`` at their rates (as :func:`_reshare`)."""
+    for f in flows:
+        if now > since[f]:
+            left[f] = max(left[f] - rate[f] * (now - since[f]), size[f] * done_rtol)
+        since[f] = now
+
+
+@numba.njit(cache=_CACHE)
+def _whole_entry(link, flows, m, finish, version, ends):
+    """The component ``flows`` kept on ``link`` (:func:`_whole`): its first end on the heap
+    of ends as entry m + link, stamped with a new version (an older one is stale)."""
+    first = np.inf
+    for f in flows:
+        if finish[f] < first:
+            first = finish[f]
+    version[m + link] += 1
+    heapq.heappush(ends, (first, m + link, version[m + link]))
+
+
+@numba.njit(cache=_CACHE)
+def _kept_level(link, flows, capacity, penalty):
+    """The level of ``link`` over the flows ``flows`` (ascending): its capacity over their
+    sum of 1 / penalty, summed in ascending flow order (as :func:`_first_levels`)."""
+    usage = 0.0
+    for f in flows:
+        usage += 1.0 / penalty[f]
+    return max(capacity[link], 0.0) / usage
+
+
+@numba.njit(cache=_CACHE)
+def _whole_rates(now, link, lowest, flows, state, size, rate_factor, flow_start, flow_link,
+                 capacity, penalty, bound, n_live, done_rtol):
+    """:func:`_reshare` of one component ``flows`` (ascending) every flow of which crosses
+    ``link``, whose level is the lowest (:func:`_lowest_link`), with the filling's
+    arithmetic without the filling: its first round fixes every flow at that level
+    (``lowest``, :func:`_kept_level`: no other link's or bound's level is lower), each at the level times 1 / penalty or its own
+    bound if lower (its bound and the links only it crosses); a lone flow at its own
+    bound.  The same numbers as :func:`_flight_rates`, to the bit."""
+    in_flight, left, since, rate, finish, version = (state[0], state[1], state[2], state[3],
+                                                     state[4], state[5])
+    _bring(now, flows, left, since, rate, size, done_rtol)
+    for f in flows:
+        own = bound[f]
+        for e in range(flow_start[f], flow_start[f + 1]):
+            if n_live[flow_link[e]] == 1 and capacity[flow_link[e]] < own:
+                own = capacity[flow_link[e]]
+        value = lowest * (1.0 / penalty[f])
+        shared = own if len(flows) == 1 or not value < own else value
+        rate[f] = shared * rate_factor[f]
+        finish[f] = now + left[f] / rate[f]
+        version[f] += 1
+
+
+@numba.njit(cache=_CACHE)
+def _members(link, lists, link_start, group):
+    """The flows in flight on ``link`` (its component, when it is kept on it), ascending,
+    into ``group``; returns them."""
+    flow_of, live, n_live = lists[0], lists[1], lists[3]
+    n = n_live[link]
+    for j in range(n):
+        group[j] = flow_of[live[link_start[link] + j]]
+    group[:n].sort()
+    return group[:n]
+
+
+@numba.njit(cache=_CACHE)
+def _touch_link(link, whole):
+    """The component kept on ``link`` changed at this event (a flow joined or ended)."""
+    flag, touched = whole[1], whole[2]
+    if not flag[link]:
+        flag[link] = True
+        touched[touched[-1]] = link
+        touched[-1] += 1
+
+
+@numba.njit(cache=_CACHE)
+def _untouch(whole):
+    """The list of links whose kept components an event touched, emptied."""
+    flag, touched = whole[1], whole[2]
+    for i in range(touched[-1]):
+        flag[touched[i]] = False
+    touched[-1] = 0
+
+
+@numba.njit(cache=_CACHE)
+def _start_whole(f, m, in_flight, flow_start, flow_link, link_start, capacity, bound, lists,
+                 seeds, n_seeds, whole):
+    """Flow f starts (before it joins its links' lists): it joins the component kept on a
+    link (:func:`_whole`) when every flow in flight on its links is of that component,
+    f crosses that link, no other link or bound of f is below its capacity and f crosses
+    no link twice; otherwise f is a seed of the re-sharing and the components kept whole
+    among its neighbours go back to the search (one flow of each a seed: their flows'
+    bytes left, rates and ends are the filling's).  Returns the number of seeds."""
+    flow_of, live, n_live = lists[0], lists[1], lists[3]
+    kept = whole[0]
+    target = -2   # -2: no flow in flight on its links, -1: not one kept component's
+    for e in range(flow_start[f], flow_start[f + 1]):
+        link = flow_link[e]
+        if n_live[link] == 0:
+            continue
+        g = flow_of[live[link_start[link]]]
+        c = kept[g] if kept[g] >= 0 and in_flight[m + kept[g]] else -1
+        if c < 0 or (target >= 0 and c != target):
+            target = -1
+            break
+        target = c
+    if target >= 0:
+        ok = bound[f] >= capacity[target]
+        crosses = False
+        for e in range(flow_start[f], flow_start[f + 1]):
+            link = flow_link[e]
+            crosses = crosses or link == target
+            ok = ok and capacity[link] >= capacity[target]
+            for d in range(flow_start[f], e):
+                ok = ok and flow_link[d] != link
+        if ok and crosses:
+            kept[f] = target
+            _touch_link(target, whole)
+            return n_seeds
+    for e in range(flow_start[f], flow_start[f + 1]):
+        link = flow_link[e]
+        if n_live[link] > 0:
+            g = flow_of[live[link_start[link]]]
+            if kept[g] >= 0 and in_flight[m + kept[g]]:
+                in_flight[m + kept[g]] = False
+                seeds[n_seeds] = g
+                n_seeds += 1
+    seeds[n_seeds] = f
+    return n_seeds + 1
+
+
+@numba.njit(cache=_CACHE)
+def _keep_whole(now, group, bounds, n_comps, m, state, ends, lists, flow_start, flow_link,
+                link_start, capacity, bound, whole):
+    """After a re-sharing of the components ``group[bounds[i]:bounds[i + 1]]``: each
+    that has a link whose level is always the lowest (:func:`_lowest_link`) is kept on
+    it (:func:`_whole`: its first end on the heap of ends), the others' flows' ends go
+    on the heap one by one."""
+    in_flight, finish, version = state[0], state[4], state[5]
+    kept = whole[0]
+    for i in range(n_comps):
+        flows = group[bounds[i]:bounds[i + 1]]
+        link = _lowest_link(flows, flow_start, flow_link, link_start, lists[3], capacity,
+                            bound)
+        if link < 0:
+            for f in flows:
+                heapq.heappush(ends, (finish[f], f, version[f]))
+            continue
+        for f in flows:
+            kept[f] = link
+        in_flight[m + link] = True
+        _whole_entry(link, flows, m, finish, version, ends)
+
+
+@numba.njit(cache=_CACHE)
+def _rates_only(now, group, left, since, rate, finish, version, size, rate_factor, flow_start,
+                flow_link, capacity, penalty, bound, room, level_rtol, done_rtol):
+    """:func:`_reshare` without pushing the ends (:func:`_keep_whole` does)."""
+    _bring(now, group, left, since, rate, size, done_rtol)
+    shared = _flight_rates(group, flow_start, flow_link, capacity, penalty, bound, room,
+                           level_rtol)
+    for i in range(len(group)):
+        f = group[i]
+        rate[f] = shared[i] * rate_factor[f]
+        finish[f] = now + left[f] / rate[f]
+        version[f] += 1
+
+
+@numba.njit(cache=_CACHE)
+def _kept_touched(m, in_flight, n_live, whole):
+    """The kept components an event touched that still have flows in flight, into
+    ``touched[:n]`` (the others are kept no more), the list emptied.  Returns n."""
+    flag, touched = whole[1], whole[2]
+    n = 0
+    for i in range(touched[-1]):
+        link = touched[i]
+        flag[link] = False
+        if in_flight[m + link] and n_live[link] == 0:
+            in_flight[m + link] = False
+        if in_flight[m + link]:
+            touched[n] = link
+            n += 1
+    touched[-1] = 0
+    return n
+
+
+@numba.njit(cache=_CACHE)
+def _apart_exact(links, level, lows, n_lows, level_rtol):
+    """Whether the kept components on ``links`` re-shared apart from the rest of the
+    event's group (its filling's rounds at ``lows[:n_lows]``) give the joint filling's
+    numbers: no round's level and no other of them within twice ``level_rtol`` of one's
+    level unless equal (the joint filling would fix both in one round at the lower).
+    A lone flow (level -1) is fixed at its own bound, in no round."""
+    near = 2 * level_rtol
+    for i in range(len(links)):
+        a = level[links[i]]
+        if a < 0:
+            continue
+        for j in range(n_lows + i):
+            b = lows[j] if j < n_lows else level[links[j - n_lows]]
+            if b >= 0 and a != b and abs(a - b) <= near * max(a, b):
+                return False
+    return True
+
+
+@numba.njit(cache=_CACHE)
+def _reshare_found(now, seeds, n_seeds, stamp, state, flow_start, flow_link, link_start,
+                   capacity, penalty, bound, size, rate_factor, room, lists, level_rtol,
+                   done_rtol, whole):
+    """The components of the seeds (:func:`_components_apart`, into the state's group
+    and ``bounds``) re-shared together (:func:`_rates_only`: the flows ascending, as
+    :func:`_reshare`).  Returns how many components."""
+    in_flight, left, since, rate, finish, version, group = (state[0], state[1], state[2],
+                                                            state[3], state[4], state[5],
+                                                            state[6])
+    bounds, order = whole[3], whole[4]
+    n_comps = _components_apart(seeds, n_seeds, stamp, in_flight, flow_start, flow_link,
+                                link_start, lists, group, bounds)
+    n = bounds[n_comps]
+    order[:n] = group[:n]
+    order[:n].sort()
+    _rates_only(now, order[:n], left, since, rate, finish, version, size, rate_factor,
+                flow_start, flow_link, capacity, penalty, bound, room, level_rtol, done_rtol)
+    return n_comps
+
+
+@numba.njit(cache=_CACHE)
+def _whole(now, ends, state, seeds, n_seeds, stamp, flow_start, flow_link, link_start,
+           capacity, penalty, bound, size, rate_factor, room, lists, level_rtol, done_rtol,
+           whole):
+    """The re-sharing of an event with components kept whole on a link.
+
+    A component every flow of which crosses one link whose level is always the
+    lowest (:func:`_lowest_link`) is *kept* on it: its entry on the heap of ends
+    is its first end (flow m + the link), a flow that starts on its links joins
+    it without a search (:func:`_start_whole`), and when it changed at an event
+    its flows are re-shared without a search and without the filling
+    (:func:`_whole_rates`): the numbers of the filling of the event's group, the
+    components of the seeds (:func:`_reshare_found`) and the kept ones touched,
+    as long as their levels do not meet within the filling's tolerance
+    (:func:`_apart_exact`).  Otherwise the kept components touched go back to the
+    search and the filling, together with the rest, as before.  The components
+    re-shared by the filling are kept where they can be (:func:`_keep_whole`).
+    """
+    in_flight, finish, version, group = state[0], state[4], state[5], state[6]
+    m = len(size)
+    touched, bounds, order, level = whole[2], whole[3], whole[4], whole[6]
+    n_kept = _kept_touched(m, in_flight, lists[3], whole)
+    for link in touched[:n_kept]:
+        flows = _members(link, lists, link_start, order)
+        level[link] = _kept_level(link, flows, capacity, penalty) if len(flows) > 1 else -1.0
+    ws = room[11]
+    ws[16][0] = 0
+    n_comps = 0
+    if n_seeds:
+        n_comps = _reshare_found(now, seeds, n_seeds, stamp, state, flow_start, flow_link,
+                                 link_start, capacity, penalty, bound, size, rate_factor,
+                                 room, lists, level_rtol, done_rtol, whole)
+    if not _apart_exact(touched[:n_kept], level, ws[15], ws[16][0], level_rtol):
+        for link in touched[:n_kept]:   # their neighbours, as if never kept
+            in_flight[m + link] = False
+            seeds[n_seeds] = lists[0][lists[1][link_start[link]]]
+            n_seeds += 1
+        n_kept = 0
+        n_comps = _reshare_found(now, seeds, n_seeds, -stamp, state, flow_start, flow_link,
+                                 link_start, capacity, penalty, bound, size, rate_factor,
+                                 room, lists, level_rtol, done_rtol, whole)
+    whole[5][0] += n_kept
+    for link in touched[:n_kept]:
+        flows = _members(link, lists, link_start, order)
+        _whole_rates(now, link, level[link], flows, state, size, rate_factor, flow_start,
+                     flow_link, capacity, penalty, bound, lists[3], done_rtol)
+        _whole_entry(link, flows, m, finish, version, ends)
+    _keep_whole(now, group, bounds, n_comps, m, state, ends, lists, flow_start, flow_link,
+                link_start, capacity, bound, whole)
+
+
+@numba.njit(cache=_CACHE)
+def _kept_ends(link, threshold, finished, n_finished, in_flight, finish, lists, link_start,
+               whole):
+    """The flows of the component kept on ``link`` that end by ``threshold`` go out of
+    flight into ``finished`` (those whose ends reach it: as their own entries would),
+    and the component is touched.  Returns how many finished now."""
+    flow_of, live, n_live = lists[0], lists[1], lists[3]
+    for j in range(link_start[link], link_start[link] + n_live[link]):
+        f = flow_of[live[j]]
+        if in_flight[f] and finish[f] <= threshold:
+            in_flight[f] = False
+            finished[n_finished] = f
+            n_finished += 1
+    _touch_link(link, whole)
+    whole[5][1] += 1
+    return n_finished
+
+
+@numba.njit(cache=_CACHE)
+def _start_data(now, starts, state, seeds, n_seeds, flow_start, flow_link, link_start,
+                capacity, bound, lists, whole, one_clock):
+    """The data that start by ``now`` go in flight: each joins a kept component or
+    becomes a seed (:func:`_start_whole`; a seed only without ``one_clock``) and joins
+    its links' lists.  Returns the number of seeds."""
+    in_flight, since = state[0], state[2]
+    m = len(since)
+    while len(starts) and starts[0][0] <= now:
+        f = heapq.heappop(starts)[1]
+        in_flight[f] = True
+        since[f] = now
+        if one_clock:
+            n_seeds = _start_whole(f, m, in_flight, flow_start, flow_link, link_start,
+                                   capacity, bound, lists, seeds, n_seeds, whole)
+        else:
+            seeds[n_seeds] = f
+            n_seeds += 1
+        _join(f, flow_start, flow_link, link_start, lists)
+    return n_seeds
+
+
+@numba.njit(cache=_CACHE)
 def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, flow_link,
                  link_start, capacity, penalty, bound, size, rate_factor, room, lists,
-                 finished, level_rtol, done_rtol):
+                 finished, level_rtol, done_rtol, whole, one_clock):
     """From ``now``: the data that start then go in flight, the components of the flows
     in flight that changed (those of the new flows and of the ``seeds``, the neighbours
     of the flows that ended) are re-shared (:func:`_reshare`), and the flows in flight
@@ -1418,16 +1824,19 @@ def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, fl
     finished, how many seeds, deadlocked: nothing in flight and nothing to start).
 
     A component that did not change keeps its rates and ends: an event costs the
-    flows of the components it touches, not every flow in flight."""
+    flows of the components it touches, not every flow in flight.  With
+    ``one_clock``, a component on one link whose level is always the lowest is kept
+    whole (:func:`_whole`): the same numbers without the search or the filling."""
     in_flight, left, since, rate, finish, version, group, purge_at = state
-    while len(starts) and starts[0][0] <= now:
-        f = heapq.heappop(starts)[1]
-        in_flight[f] = True
-        since[f] = now
-        _join(f, flow_start, flow_link, link_start, lists)
-        seeds[n_seeds] = f
-        n_seeds += 1
-    if n_seeds:
+    m = len(size)
+    n_seeds = _start_data(now, starts, state, seeds, n_seeds, flow_start, flow_link,
+                          link_start, capacity, bound, lists, whole, one_clock)
+    if one_clock and (n_seeds or whole[2][-1]):
+        _whole(now, ends, state, seeds, n_seeds, stamp, flow_start, flow_link, link_start,
+               capacity, penalty, bound, size, rate_factor, room, lists, level_rtol,
+               done_rtol, whole)
+        _drop_stale(ends, version, in_flight, purge_at)
+    elif n_seeds:
         n = _component(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_start,
                        lists, group)
         _reshare(now, group[:n], left, since, rate, finish, version, ends, size, rate_factor,
@@ -1443,14 +1852,23 @@ def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, fl
     n_finished = 0
     while len(ends) and first_end <= threshold:
         f = heapq.heappop(ends)[1]
-        in_flight[f] = False
-        finished[n_finished] = f
-        n_finished += 1
+        if f >= m:
+            n_finished = _kept_ends(f - m, threshold, finished, n_finished, in_flight, finish,
+                                    lists, link_start, whole)
+        else:
+            in_flight[f] = False
+            finished[n_finished] = f
+            n_finished += 1
         first_end = _first_end(ends, version, in_flight)
     finished[:n_finished].sort()
     n_seeds = 0
+    kept = whole[0]
     for i in range(n_finished):
-        n_seeds = _leave(finished[i], flow_start, flow_link, link_start, lists, seeds, n_seeds)
+        f = finished[i]
+        seed = not (one_clock and kept[f] >= 0 and in_flight[m + kept[f]])
+        n_seeds = _leave(f, flow_start, flow_link, link_start, lists, seeds, n_seeds, seed)
+        if not seed and lists[3][kept[f]] == 0:   # its last flow: the component is gone
+            in_flight[m + kept[f]] = False
     return until, n_finished, n_seeds, False
 
 
@@ -1521,6 +1939,20 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
                  serial_receiver, receive_after, data_latency, size, rate_factor, flow_start,
                  flow_link, link_start, link_flow, capacity, penalty, bound, level_rtol,
                  done_rtol):
+    """:func:`_together` with the components on one link kept whole (:func:`_whole`)."""
+    return _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first,
+                     task_msg, msg_tasks, post_tasks, post_delay, eager, send_cost,
+                     receive_cost, serial_receiver, receive_after, data_latency, size,
+                     rate_factor, flow_start, flow_link, link_start, link_flow, capacity,
+                     penalty, bound, level_rtol, done_rtol, True)[:2]
+
+
+@numba.njit(cache=_CACHE)
+def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first, task_msg,
+              msg_tasks, post_tasks, post_delay, eager, send_cost, receive_cost,
+              serial_receiver, receive_after, data_latency, size, rate_factor, flow_start,
+              flow_link, link_start, link_flow, capacity, penalty, bound, level_rtol,
+              done_rtol, one_clock):
     """The event simulation of several steps (the engine's ``_run_together``), compiled.
 
     Tasks are (rank, step) pairs, a rank's in order; a message is posted
@@ -1532,8 +1964,9 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
     message ends its receiver's task side (after ``receive_cost``, in turn
     of arrival for a ``serial_receiver``, from ``receive_after`` past the
     task's start) and, rendezvous, its sender's.
-    Returns (each task's end, False) or, when the tasks deadlock, (.., True).
-    ``pending`` is consumed.
+    Returns (each task's end, False) or, when the tasks deadlock, (.., True), and
+    (``one_clock``) how many re-sharings and ends were of components kept whole
+    (:func:`_whole`).  ``pending`` is consumed.
     """
     n_tasks = len(task_rank)
     m = len(size)
@@ -1558,9 +1991,13 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
     # per flow: in flight, bytes left, when left was last brought up to date, rate,
     # end, version (of its entry on the heap of ends), a list for the components, and
     # the heap's size at which its stale entries go (:func:`_drop_stale`)
-    state = (np.zeros(m, dtype=np.bool_), size.copy(), np.zeros(m), np.zeros(m), np.empty(m),
-             np.zeros(m, dtype=np.int64), np.empty(m, dtype=np.int64),
+    # (flows m + a link: the components kept whole on it, :func:`_whole`: in flight and
+    # version only)
+    k = len(capacity) if one_clock else 0
+    state = (np.zeros(m + k, dtype=np.bool_), size.copy(), np.zeros(m), np.zeros(m),
+             np.empty(m), np.zeros(m + k, dtype=np.int64), np.empty(m, dtype=np.int64),
              np.full(1, 1024, dtype=np.int64))
+    whole = _link_room(m if one_clock else 0, k)
     ends = [(np.inf, np.int64(-1), np.int64(-1))]   # (end, flow, version): a typed heap
     ends.pop()
     lists = _live_lists(m, flow_start, flow_link, len(capacity))
@@ -1579,9 +2016,9 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
         until, n_finished, n_seeds, deadlocked = _next_events(
             now, starts, ends, state, seeds, n_seeds, stamp, flow_start, flow_link, link_start,
             capacity, penalty, bound, size, rate_factor, room, lists, finished, level_rtol,
-            done_rtol)
+            done_rtol, whole, one_clock)
         if deadlocked:
-            return task_last, True
+            return task_last, True, whole[5]
         now = until
         if n_finished == 0:
             continue
@@ -1602,7 +2039,7 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
                                task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
                                msg_tasks, eager, send_cost, posted, data_latency, starts,
                                deferred)
-    return task_last, False
+    return task_last, False, whole[5]
 
 
 @numba.njit(cache=_CACHE)
