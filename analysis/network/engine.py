@@ -548,8 +548,9 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     size = (n_bytes + net.envelope_bytes).astype(float)
     flows = _Flows(size, fabric.routes(hosts[src], hosts[dst]), fabric, net, weight_S)
     task_last, deadlock = kernels.run_together(
-        np.flatnonzero(first), clock[task_rank[first]], task_rank, pending.astype(np.int64),
-        reduce_s, task_first.astype(np.int64), end_msg.astype(np.int64),
+        np.flatnonzero(first), clock[task_rank[first]], task_rank,
+        np.asarray(pending, dtype=np.int64), reduce_s, np.asarray(task_first, dtype=np.int64),
+        np.asarray(end_msg, dtype=np.int64),
         np.ascontiguousarray(msg_tasks, dtype=np.int64),
         np.ascontiguousarray(post_tasks, dtype=np.int64),
         np.ascontiguousarray(post_delay, dtype=float), eager, np.asarray(send_cost, dtype=float),

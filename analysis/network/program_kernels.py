@@ -32,12 +32,16 @@ def _current(r, cls, cur, cls_task_first):
 
 
 @numba.njit(cache=_CACHE)
-def _local_states(cls, peers, cur, cls_task_first, task_op_first, op_kind, op_role, state):
+def _local_states(cls, peers, cur, cls_task_first, task_op_first, op_kind, op_role, state,
+                  task, answer):
     """state[r]: 0 done, 1 every op of r's current task answered by its peer's current
-    task, 2 not; returns how many ranks are not done."""
+    task, 2 not; ``task[r]`` that task (-1: done) and ``answer[r]`` the peer's op that
+    answers its send (-1: none found); returns how many ranks are not done."""
     active = 0
     for r in range(len(cls)):
         t = _current(r, cls, cur, cls_task_first)
+        task[r] = t
+        answer[r] = -1
         if t < 0:
             state[r] = 0
             continue
@@ -46,10 +50,13 @@ def _local_states(cls, peers, cur, cls_task_first, task_op_first, op_kind, op_ro
         for o in range(task_op_first[t], task_op_first[t + 1]):
             q = peers[r, op_role[o]]
             tq = _current(q, cls, cur, cls_task_first)
-            if tq < 0 or _match(q, r, op_kind[o], tq, task_op_first, op_kind, op_role,
-                                peers) < 0:
+            o2 = -1 if tq < 0 else _match(q, r, op_kind[o], tq, task_op_first, op_kind,
+                                          op_role, peers)
+            if o2 < 0:
                 state[r] = 2
                 break
+            if op_kind[o] != _RECV:
+                answer[r] = o2
     return active
 
 
@@ -80,7 +87,7 @@ def _spread_waiting(cls, peers, cur, cls_task_first, task_op_first, op_kind, op_
 
 @numba.njit(cache=_CACHE)
 def next_step(cls, peers, cur, cls_task_first, task_op_first, op_kind, op_role, op_bytes,
-              op_early, task_compute, state, stack, out):
+              op_early, task_compute, state, stack, out, task, answer):
     """The next step of per-rank programs given as templates: every union of tasks
     (tasks linked by their messages) whose members all stand at it runs now.
 
@@ -94,13 +101,14 @@ def next_step(cls, peers, cur, cls_task_first, task_op_first, op_kind, op_role, 
     ``kernels.program_steps``), so step by step, each step the unions ready at
     its start.  The step's messages, sender by sender (one send per task), go to
     ``out[0:5, :n]`` (src, dst, bytes, nonblocking, receive first), its
-    reductions to ``out[5:7, :k]`` (rank, bytes).
+    reductions to ``out[5:7, :k]`` (rank, bytes).  ``state``, ``stack``,
+    ``task``, ``answer``: room (:func:`room`).
 
     Returns (n, k, code, rank): code 0, or 1 (the programs deadlock: no union
     ready, ranks left) or 2 (a message's sizes differ at ``rank``'s send).
     """
     active = _local_states(cls, peers, cur, cls_task_first, task_op_first, op_kind, op_role,
-                           state)
+                           state, task, answer)
     if active == 0:
         return 0, 0, 0, -1
     _spread_waiting(cls, peers, cur, cls_task_first, task_op_first, op_kind, op_role, state,
@@ -110,17 +118,16 @@ def next_step(cls, peers, cur, cls_task_first, task_op_first, op_kind, op_role, 
     for r in range(len(cls)):
         if state[r] != 1:
             continue
-        t = _current(r, cls, cur, cls_task_first)
+        t = task[r]
+        # the task's one send, answered by the peer's op found by _local_states
         for o in range(task_op_first[t], task_op_first[t + 1]):
             if op_kind[o] == _RECV:
                 continue
-            q = peers[r, op_role[o]]
-            o2 = _match(q, r, op_kind[o], _current(q, cls, cur, cls_task_first),
-                        task_op_first, op_kind, op_role, peers)
+            o2 = answer[r]
             if op_bytes[o2] != op_bytes[o]:
                 return n, k, 2, r
             out[0, n] = r
-            out[1, n] = q
+            out[1, n] = peers[r, op_role[o]]
             out[2, n] = op_bytes[o]
             out[3, n] = 1 if op_kind[o] == 3 else 0
             out[4, n] = op_early[o2]
@@ -137,7 +144,8 @@ def next_step(cls, peers, cur, cls_task_first, task_op_first, op_kind, op_role, 
     return n, k, 0, -1
 
 
-def room(p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Room for :func:`next_step` on p ranks: (state, stack, out)."""
+def room(p: int) -> tuple[np.ndarray, ...]:
+    """Room for :func:`next_step` on p ranks: (state, stack, out, task, answer)."""
     return (np.zeros(p, dtype=np.int8), np.zeros(p, dtype=np.int64),
-            np.zeros((7, p), dtype=np.int64))
+            np.zeros((7, p), dtype=np.int64), np.zeros(p, dtype=np.int64),
+            np.zeros(p, dtype=np.int64))

@@ -75,9 +75,10 @@ class ProgramSteps:
         from . import program_kernels
 
         cur = np.zeros(self.p, dtype=np.int64)
-        state, stack, out = program_kernels.room(self.p)
+        state, stack, out, task, answer = program_kernels.room(self.p)
         args = (self.cls, self.peers, cur, self.cls_task_first, self.task_op_first, self.op_kind,
-                self.op_role, self.op_bytes, self.op_early, self.task_compute, state, stack, out)
+                self.op_role, self.op_bytes, self.op_early, self.task_compute, state, stack, out,
+                task, answer)
         made = 0
         while made < self.messages:
             n, k, code, rank = program_kernels.next_step(*args)
