@@ -1165,21 +1165,52 @@ def class_properties(links, class_bounds, class_capacity, class_latency, loopbac
     return capacity, latency, pipe
 
 
-@numba.njit(cache=_CACHE)
-def _task_done(t, task_start, task_last, task_rank, reduce_s, stack_task, stack_time, n_stack,
-               deferred):
-    """Task t has nothing pending: it ends no earlier than it started plus the ``o_r``
-    of its receives whose data came before it started (``deferred``: SMPI charges
-    ``o_r`` in the wait), and its rank's next task, if any, goes on the stack to start
-    after t's local reduction.  Returns the stack's new size."""
-    if task_start[t] + deferred[t] > task_last[t]:
-        task_last[t] = task_start[t] + deferred[t]
-    following = t + 1
-    if following < len(task_rank) and task_rank[following] == task_rank[t]:
-        stack_task[n_stack] = following
-        stack_time[n_stack] = task_last[t] + reduce_s[t]
-        n_stack += 1
-    return n_stack
+@numba.njit(cache=_CACHE, inline="always")
+def _push(heap, item):
+    """``heapq.heappush`` written out for the event loop's heaps (:func:`run_together`):
+    inlined where it is called, it costs no call and no reference count per message
+    (numba's ``heapq`` takes the list as an argument at each call).  The entries are
+    distinct tuples, so any heap gives them in the same order."""
+    heap.append(item)
+    pos = len(heap) - 1
+    while pos > 0:
+        parent = (pos - 1) >> 1
+        up = heap[parent]
+        if item < up:
+            heap[pos] = up
+            pos = parent
+        else:
+            break
+    heap[pos] = item
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _pop(heap):
+    """``heapq.heappop`` written out as :func:`_push` is: the least entry, the last one
+    sifted down from the root's place (to a leaf, then up)."""
+    last = heap.pop()
+    n = len(heap)
+    if n == 0:
+        return last
+    top = heap[0]
+    pos = 0
+    child = 1
+    while child < n:
+        if child + 1 < n and not heap[child] < heap[child + 1]:
+            child += 1
+        heap[pos] = heap[child]
+        pos = child
+        child = 2 * pos + 1
+    while pos > 0:
+        parent = (pos - 1) >> 1
+        up = heap[parent]
+        if last < up:
+            heap[pos] = up
+            pos = parent
+        else:
+            break
+    heap[pos] = last
+    return top
 
 
 @numba.njit(cache=_CACHE)
@@ -1209,15 +1240,24 @@ def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending
                     a += post_delay[0, msg]
                     b += post_delay[1, msg]
                     posted[msg] = a if a > b else b
-                    heapq.heappush(starts, (posted[msg] + data_latency[msg], msg))
+                    _push(starts, (posted[msg] + data_latency[msg], msg))
             if eager[msg] and msg_tasks[0, msg] == t:
                 settled = task_start[t] + send_cost[msg]
                 if settled > task_last[t]:
                     task_last[t] = settled
                 pending[t] -= 1
         if pending[t] == 0:
-            n_stack = _task_done(t, task_start, task_last, task_rank, reduce_s, stack_task,
-                                 stack_time, n_stack, deferred)
+            # task t has nothing pending: it ends no earlier than it started plus the o_r of
+            # its receives whose data came before it started (deferred: SMPI charges o_r in the
+            # wait), and its rank's next task, if any, goes on the stack to start after t's
+            # local reduction (written out here and in _together: a call costs a reference
+            # count per array, per task)
+            if task_start[t] + deferred[t] > task_last[t]:
+                task_last[t] = task_start[t] + deferred[t]
+            if t + 1 < len(task_rank) and task_rank[t + 1] == task_rank[t]:
+                stack_task[n_stack] = t + 1
+                stack_time[n_stack] = task_last[t] + reduce_s[t]
+                n_stack += 1
     return n_stack
 
 
@@ -1297,38 +1337,6 @@ def _live_lists(m, flow_start, flow_link, n_links):
 
 
 @numba.njit(cache=_CACHE)
-def _join(f, flow_start, flow_link, link_start, lists):
-    """Flow f goes in flight: its crossings join their links' lists."""
-    live, slot, n_live = lists[1], lists[2], lists[3]
-    for e in range(flow_start[f], flow_start[f + 1]):
-        link = flow_link[e]
-        j = link_start[link] + n_live[link]
-        live[j] = e
-        slot[e] = j
-        n_live[link] += 1
-
-
-@numba.njit(cache=_CACHE)
-def _leave(f, flow_start, flow_link, link_start, lists, seeds, n_seeds, seed):
-    """Flow f ends: its crossings leave their links' lists, and (``seed``: its component
-    was not kept whole, :func:`_whole`) one flow still in flight on each of its links
-    (the link's flows share it: one component) becomes a seed of the next event's
-    re-sharing.  Returns the number of seeds."""
-    flow_of, live, slot, n_live = lists[0], lists[1], lists[2], lists[3]
-    for e in range(flow_start[f], flow_start[f + 1]):
-        link = flow_link[e]
-        last = link_start[link] + n_live[link] - 1
-        moved = live[last]
-        live[slot[e]] = moved
-        slot[moved] = slot[e]
-        n_live[link] -= 1
-        if seed and n_live[link] > 0:
-            seeds[n_seeds] = flow_of[live[link_start[link]]]
-            n_seeds += 1
-    return n_seeds
-
-
-@numba.njit(cache=_CACHE)
 def _component(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_start, lists,
                group):
     """The flows in flight that share links, directly or through others, with the seeds
@@ -1380,7 +1388,7 @@ def _reshare(now, group, left, since, rate, finish, version, ends, size, rate_fa
         rate[f] = shared[i] * rate_factor[f]
         finish[f] = now + left[f] / rate[f]
         version[f] += 1
-        heapq.heappush(ends, (finish[f], f, version[f]))
+        _push(ends, (finish[f], f, version[f]))
 
 
 @numba.njit(cache=_CACHE)
@@ -1402,14 +1410,6 @@ def _drop_stale(ends, version, in_flight, purge_at):
         ends.pop()
     heapq.heapify(ends)
     purge_at[0] = 2 * n + 1024
-
-
-@numba.njit(cache=_CACHE)
-def _first_end(ends, version, in_flight):
-    """The heap ``ends`` rid of stale entries at its top; the first end (inf: none)."""
-    while len(ends) and (not in_flight[ends[0][1]] or ends[0][2] != version[ends[0][1]]):
-        heapq.heappop(ends)
-    return ends[0][0] if len(ends) else np.inf
 
 
 @numba.njit(cache=_CACHE)
@@ -1511,7 +1511,7 @@ def _whole_entry(link, flows, m, finish, version, ends):
         if finish[f] < first:
             first = finish[f]
     version[m + link] += 1
-    heapq.heappush(ends, (first, m + link, version[m + link]))
+    _push(ends, (first, m + link, version[m + link]))
 
 
 @numba.njit(cache=_CACHE)
@@ -1641,7 +1641,7 @@ def _keep_whole(now, group, bounds, n_comps, m, state, ends, lists, flow_start, 
                             bound)
         if link < 0:
             for f in flows:
-                heapq.heappush(ends, (finish[f], f, version[f]))
+                _push(ends, (finish[f], f, version[f]))
             continue
         for f in flows:
             kept[f] = link
@@ -1797,9 +1797,10 @@ def _start_data(now, starts, state, seeds, n_seeds, flow_start, flow_link, link_
     becomes a seed (:func:`_start_whole`; a seed only without ``one_clock``) and joins
     its links' lists.  Returns the number of seeds."""
     in_flight, since = state[0], state[2]
+    live, slot, n_live = lists[1], lists[2], lists[3]
     m = len(since)
     while len(starts) and starts[0][0] <= now:
-        f = heapq.heappop(starts)[1]
+        f = _pop(starts)[1]
         in_flight[f] = True
         since[f] = now
         if one_clock:
@@ -1808,7 +1809,14 @@ def _start_data(now, starts, state, seeds, n_seeds, flow_start, flow_link, link_
         else:
             seeds[n_seeds] = f
             n_seeds += 1
-        _join(f, flow_start, flow_link, link_start, lists)
+        # its crossings join their links' lists (written out: a call per flow costs a
+        # reference count per array)
+        for e in range(flow_start[f], flow_start[f + 1]):
+            link = flow_link[e]
+            j = link_start[link] + n_live[link]
+            live[j] = e
+            slot[e] = j
+            n_live[link] += 1
     return n_seeds
 
 
@@ -1844,14 +1852,17 @@ def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, fl
                  done_rtol)
         _drop_stale(ends, version, in_flight, purge_at)
     next_start = starts[0][0] if len(starts) else np.inf
-    first_end = _first_end(ends, version, in_flight)
+    # the heap rid of stale entries at its top; the first end (inf: none)
+    while len(ends) and (not in_flight[ends[0][1]] or ends[0][2] != version[ends[0][1]]):
+        _pop(ends)
+    first_end = ends[0][0] if len(ends) else np.inf
     if len(ends) == 0 and next_start == np.inf:
         return np.inf, 0, 0, True
     until = min(first_end, next_start)
     threshold = until + abs(until) * done_rtol
     n_finished = 0
     while len(ends) and first_end <= threshold:
-        f = heapq.heappop(ends)[1]
+        f = _pop(ends)[1]
         if f >= m:
             n_finished = _kept_ends(f - m, threshold, finished, n_finished, in_flight, finish,
                                     lists, link_start, whole)
@@ -1859,15 +1870,31 @@ def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, fl
             in_flight[f] = False
             finished[n_finished] = f
             n_finished += 1
-        first_end = _first_end(ends, version, in_flight)
+        # the heap rid of stale entries at its top; the first end (inf: none)
+        while len(ends) and (not in_flight[ends[0][1]] or ends[0][2] != version[ends[0][1]]):
+            _pop(ends)
+        first_end = ends[0][0] if len(ends) else np.inf
     finished[:n_finished].sort()
     n_seeds = 0
     kept = whole[0]
+    flow_of, live, slot, n_live = lists[0], lists[1], lists[2], lists[3]
     for i in range(n_finished):
         f = finished[i]
         seed = not (one_clock and kept[f] >= 0 and in_flight[m + kept[f]])
-        n_seeds = _leave(f, flow_start, flow_link, link_start, lists, seeds, n_seeds, seed)
-        if not seed and lists[3][kept[f]] == 0:   # its last flow: the component is gone
+        # its crossings leave their links' lists (a swap with the list's last), and (seed:
+        # its component was not kept whole) one flow still in flight on each of its links
+        # (the link's flows share it: one component) becomes a seed of the next event's
+        # re-sharing (written out: a call per flow costs a reference count per array)
+        for e in range(flow_start[f], flow_start[f + 1]):
+            link = flow_link[e]
+            moved = live[link_start[link] + n_live[link] - 1]
+            live[slot[e]] = moved
+            slot[moved] = slot[e]
+            n_live[link] -= 1
+            if seed and n_live[link] > 0:
+                seeds[n_seeds] = flow_of[live[link_start[link]]]
+                n_seeds += 1
+        if not seed and n_live[kept[f]] == 0:   # its last flow: the component is gone
             in_flight[m + kept[f]] = False
     return until, n_finished, n_seeds, False
 
@@ -2033,8 +2060,13 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
         for t in completed[::-1]:
             if pending[t] != 0 or task_start[t] == np.inf:
                 continue
-            n_stack = _task_done(t, task_start, task_last, task_rank, reduce_s, stack_task,
-                                 stack_time, n_stack, deferred)
+            # task t has nothing pending (as in _start_tasks, written out there too)
+            if task_start[t] + deferred[t] > task_last[t]:
+                task_last[t] = task_start[t] + deferred[t]
+            if t + 1 < len(task_rank) and task_rank[t + 1] == task_rank[t]:
+                stack_task[n_stack] = t + 1
+                stack_time[n_stack] = task_last[t] + reduce_s[t]
+                n_stack += 1
         n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending,
                                task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
                                msg_tasks, eager, send_cost, posted, data_latency, starts,
