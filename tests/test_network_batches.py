@@ -135,3 +135,15 @@ def test_ranks_out_of_their_hosts_order_refuse():
             pattern_time(model, setting.rank_hosts, setting.fabric, setting.net)
     finally:
         pattern_module.MAX_MESSAGES = saved
+
+
+def test_linear_by_levels_refuses_a_dragonfly_above_its_measured_size(monkeypatch):
+    # the bound is the module's; lowered here so that a small dragonfly (routed by the
+    # rule, as the large ones are) crosses it
+    setting = _setting(DRAGONFLY_1152, 512, "block")
+    monkeypatch.setattr(pattern_module, "MAX_MESSAGES", 0)
+    model = pattern_for("alltoall", "linear")(512, 1, elem_bytes=8)
+    pattern_time(model, setting.rank_hosts, setting.fabric, setting.net)
+    monkeypatch.setattr(batches, "DRAGONFLY_LEVEL_RANKS", 511)
+    with pytest.raises(PatternTooLarge, match="answers up to 511 ranks there"):
+        pattern_time(model, setting.rank_hosts, setting.fabric, setting.net)

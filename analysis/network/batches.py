@@ -69,7 +69,7 @@ from .pattern import PatternTooLarge, Step, _ints
 from .shifts import _GOLDEN, shift_strata
 
 __all__ = ["ShiftBatches", "batch_samples", "run_batches", "check_sample", "sample_flows",
-           "level_blocks", "SHIFT_STRATA", "SAMPLE_FLOWS", "BATCH_STRATA", "BATCH_SHIFT_STRATA"]
+           "level_blocks", "SHIFT_STRATA", "SAMPLE_FLOWS", "DRAGONFLY_LEVEL_RANKS", "BATCH_STRATA", "BATCH_SHIFT_STRATA"]
 
 #: Equal strata of a batch's shifts beyond the doubling ones (``linear`` where its
 #: ranks do not fill a fat-tree's nodes in order: :func:`level_blocks`).
@@ -79,6 +79,12 @@ SHIFT_STRATA = 16
 #: member and stratum, 29 strata at 262,144 ranks; 31 at a million, where 12.6 million
 #: flows already took more than 5 GB): above, it refuses.
 SAMPLE_FLOWS = 1 << 23
+
+#: The most ranks ``linear``'s level sample answers on a dragonfly (block pairs): its
+#: group-level flows end at many distinct instants, each an event of the max-min (8 B:
+#: 2.8 s of CPU at 65,536 ranks, 141 s at 262,144, more than 16 minutes without an
+#: answer at 1,048,576); above, it refuses.
+DRAGONFLY_LEVEL_RANKS = 1 << 18
 
 #: Equal strata of the batches beyond the growing ones (``scattered``'s series: 22
 #: batches sampled at a million ranks, 17 at 1024).
@@ -416,6 +422,11 @@ def run_batches(steps: ShiftBatches, clock: np.ndarray, hosts: np.ndarray, fabri
         levels = None if steps.backward else level_blocks(fabric, hosts[members])
         if levels is None:
             check_sample("alltoall/linear", len(members))
+        elif levels[1] and len(members) > DRAGONFLY_LEVEL_RANKS:
+            raise PatternTooLarge(
+                f"alltoall/linear on {len(members):,} ranks of a dragonfly: its model's "
+                f"level sample answers up to {DRAGONFLY_LEVEL_RANKS:,} ranks there (141 s "
+                "of CPU at that size; more than 16 minutes at 1,048,576)")
         flows = (_sampled_flows(steps, steps.batch(0), SHIFT_STRATA, 2) if levels is None
                  else _level_flows(steps, *levels))
         after[members] = _crowd_step(steps, steps.batch(0), flows, clock[members],
