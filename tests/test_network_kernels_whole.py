@@ -25,7 +25,7 @@ def _recorded(counts, one_clock):
     """kernels.run_together run with or without kept components, recording how many
     re-sharings and ends were of kept components."""
     def run(*args):
-        task_last, deadlock, kept = kernels._together(*args, one_clock)
+        task_last, deadlock, kept = kernels._together(*args[:-1], one_clock)
         counts.append(kept.copy())
         return task_last, deadlock
     return run

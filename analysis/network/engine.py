@@ -58,6 +58,7 @@ from .serial import SerialSteps
 from . import batches as _batches
 from . import shifts as _shifts
 from .batches import ShiftBatches
+from .regular import DragonflyFabric
 from .shifts import ShiftSteps
 
 __all__ = ["pattern_time", "step_end_times", "factors"]
@@ -65,6 +66,15 @@ __all__ = ["pattern_time", "step_end_times", "factors"]
 # A flow whose bytes left are below this fraction of its size has ended
 # (rounding of the rate times the time; the compiled event loop's too).
 _DONE_RTOL = 1e-12
+
+#: The fabrics on which the steps run together keep a component on one link whole
+#: (``kernels._whole``; the same answers to the bit either way): a dragonfly routed by
+#: the rule, whose binary trees pile thousands of flows on one global link (reduce
+#: ``binary`` of 1 MiB on 65,536 ranks: 60.5 -> 33.6 s of CPU).  Not the fat-tree, where
+#: a step's flows start and end together and the checks cost more than they save
+#: (bcast ``binary`` of 1 MiB on 65,536 ranks: 11.8 to 13.6 s without, 17.0 to 21.5 s
+#: with; docs/MODELS.md "a component on one link kept whole").
+KEEP_WHOLE_FABRICS = (DragonflyFabric,)
 
 # Up to this many messages, the steps between two repeated steps are one
 # event-driven simulation; above, each step is timed alone (one max-min solve
@@ -556,7 +566,8 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
         np.ascontiguousarray(post_delay, dtype=float), eager, np.asarray(send_cost, dtype=float),
         np.asarray(receive_cost, dtype=float), serial_receiver, receive_after,
         np.asarray(flows.latency, dtype=float), size, np.asarray(flows.rate_factor, dtype=float),
-        *flows.lists, flows.capacity, flows.penalty, flows.bound, LEVEL_RTOL, _DONE_RTOL)
+        *flows.lists, flows.capacity, flows.penalty, flows.bound, LEVEL_RTOL, _DONE_RTOL,
+        isinstance(fabric, KEEP_WHOLE_FABRICS))
     if deadlock:
         raise ValueError("the steps deadlock (a message's ranks never reach its step)")
     after = clock.copy()

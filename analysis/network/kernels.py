@@ -1965,13 +1965,14 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
                  msg_tasks, post_tasks, post_delay, eager, send_cost, receive_cost,
                  serial_receiver, receive_after, data_latency, size, rate_factor, flow_start,
                  flow_link, link_start, link_flow, capacity, penalty, bound, level_rtol,
-                 done_rtol):
-    """:func:`_together` with the components on one link kept whole (:func:`_whole`)."""
+                 done_rtol, keep_whole):
+    """:func:`_together`, with the components on one link kept whole (:func:`_whole`)
+    when ``keep_whole`` (the same numbers to the bit either way)."""
     return _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first,
                      task_msg, msg_tasks, post_tasks, post_delay, eager, send_cost,
                      receive_cost, serial_receiver, receive_after, data_latency, size,
                      rate_factor, flow_start, flow_link, link_start, link_flow, capacity,
-                     penalty, bound, level_rtol, done_rtol, True)[:2]
+                     penalty, bound, level_rtol, done_rtol, keep_whole)[:2]
 
 
 @numba.njit(cache=_CACHE)
