@@ -1338,34 +1338,13 @@ def _live_lists(m, flow_start, flow_link, n_links):
 
 @numba.njit(cache=_CACHE)
 def _component(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_start, lists,
-               group):
+               group, bounds):
     """The flows in flight that share links, directly or through others, with the seeds
-    in flight (their connected components), into ``group`` ascending.  ``stamp`` is
-    this event's mark.  Returns how many: the cost is theirs, not every flow's."""
-    flow_of, live, n_live, flow_mark, link_mark = (lists[0], lists[1], lists[3], lists[4],
-                                                   lists[5])
-    n = 0
-    for i in range(n_seeds):
-        f = seeds[i]
-        if in_flight[f] and flow_mark[f] != stamp:
-            flow_mark[f] = stamp
-            group[n] = f
-            n += 1
-    head = 0
-    while head < n:
-        f = group[head]
-        head += 1
-        for e in range(flow_start[f], flow_start[f + 1]):
-            link = flow_link[e]
-            if link_mark[link] == stamp:
-                continue
-            link_mark[link] = stamp
-            for j in range(link_start[link], link_start[link] + n_live[link]):
-                g = flow_of[live[j]]
-                if flow_mark[g] != stamp:
-                    flow_mark[g] = stamp
-                    group[n] = g
-                    n += 1
+    in flight (their connected components, :func:`_components_apart`), into ``group``
+    ascending.  ``stamp`` is this event's mark.  Returns how many: the cost is theirs,
+    not every flow's."""
+    n = bounds[_components_apart(seeds, n_seeds, stamp, in_flight, flow_start, flow_link,
+                                 link_start, lists, group, bounds)]
     group[:n].sort()
     return n
 
@@ -1846,7 +1825,7 @@ def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, fl
         _drop_stale(ends, version, in_flight, purge_at)
     elif n_seeds:
         n = _component(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_start,
-                       lists, group)
+                       lists, group, whole[3])
         _reshare(now, group[:n], left, since, rate, finish, version, ends, size, rate_factor,
                  flow_start, flow_link, capacity, penalty, bound, room, level_rtol,
                  done_rtol)
@@ -2025,7 +2004,7 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
     state = (np.zeros(m + k, dtype=np.bool_), size.copy(), np.zeros(m), np.zeros(m),
              np.empty(m), np.zeros(m + k, dtype=np.int64), np.empty(m, dtype=np.int64),
              np.full(1, 1024, dtype=np.int64))
-    whole = _link_room(m if one_clock else 0, k)
+    whole = _link_room(m, k)
     ends = [(np.inf, np.int64(-1), np.int64(-1))]   # (end, flow, version): a typed heap
     ends.pop()
     lists = _live_lists(m, flow_start, flow_link, len(capacity))
