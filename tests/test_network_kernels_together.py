@@ -115,3 +115,35 @@ def test_dropping_stale_ends_keeps_the_live_ones_in_their_order():
     ends.append((0.0, 0, -1))   # under the limit: left as it is, stale entry and all
     kernels._drop_stale(ends, version, in_flight, purge_at)
     assert len(ends) == len(left) + 1
+
+
+def test_a_flow_alone_on_its_links_gets_the_fillings_rate_to_the_bit():
+    """The loop's shortcut for a component of one flow (kernels._lone_rate) gives the
+    rate the filling gives it alone, and declines (-1) a route that crosses a link
+    twice, which the filling shares between its two crossings."""
+    rng = np.random.default_rng(11)
+    n_links = 6
+    capacity = rng.uniform(1e9, 1e10, n_links)
+    for trial in range(300):
+        hops = rng.integers(1, 5)
+        route = rng.choice(n_links, hops, replace=trial % 3 == 0)
+        flow_start = np.array([0, hops], dtype=np.int64)
+        flow_link = route.astype(np.int64)
+        link_start, link_flow = _lists_of_one(flow_link, n_links)
+        bound = np.array([rng.choice([np.inf, rng.uniform(1e9, 1e10)])])
+        penalty = np.array([rng.uniform(1.0, 3.0)])
+        lone = kernels._lone_rate(0, flow_start, flow_link, capacity, bound)
+        filled = kernels.fill(np.ones(1, bool), flow_start, flow_link, link_start, link_flow,
+                              capacity, penalty, bound, LEVEL_RTOL)[0]
+        if len(set(route.tolist())) < hops:
+            assert lone == -1.0
+        else:
+            assert lone == filled
+
+
+def _lists_of_one(flow_link, n_links):
+    """Per link the crossings of one flow (kernels.fill's link_start, link_flow)."""
+    counts = np.bincount(flow_link, minlength=n_links)
+    link_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    link_flow = np.zeros(len(flow_link), dtype=np.int64)
+    return link_start, link_flow

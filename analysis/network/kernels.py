@@ -1213,7 +1213,7 @@ def _pop(heap):
     return top
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, inline="always")
 def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending, task_rank,
                  reduce_s, task_first, task_msg, post_tasks, post_delay, msg_tasks, eager,
                  send_cost, posted, data_latency, starts, deferred):
@@ -1275,7 +1275,7 @@ def _local_problem(m, k, n_crossings):
             np.arange(m), workspace(m, k))
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, inline="always")
 def _flight_rates(flight, flow_start, flow_link, capacity, penalty, bound, room, level_rtol):
     """The max-min rates (:func:`fill`) of the flows ``flight`` (ascending), solved over
     them and the shared links they cross alone: the same problem as :func:`fill` with
@@ -1336,7 +1336,7 @@ def _live_lists(m, flow_start, flow_link, n_links):
             np.zeros(n_links, dtype=np.int64))
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, inline="always")
 def _component(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_start, lists,
                group, bounds):
     """The flows in flight that share links, directly or through others, with the seeds
@@ -1349,7 +1349,23 @@ def _component(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_sta
     return n
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, inline="always")
+def _lone_rate(f, flow_start, flow_link, capacity, bound):
+    """The max-min rate of flow ``f`` alone on its links (:func:`fill_listed` over it
+    alone, the same comparisons): its bound and the capacity of each link it crosses,
+    the lowest; -1 when its route crosses a link twice (then the filling shares it)."""
+    rate = bound[f]
+    for e in range(flow_start[f], flow_start[f + 1]):
+        link = flow_link[e]
+        for d in range(flow_start[f], e):
+            if flow_link[d] == link:
+                return -1.0
+        if capacity[link] < rate:
+            rate = capacity[link]
+    return rate
+
+
+@numba.njit(cache=_CACHE, inline="always")
 def _reshare(now, group, left, since, rate, finish, version, ends, size, rate_factor,
              flow_start, flow_link, capacity, penalty, bound, room, level_rtol, done_rtol):
     """The flows ``group`` (ascending: whole components of the flows in flight) move on
@@ -1360,6 +1376,15 @@ def _reshare(now, group, left, since, rate, finish, version, ends, size, rate_fa
         if now > since[f]:
             left[f] = max(left[f] - rate[f] * (now - since[f]), size[f] * done_rtol)
         since[f] = now
+    lone = _lone_rate(group[0], flow_start, flow_link, capacity, bound) if len(group) == 1 \
+        else -1.0
+    if lone >= 0:   # half the re-sharings of a tree's pipeline: a flow alone on its links
+        f = group[0]
+        rate[f] = lone * rate_factor[f]
+        finish[f] = now + left[f] / rate[f]
+        version[f] += 1
+        _push(ends, (finish[f], f, version[f]))
+        return
     shared = _flight_rates(group, flow_start, flow_link, capacity, penalty, bound, room,
                            level_rtol)
     for i in range(len(group)):
@@ -1370,7 +1395,7 @@ def _reshare(now, group, left, since, rate, finish, version, ends, size, rate_fa
         _push(ends, (finish[f], f, version[f]))
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, inline="always")
 def _drop_stale(ends, version, in_flight, purge_at):
     """The heap ``ends`` rid of its stale entries (an older version of a flow, or a flow no
     longer in flight) once it has grown past ``purge_at[0]``, then that limit set to twice
@@ -1435,7 +1460,7 @@ def _lowest_link(flows, flow_start, flow_link, link_start, n_live, capacity, bou
     return best
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, inline="always")
 def _components_apart(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_start,
                       lists, group, bounds):
     """:func:`_component` one component at a time, unsorted: the flows of component i in
@@ -1769,7 +1794,7 @@ def _kept_ends(link, threshold, finished, n_finished, in_flight, finish, lists, 
     return n_finished
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, inline="always")
 def _start_data(now, starts, state, seeds, n_seeds, flow_start, flow_link, link_start,
                 capacity, bound, lists, whole, one_clock):
     """The data that start by ``now`` go in flight: each joins a kept component or
@@ -1799,7 +1824,7 @@ def _start_data(now, starts, state, seeds, n_seeds, flow_start, flow_link, link_
     return n_seeds
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, inline="always")
 def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, flow_link,
                  link_start, capacity, penalty, bound, size, rate_factor, room, lists,
                  finished, level_rtol, done_rtol, whole, one_clock):
@@ -1878,7 +1903,7 @@ def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, fl
     return until, n_finished, n_seeds, False
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, inline="always")
 def _end_messages(n_finished, finished, finished_at, done, received, receive_cost,
                   serial_receiver, msg_tasks, receiver_free, task_last, pending, touched,
                   eager, task_start, receive_after, deferred):
@@ -1936,7 +1961,14 @@ def _end_messages(n_finished, finished, finished_at, done, received, receive_cos
             pending[s] -= 1
             touched[n_touched] = s
             n_touched += 1
-    return np.unique(touched[:n_touched])
+    # ascending, each once (numpy.unique's answer, in place: no array made per event)
+    touched[:n_touched].sort()
+    n_unique = 0
+    for i in range(n_touched):
+        if n_unique == 0 or touched[i] != touched[n_unique - 1]:
+            touched[n_unique] = touched[i]
+            n_unique += 1
+    return touched[:n_unique]
 
 
 @numba.njit(cache=_CACHE)
@@ -2015,6 +2047,7 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
     room = _local_problem(m, len(capacity), len(flow_link))
     finished = np.empty(m, dtype=np.int64)
     received = np.empty(m)
+    finished_at = np.empty(m)
     touched = np.empty(2 * m, dtype=np.int64)
     now = starts[0][0] if len(starts) else np.inf
     stamp = 0
@@ -2030,7 +2063,8 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
         if n_finished == 0:
             continue
         n_done += n_finished
-        finished_at = state[4][finished[:n_finished]]
+        for i in range(n_finished):
+            finished_at[i] = state[4][finished[i]]
         completed = _end_messages(n_finished, finished, finished_at, done, received,
                                   receive_cost, serial_receiver, msg_tasks, receiver_free,
                                   task_last, pending, touched, eager, task_start,
