@@ -3,8 +3,9 @@ every p^2 entry is its explicit messages; above, the shift-structured ones are s
 (collsim.analysis.network.shifts, tests/test_network_shifts.py) and the linear and
 scattered alltoalls shift batches (collsim.analysis.network.batches,
 tests/test_network_batches.py); the linear alltoall refuses, in one line with exit status
-2, where its sample in strata would not fit (above 335,544 ranks) and its ranks do not fill
-a fat-tree's or a dragonfly's nodes in blocks (then timed by the fabric's levels)."""
+2, where its sample in strata would not fit (above 335,544 ranks), and on a fat-tree or a
+dragonfly wherever its ranks do not fill whole blocks of the nodes (else timed by the
+fabric's levels: the strata there take more than 13 minutes)."""
 
 import pytest
 
@@ -48,11 +49,29 @@ def test_shift_patterns_are_shift_steps_above_the_limit_and_explicit_at_it(build
 
 
 def test_predict_refuses_in_one_line_with_exit_status_2(capsys):
-    # 524,288 hosts: arithmetic routes, no graph built; 524,287 ranks are not whole leaves
-    # of 512 (no level sample), and their strata would not fit
-    code = main(["predict", "--platform", "fat-tree", "--levels", "2", "--down-ports", "512,1024",
-                 "--up-ports", "1,512", "--np", "524287", "--coll", "alltoall", "--alg",
-                 "linear", "--bytes", "8"])
+    # a crossbar has no levels: linear's strata, which would not fit (arithmetic routes,
+    # no graph built)
+    code = main(["predict", "--platform", "crossbar", "--nodes", "524287", "--np", "524287",
+                 "--coll", "alltoall", "--alg", "linear", "--bytes", "8"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
     assert len(err) == 1 and "largest it answers: 335,544 ranks" in err[0], err
+
+
+@pytest.mark.parametrize("machine, p, answer", [
+    (["fat-tree", "--levels", "3", "--down-ports", "64,64,256", "--up-ports", "1,64,64"], 5000,
+     "4,096 or 8,192 ranks here"),
+    (["fat-tree", "--levels", "2", "--down-ports", "512,1024", "--up-ports", "1,512"], 524287,
+     "523,776 or 524,288 ranks here"),
+    (["dragonfly", "--dragonfly-groups", "9", "--chassis-per-group", "1",
+      "--routers-per-chassis", "64", "--nodes-per-router", "16"], 5000,
+     "4,096 or 5,120 ranks here")])
+def test_linear_refuses_strata_where_a_fabrics_levels_do_not_fit(capsys, machine, p, answer):
+    # ranks in partial blocks of a fat-tree's or a dragonfly's nodes: the strata there ran
+    # more than 13 minutes without an answer (5000 ranks of the million-rank fat-tree),
+    # so one line, exit status 2, naming the sizes that answer
+    code = main(["predict", "--platform", *machine, "--np", str(p), "--coll", "alltoall",
+                 "--alg", "linear", "--bytes", "8"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert len(err) == 1 and answer in err[0] and "more than 13 minutes" in err[0], err

@@ -50,7 +50,9 @@ engine's step** (``engine._run_step``), not the engine:
   engine), on a dragonfly every global link does (the flows weighted by block
   pairs).  Three or four flows per member: a million ranks in seconds.
 
-``linear`` elsewhere refuses (:func:`check_sample`) where its sample would exceed
+``linear`` refuses on a fat-tree's or a dragonfly's ranks that do not fill whole
+blocks of their nodes (:func:`_refuse_strata_on_levels`: the strata there take more
+than 13 minutes), elsewhere (:func:`check_sample`) where its sample would exceed
 :data:`SAMPLE_FLOWS` flows; both refuse ranks out of their hosts' order (a
 random mapping: :func:`run_batches`).  Its error against the explicit engine is
 measured where both run (1024 to 4096 ranks:
@@ -65,7 +67,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .pattern import PatternTooLarge, Step, _ints
+from .pattern import MAX_MESSAGES, PatternTooLarge, Step, _ints
 from .shifts import _GOLDEN, shift_strata
 
 __all__ = ["ShiftBatches", "batch_samples", "run_batches", "check_sample", "sample_flows",
@@ -271,6 +273,45 @@ def _sampled_flows(steps: ShiftBatches, offsets: np.ndarray, strata: int, ratio:
             arrivals)
 
 
+def _node_blocks(fabric) -> tuple[list[int], bool] | None:
+    """The nested blocks of nodes of a fat-tree (a leaf's, a pod's, ...: ``fabric.down``)
+    or a dragonfly (a router's, a chassis', a group's), innermost first, and whether
+    :func:`_level_flows` weights its flows by block pairs; None on other fabrics."""
+    if hasattr(fabric, "down"):
+        return [int(np.prod(fabric.down[:level])) for level in range(len(fabric.down))], False
+    if hasattr(fabric, "per_router"):
+        router = fabric.per_router
+        return [1, router, router * fabric.routers, router * fabric.routers * fabric.chassis], True
+    return None
+
+
+def _refuse_strata_on_levels(fabric, hosts: np.ndarray, p: int) -> None:
+    """Refuse ``linear`` in strata on a fat-tree or a dragonfly (its ranks do not fill
+    whole blocks of the fabric's nodes in order from node 0: :func:`level_blocks` is
+    None), naming the sizes that answer there.  Its strata's flows end at many distinct
+    instants, each an event of one max-min over all of them: 5,000 ranks of the
+    million-rank fat-tree ran more than 13 minutes of CPU without an answer, 8192 and
+    65,536 (levels forced off) more than 185 and 321 s.
+
+    Raises
+    ------
+    PatternTooLarge
+    """
+    nodes, _ = _node_blocks(fabric)
+    family = "fat-tree" if hasattr(fabric, "down") else "dragonfly"
+    per_node = max(int(np.searchsorted(hosts, hosts[0] + 1)), 1)
+    if hosts[0] != 0 or not np.array_equal(hosts, np.arange(p, dtype=np.int64) // per_node):
+        where = "ranks that fill the nodes in order from node 0 (a block mapping)"
+    else:
+        block = max(per_node * b for b in nodes if per_node * b < p)
+        where = (f"whole blocks of {block:,} ranks from node 0 ({p // block * block:,} or "
+                 f"{-(-p // block) * block:,} ranks here)")
+    raise PatternTooLarge(
+        f"alltoall/linear on {p:,} ranks of a {family}: its model answers above 4,096 "
+        f"ranks by the fabric's levels, for {where}; its sample in strata would take "
+        "more than 13 minutes")
+
+
 def level_blocks(fabric, hosts: np.ndarray) -> tuple[list[int], bool] | None:
     """The nested blocks of ranks ``linear``'s level sample follows, innermost first, the
     last all p ranks, and whether its flows are weighted by block pairs: a node's ranks,
@@ -279,15 +320,9 @@ def level_blocks(fabric, hosts: np.ndarray) -> tuple[list[int], bool] | None:
     ranks fill the nodes in order from node 0 (``hosts``: the members' nodes) and each
     block size divides the next; else None."""
     p = len(hosts)
-    if hasattr(fabric, "down"):
-        nodes = [int(np.prod(fabric.down[:level])) for level in range(len(fabric.down))]
-        pairs = False
-    elif hasattr(fabric, "per_router"):
-        router = fabric.per_router
-        nodes, pairs = [1, router, router * fabric.routers,
-                        router * fabric.routers * fabric.chassis], True
-    else:
+    if _node_blocks(fabric) is None:
         return None
+    nodes, pairs = _node_blocks(fabric)
     if p < 2 or hosts[0] != 0:
         return None
     per_node = int(np.searchsorted(hosts, 1))
@@ -420,6 +455,9 @@ def run_batches(steps: ShiftBatches, clock: np.ndarray, hosts: np.ndarray, fabri
     after = clock.copy()
     if len(batches) == 1 and counts[0] == 1:
         levels = None if steps.backward else level_blocks(fabric, hosts[members])
+        if levels is None and _node_blocks(fabric) is not None \
+                and steps.messages > MAX_MESSAGES:
+            _refuse_strata_on_levels(fabric, hosts[members], len(members))
         if levels is None:
             check_sample("alltoall/linear", len(members))
         elif levels[1] and len(members) > DRAGONFLY_LEVEL_RANKS:
