@@ -3,9 +3,9 @@ every p^2 entry is its explicit messages; above, the shift-structured ones are s
 (collsim.analysis.network.shifts, tests/test_network_shifts.py) and the linear and
 scattered alltoalls shift batches (collsim.analysis.network.batches,
 tests/test_network_batches.py); the linear alltoall refuses, in one line with exit status
-2, where its sample in strata would not fit (above 335,544 ranks), and on a fat-tree or a
-dragonfly wherever its ranks do not fill whole blocks of the nodes (else timed by the
-fabric's levels: the strata there take more than 13 minutes)."""
+2, where its sample in strata would not fit (above 335,544 ranks), and on a fat-tree
+wherever its ranks do not fill whole blocks of the nodes (else timed by the fabric's
+levels: the strata there take more than 13 minutes)."""
 
 import pytest
 
@@ -62,14 +62,11 @@ def test_predict_refuses_in_one_line_with_exit_status_2(capsys):
     (["fat-tree", "--levels", "3", "--down-ports", "64,64,256", "--up-ports", "1,64,64"], 5000,
      "4,096 or 8,192 ranks here"),
     (["fat-tree", "--levels", "2", "--down-ports", "512,1024", "--up-ports", "1,512"], 524287,
-     "523,776 or 524,288 ranks here"),
-    (["dragonfly", "--dragonfly-groups", "9", "--chassis-per-group", "1",
-      "--routers-per-chassis", "64", "--nodes-per-router", "16"], 5000,
-     "4,096 or 5,120 ranks here")])
-def test_linear_refuses_strata_where_a_fabrics_levels_do_not_fit(capsys, machine, p, answer):
-    # ranks in partial blocks of a fat-tree's or a dragonfly's nodes: the strata there ran
-    # more than 13 minutes without an answer (5000 ranks of the million-rank fat-tree),
-    # so one line, exit status 2, naming the sizes that answer
+     "523,776 or 524,288 ranks here")])
+def test_linear_refuses_strata_where_a_fat_trees_levels_do_not_fit(capsys, machine, p, answer):
+    # ranks in partial blocks of a fat-tree's nodes: the strata there ran more than 13
+    # minutes without an answer (5000 ranks of the million-rank fat-tree), so one line,
+    # exit status 2, naming the sizes that answer
     code = main(["predict", "--platform", *machine, "--np", str(p), "--coll", "alltoall",
                  "--alg", "linear", "--bytes", "8"])
     err = capsys.readouterr().err.strip().splitlines()

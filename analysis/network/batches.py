@@ -50,9 +50,9 @@ engine's step** (``engine._run_step``), not the engine:
   engine), on a dragonfly every global link does (the flows weighted by block
   pairs).  Three or four flows per member: a million ranks in seconds.
 
-``linear`` refuses on a fat-tree's or a dragonfly's ranks that do not fill whole
-blocks of their nodes (:func:`_refuse_strata_on_levels`: the strata there take more
-than 13 minutes), elsewhere (:func:`check_sample`) where its sample would exceed
+``linear`` refuses on a fat-tree's ranks that do not fill whole blocks of its nodes
+(:func:`_refuse_strata_on_a_fat_tree`: the strata there take more than 13
+minutes), elsewhere (:func:`check_sample`) where its sample would exceed
 :data:`SAMPLE_FLOWS` flows; both refuse ranks out of their hosts' order (a
 random mapping: :func:`run_batches`).  Its error against the explicit engine is
 measured where both run (1024 to 4096 ranks:
@@ -285,20 +285,19 @@ def _node_blocks(fabric) -> tuple[list[int], bool] | None:
     return None
 
 
-def _refuse_strata_on_levels(fabric, hosts: np.ndarray, p: int) -> None:
-    """Refuse ``linear`` in strata on a fat-tree or a dragonfly (its ranks do not fill
-    whole blocks of the fabric's nodes in order from node 0: :func:`level_blocks` is
-    None), naming the sizes that answer there.  Its strata's flows end at many distinct
-    instants, each an event of one max-min over all of them: 5,000 ranks of the
-    million-rank fat-tree ran more than 13 minutes of CPU without an answer, 8192 and
-    65,536 (levels forced off) more than 185 and 321 s.
+def _refuse_strata_on_a_fat_tree(fabric, hosts: np.ndarray, p: int) -> None:
+    """Refuse ``linear`` in strata on a fat-tree (its ranks do not fill whole blocks of
+    the fabric's nodes in order from node 0: :func:`level_blocks` is None), naming the
+    sizes that answer there.  Its strata's flows end at many distinct instants, each an
+    event of one max-min over all of them: 5000 ranks of the million-rank fat-tree ran
+    more than 13 minutes of CPU without an answer, 8192 and 65,536 (levels forced off)
+    more than 185 and 321 s.  (On the dragonfly they answered 5000 ranks in 172 s.)
 
     Raises
     ------
     PatternTooLarge
     """
     nodes, _ = _node_blocks(fabric)
-    family = "fat-tree" if hasattr(fabric, "down") else "dragonfly"
     per_node = max(int(np.searchsorted(hosts, hosts[0] + 1)), 1)
     if hosts[0] != 0 or not np.array_equal(hosts, np.arange(p, dtype=np.int64) // per_node):
         where = "ranks that fill the nodes in order from node 0 (a block mapping)"
@@ -307,7 +306,7 @@ def _refuse_strata_on_levels(fabric, hosts: np.ndarray, p: int) -> None:
         where = (f"whole blocks of {block:,} ranks from node 0 ({p // block * block:,} or "
                  f"{-(-p // block) * block:,} ranks here)")
     raise PatternTooLarge(
-        f"alltoall/linear on {p:,} ranks of a {family}: its model answers above 4,096 "
+        f"alltoall/linear on {p:,} ranks of a fat-tree: its model answers above 4,096 "
         f"ranks by the fabric's levels, for {where}; its sample in strata would take "
         "more than 13 minutes")
 
@@ -455,9 +454,8 @@ def run_batches(steps: ShiftBatches, clock: np.ndarray, hosts: np.ndarray, fabri
     after = clock.copy()
     if len(batches) == 1 and counts[0] == 1:
         levels = None if steps.backward else level_blocks(fabric, hosts[members])
-        if levels is None and _node_blocks(fabric) is not None \
-                and steps.messages > MAX_MESSAGES:
-            _refuse_strata_on_levels(fabric, hosts[members], len(members))
+        if levels is None and hasattr(fabric, "down") and steps.messages > MAX_MESSAGES:
+            _refuse_strata_on_a_fat_tree(fabric, hosts[members], len(members))
         if levels is None:
             check_sample("alltoall/linear", len(members))
         elif levels[1] and len(members) > DRAGONFLY_LEVEL_RANKS:

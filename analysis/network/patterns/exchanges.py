@@ -21,7 +21,7 @@ all of a rank's messages (or batches of 32) at once, one
 of each batch's shifts shared by max-min, scattered's batches sampled: a
 model of the engine, its error measured); linear, timed by levels on a
 fat-tree or a dragonfly whose nodes its ranks fill in whole blocks, refuses
-(``PatternTooLarge``) on those fabrics' other ranks (its sample in strata
+(``PatternTooLarge``) on a fat-tree's other ranks (its sample in strata
 there takes more than 13 minutes) and elsewhere where that sample would
 exceed ``batches.SAMPLE_FLOWS`` flows (above 335,544 ranks).
 """
