@@ -95,11 +95,15 @@ WINDOW_MESSAGES = 1 << 16
 WARMUP_REPEATS = 16
 WARMUP_MESSAGES = 1 << 14
 
-# A fabric of at most this many link ids (a million-node fat-tree: 6.3 million) is
-# solved over all of them when a step crosses at least a quarter as many: its
-# properties are read once per fabric and a step's links need no numbering
-# (numbering touches every crossing once more); a larger one (a million-node
-# dragonfly: 19 million ids) over the ids each step uses.
+# A fabric of at most this many link ids is solved over all of them when a step
+# crosses at least as many: its properties are read once per fabric and a step's
+# links need no numbering (numbering touches every crossing once more); else, and
+# on a larger fabric (a million-node dragonfly: 19 million ids), over the ids the
+# step uses, numbered in order of first use.  (A quarter as many before: then a
+# window of 413,000 messages on the million-node fat-tree's 6.3 million ids paid
+# passes over every id in ``kernels.link_lists``, 81 ms a window, and the event
+# loop's shared links came in id order, not the flows' order: bcast ``binary`` of
+# 1 MiB on a million ranks took 66.8 s of CPU, 56.9 s numbered; MODELS.md.)
 _GLOBAL_LINKS = 1 << 23
 
 
@@ -114,6 +118,20 @@ def factors(table: tuple[tuple[int, float], ...], size_bytes: np.ndarray) -> np.
     return values[np.clip(index, 0, None)]
 
 
+def _links_read(routes: np.ndarray, fabric: Fabric) -> tuple[np.ndarray, ...]:
+    """The routes in the link numbers the kernels read, and those links' capacities,
+    latencies and FATPIPE flags: every id as it is on a fabric of few ids that the
+    step crosses at least as often (no numbering pass), else the ids the routes use,
+    numbered in order of first use (the rule above :data:`_GLOBAL_LINKS`)."""
+    from . import kernels
+
+    routes = np.ascontiguousarray(routes, dtype=np.int64)
+    if fabric.n_links <= _GLOBAL_LINKS and fabric.n_links <= routes.size:
+        return (routes, *fabric.link_table())
+    local, used = kernels.number_links(routes, fabric.link_scratch())
+    return (local, *fabric.link_properties(used))
+
+
 class _Routing:
     """What a step's flows are on their routes, whatever their sizes: each route's
     latency and sharing penalty, and the crossings of the links they share (see
@@ -125,13 +143,7 @@ class _Routing:
                  weight: np.ndarray | None = None) -> None:
         from . import kernels
 
-        routes = np.ascontiguousarray(routes, dtype=np.int64)
-        if fabric.n_links <= _GLOBAL_LINKS and fabric.n_links <= 4 * routes.size:
-            local = routes   # every link id as it is: no numbering pass
-            capacity, link_latency, pipe = fabric.link_table()
-        else:
-            local, used = kernels.number_links(routes, fabric.link_scratch())
-            capacity, link_latency, pipe = fabric.link_properties(used)
+        local, capacity, link_latency, pipe = _links_read(routes, fabric)
         # CM02: the flow's penalty is its route's latency (1 when it has none), before the
         # factor, plus weight_S / bandwidth per link (SimGrid's network/weight-S)
         self.latency, self.penalty, bound = kernels.route_sums(
@@ -486,13 +498,7 @@ def _lone_flows(routes: np.ndarray, fabric: Fabric, weight_S: float
     from . import kernels
     from .serial_kernels import lone_rates
 
-    routes = np.ascontiguousarray(routes, dtype=np.int64)
-    if fabric.n_links <= _GLOBAL_LINKS and fabric.n_links <= 4 * routes.size:
-        local = routes
-        capacity, link_latency, pipe = fabric.link_table()
-    else:
-        local, used = kernels.number_links(routes, fabric.link_scratch())
-        capacity, link_latency, pipe = fabric.link_properties(used)
+    local, capacity, link_latency, pipe = _links_read(routes, fabric)
     latency, penalty, bound = kernels.route_sums(local, link_latency, capacity, pipe,
                                                  float(weight_S))
     return latency, lone_rates(local, pipe, capacity, penalty, bound)
