@@ -96,15 +96,20 @@ WARMUP_REPEATS = 16
 WARMUP_MESSAGES = 1 << 14
 
 # A fabric of at most this many link ids is solved over all of them when a step
-# crosses at least as many: its properties are read once per fabric and a step's
-# links need no numbering (numbering touches every crossing once more); else, and
-# on a larger fabric (a million-node dragonfly: 19 million ids), over the ids the
-# step uses, numbered in order of first use.  (A quarter as many before: then a
-# window of 413,000 messages on the million-node fat-tree's 6.3 million ids paid
-# passes over every id in ``kernels.link_lists``, 81 ms a window, and the event
-# loop's shared links came in id order, not the flows' order: bcast ``binary`` of
-# 1 MiB on a million ranks took 66.8 s of CPU, 56.9 s numbered; MODELS.md.)
+# crosses at least GLOBAL_SHARE as many (times its ids): its properties are read once
+# per fabric and a step's links need no numbering (numbering touches every crossing
+# once more); else, and on a larger fabric (a million-node dragonfly: 19 million
+# ids), over the ids the step uses, numbered in order of first use.
 _GLOBAL_LINKS = 1 << 23
+# A step solved alone: a quarter (a million-rank Rabenseifner's steps cross all but
+# one of the million-node fat-tree's 6.3 million ids: 7.6 s of CPU read as they are,
+# 9.8 s numbered).  Steps run together (the event loop): all of them, since the loop
+# runs faster on links numbered in the flows' order, and a window of 413,000
+# messages (2.5 million crossings) read as they are paid passes over every id in
+# ``kernels.link_lists``, 81 ms a window (bcast ``binary`` of 1 MiB on a million
+# ranks: 66.8 s of CPU; 63.2 s numbered below half; 56.9 s numbered: MODELS.md).
+_GLOBAL_SHARE_ALONE = 0.25
+_GLOBAL_SHARE_TOGETHER = 1.0
 
 
 def factors(table: tuple[tuple[int, float], ...], size_bytes: np.ndarray) -> np.ndarray:
@@ -118,15 +123,16 @@ def factors(table: tuple[tuple[int, float], ...], size_bytes: np.ndarray) -> np.
     return values[np.clip(index, 0, None)]
 
 
-def _links_read(routes: np.ndarray, fabric: Fabric) -> tuple[np.ndarray, ...]:
+def _links_read(routes: np.ndarray, fabric: Fabric, global_share: float = _GLOBAL_SHARE_ALONE
+                ) -> tuple[np.ndarray, ...]:
     """The routes in the link numbers the kernels read, and those links' capacities,
-    latencies and FATPIPE flags: every id as it is on a fabric of few ids that the
-    step crosses at least as often (no numbering pass), else the ids the routes use,
-    numbered in order of first use (the rule above :data:`_GLOBAL_LINKS`)."""
+    latencies and FATPIPE flags: every id as it is on a fabric of few ids whose
+    ``global_share`` the routes cross at least (no numbering pass), else the ids the
+    routes use, numbered in order of first use (the rule above :data:`_GLOBAL_LINKS`)."""
     from . import kernels
 
     routes = np.ascontiguousarray(routes, dtype=np.int64)
-    if fabric.n_links <= _GLOBAL_LINKS and fabric.n_links <= routes.size:
+    if fabric.n_links <= _GLOBAL_LINKS and fabric.n_links * global_share <= routes.size:
         return (routes, *fabric.link_table())
     local, used = kernels.number_links(routes, fabric.link_scratch())
     return (local, *fabric.link_properties(used))
@@ -140,10 +146,11 @@ class _Routing:
     pair set (``pattern_time``'s memo)."""
 
     def __init__(self, routes: np.ndarray, fabric: Fabric, weight_S: float = 0.0,
-                 weight: np.ndarray | None = None) -> None:
+                 weight: np.ndarray | None = None,
+                 global_share: float = _GLOBAL_SHARE_ALONE) -> None:
         from . import kernels
 
-        local, capacity, link_latency, pipe = _links_read(routes, fabric)
+        local, capacity, link_latency, pipe = _links_read(routes, fabric, global_share)
         # CM02: the flow's penalty is its route's latency (1 when it has none), before the
         # factor, plus weight_S / bandwidth per link (SimGrid's network/weight-S)
         self.latency, self.penalty, bound = kernels.route_sums(
@@ -562,7 +569,8 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     eager, post_delay, send_cost, receive_cost, serial_receiver, receive_after = _overheads(
         steps, n_bytes, msg_tasks, post_tasks, n_tasks, net)
     size = (n_bytes + net.envelope_bytes).astype(float)
-    flows = _Flows(size, fabric.routes(hosts[src], hosts[dst]), fabric, net, weight_S)
+    flows = _Flows(size, _Routing(fabric.routes(hosts[src], hosts[dst]), fabric, weight_S,
+                                  global_share=_GLOBAL_SHARE_TOGETHER), fabric, net, weight_S)
     task_last, deadlock = kernels.run_together(
         np.flatnonzero(first), clock[task_rank[first]], task_rank,
         np.asarray(pending, dtype=np.int64), reduce_s, np.asarray(task_first, dtype=np.int64),
