@@ -1172,7 +1172,13 @@ def _push(heap, item):
     (numba's ``heapq`` takes the list as an argument at each call).  The entries are
     distinct tuples, so any heap gives them in the same order."""
     heap.append(item)
-    pos = len(heap) - 1
+    _sift_up(heap, len(heap) - 1, item)
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _sift_up(heap, pos, item):
+    """``item`` into the hole at ``pos`` of the heap, its parents larger than it moved
+    down into the hole in turn (:func:`_push`, and :func:`_pop`'s last step)."""
     while pos > 0:
         parent = (pos - 1) >> 1
         up = heap[parent]
@@ -1201,15 +1207,7 @@ def _pop(heap):
         heap[pos] = heap[child]
         pos = child
         child = 2 * pos + 1
-    while pos > 0:
-        parent = (pos - 1) >> 1
-        up = heap[parent]
-        if last < up:
-            heap[pos] = up
-            pos = parent
-        else:
-            break
-    heap[pos] = last
+    _sift_up(heap, pos, last)
     return top
 
 
