@@ -1367,29 +1367,11 @@ def _lone_rate(f, flow_start, flow_link, capacity, bound):
 def _reshare(now, group, left, since, rate, finish, version, ends, size, rate_factor,
              flow_start, flow_link, capacity, penalty, bound, room, level_rtol, done_rtol):
     """The flows ``group`` (ascending: whole components of the flows in flight) move on
-    at new max-min rates (:func:`_flight_rates`) from ``now``: their bytes left are
-    brought to ``now`` at their old rates, and their new ends go on the heap ``ends``
-    (stamped with each flow's version: an older entry is stale)."""
+    at new max-min rates (:func:`_rates_only`) from ``now``, and their new ends go on
+    the heap ``ends`` (stamped with each flow's version: an older entry is stale)."""
+    _rates_only(now, group, left, since, rate, finish, version, size, rate_factor,
+                flow_start, flow_link, capacity, penalty, bound, room, level_rtol, done_rtol)
     for f in group:
-        if now > since[f]:
-            left[f] = max(left[f] - rate[f] * (now - since[f]), size[f] * done_rtol)
-        since[f] = now
-    lone = _lone_rate(group[0], flow_start, flow_link, capacity, bound) if len(group) == 1 \
-        else -1.0
-    if lone >= 0:   # half the re-sharings of a tree's pipeline: a flow alone on its links
-        f = group[0]
-        rate[f] = lone * rate_factor[f]
-        finish[f] = now + left[f] / rate[f]
-        version[f] += 1
-        _push(ends, (finish[f], f, version[f]))
-        return
-    shared = _flight_rates(group, flow_start, flow_link, capacity, penalty, bound, room,
-                           level_rtol)
-    for i in range(len(group)):
-        f = group[i]
-        rate[f] = shared[i] * rate_factor[f]
-        finish[f] = now + left[f] / rate[f]
-        version[f] += 1
         _push(ends, (finish[f], f, version[f]))
 
 
@@ -1495,7 +1477,7 @@ def _components_apart(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, l
     return n_comps
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, inline="always")
 def _bring(now, flows, left, since, rate, size, done_rtol):
     """The bytes left of ``flows`` brought to ``now`` at their rates (as :func:`_reshare`)."""
     for f in flows:
@@ -1651,16 +1633,26 @@ def _keep_whole(now, group, bounds, n_comps, m, state, ends, lists, flow_start, 
         _whole_entry(link, flows, m, finish, version, ends)
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, inline="always")
 def _rates_only(now, group, left, since, rate, finish, version, size, rate_factor, flow_start,
                 flow_link, capacity, penalty, bound, room, level_rtol, done_rtol):
-    """:func:`_reshare` without pushing the ends (:func:`_keep_whole` does)."""
+    """The flows ``group`` (ascending: whole components of the flows in flight) at new
+    max-min rates (:func:`_flight_rates`) from ``now``: their bytes left brought to
+    ``now`` at their old rates (:func:`_bring`), their ends and versions set, not pushed
+    (:func:`_reshare` and :func:`_keep_whole` push them).  A flow alone on its links
+    takes :func:`_lone_rate` (the same rate, without the filling: half the re-sharings
+    of a tree's pipeline)."""
     _bring(now, group, left, since, rate, size, done_rtol)
-    shared = _flight_rates(group, flow_start, flow_link, capacity, penalty, bound, room,
-                           level_rtol)
-    for i in range(len(group)):
-        f = group[i]
-        rate[f] = shared[i] * rate_factor[f]
+    lone = _lone_rate(group[0], flow_start, flow_link, capacity, bound) if len(group) == 1 \
+        else -1.0
+    if lone >= 0:
+        rate[group[0]] = lone * rate_factor[group[0]]
+    else:
+        shared = _flight_rates(group, flow_start, flow_link, capacity, penalty, bound, room,
+                               level_rtol)
+        for i in range(len(group)):
+            rate[group[i]] = shared[i] * rate_factor[group[i]]
+    for f in group:
         finish[f] = now + left[f] / rate[f]
         version[f] += 1
 
