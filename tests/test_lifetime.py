@@ -1,4 +1,5 @@
-"""A study killed with SIGKILL leaves no worker, no smpirun and no temporary directory."""
+"""A study killed with SIGKILL leaves no worker, no smpirun and no temporary directory; a
+prediction stops at once at SIGTERM or Ctrl-C."""
 
 import os
 import signal
@@ -6,6 +7,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 XBAR = {"xbar": {"platform": {"generator": "crossbar", "nodes": 32}}}
 ALLREDUCE = {"collective": "allreduce", "sizes": ["8", "1MiB"],
@@ -99,3 +102,41 @@ def test_killing_collsim_run_stops_its_simulation_and_removes_its_directory(tmp_
     finally:
         for line in _processes_of(-1, str(scratch)):
             os.kill(int(line.split(":")[0]), signal.SIGKILL)
+
+
+def _cpu_s(pid: int) -> float:
+    """User and system CPU seconds of a running process."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+DRAGONFLY_1M = ["--platform", "dragonfly", "--dragonfly-groups", "257",
+                "--chassis-per-group", "1", "--routers-per-chassis", "256",
+                "--nodes-per-router", "16"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_prediction_inside_a_compiled_loop_stops_at_once(signum):
+    """alltoall linear on 5000 ranks of the million-rank dragonfly is one compiled call
+    of about three minutes (its strata); SIGTERM 124 s after it was sent stopped it
+    before the call ran in a thread (collsim.lifetime.interruptible)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "collsim", "predict", *DRAGONFLY_1M, "--np", "5000", "--coll",
+         "alltoall", "--alg", "linear", "--bytes", "8"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        # 6 s of CPU: well into the prediction (or into numba's compile of its kernels, in
+        # the same thread, when the cache is cold)
+        while _cpu_s(process.pid) < 6:
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+        process.send_signal(signum)
+        sent = time.monotonic()
+        out, err = process.communicate(timeout=20)
+        assert time.monotonic() - sent < 5
+        assert (process.returncode, out, err) == (130, "", "collsim: interrupted\n")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

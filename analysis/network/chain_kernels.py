@@ -12,7 +12,7 @@ _CACHE = __name__ == "collsim.analysis.network.chain_kernels"
 __all__ = ["chain_clocks"]
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def chain_clocks(start, hop_s, block_class, combine_s, send_s, first_send_s, last_send_s):
     """The clocks of a chain pipeline's ranks after it, in the chain's order.
 

@@ -35,7 +35,11 @@ This module imports numba: :mod:`collsim.analysis.network.engine` and
 compute a network model (``collsim list``) do not pay numba's start-up.
 Compiled functions are cached on disk (``cache=True``: about 10 s of
 compilation on the first run after an install, then none); numba's cache knows
-this file only, so the tolerances the callers own come in as arguments.
+this file only, so the tolerances the callers own come in as arguments.  Every
+kernel called from Python releases the GIL (``nogil=True``, here and in the
+other ``*_kernels.py``): a prediction runs in a thread while the main thread
+waits for it, so Ctrl-C and SIGTERM stop a loop of minutes at once
+(``collsim.lifetime.interruptible``).
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ __all__ = ["number_links", "route_sums", "link_lists", "workspace", "fill_listed
            "components", "step_end_times", "scatter_max", "scatter_add", "halving_blocks"]
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def scatter_max(out, index, values):
     """``numpy.maximum.at(out, index, values)``: out[index[i]] = max(out[index[i]], values[i]),
     i in order (numpy's ufunc.at is a slow generic loop at a million indexes)."""
@@ -64,7 +68,7 @@ def scatter_max(out, index, values):
             out[index[i]] = values[i]
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def scatter_add(out, index, values):
     """``numpy.add.at(out, index, values)``: out[index[i]] += values[i], i in order (the
     same sums to the bit)."""
@@ -72,7 +76,7 @@ def scatter_add(out, index, values):
         out[index[i]] += values[i]
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def number_links(routes, scratch):
     """Number the links a routes table uses 0..k-1, in order of first use.
 
@@ -101,7 +105,7 @@ def number_links(routes, scratch):
     return local, used[:k].copy()
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def route_sums(local, link_latency, link_capacity, link_pipe, weight_S):
     """Per flow: its route's latency, its CM02 sharing penalty, its FATPIPE bound.
 
@@ -133,7 +137,7 @@ def route_sums(local, link_latency, link_capacity, link_pipe, weight_S):
     return latency, penalty, bound
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def link_lists(local, link_pipe, link_capacity, bound):
     """The crossings of shared links twice: by flow (route order) and by link (ascending
     flow), as CSR arrays over the links two or more crossings share, numbered anew.
@@ -194,7 +198,7 @@ def link_lists(local, link_pipe, link_capacity, bound):
     return (flow_start, flow_link, link_start, link_flow), capacity, folded
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _usage(link, link_start, link_flow, open_flow, weight):
     """The sum of 1 / penalty over the link's open flows, in ascending flow order."""
     total = 0.0
@@ -205,7 +209,7 @@ def _usage(link, link_start, link_flow, open_flow, weight):
     return total
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def workspace(m, k):
     """Scratch arrays for :func:`fill_listed` over m flows and k shared links, left
     clean by each filling (so one serves every filling of a step): per flow the rate,
@@ -219,7 +223,7 @@ def workspace(m, k):
             np.empty(k, dtype=np.int64), np.empty(m + 1), np.zeros(1, dtype=np.int64))
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _crossings(flows, n, flow_start, flow_link, crossings, links):
     """Count how many of the n listed flows cross each link (into ``crossings``, all 0
     before) and list the links they cross (into ``links``).  Returns how many links."""
@@ -235,7 +239,7 @@ def _crossings(flows, n, flow_start, flow_link, crossings, links):
     return n_links
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _own_bounds(flows, n, flow_start, flow_link, crossings, capacity, penalty, bound, rate,
                 weight, own_bound, open_flow):
     """Each listed flow's own bound (its bound, and the links only it crosses): the rate
@@ -264,7 +268,7 @@ def _own_bounds(flows, n, flow_start, flow_link, crossings, capacity, penalty, b
     return n_open
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _bounds_by_level(flows, n, open_flow, own_bound, penalty, bound_level, n_open):
     """The open flows with a finite bound (ascending) and the lowest of their levels
     (bound times penalty), every open flow's level into ``bound_level``."""
@@ -283,7 +287,7 @@ def _bounds_by_level(flows, n, open_flow, own_bound, penalty, bound_level, n_ope
     return bounded[:nb], lowest
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _first_levels(flows, n, crossings, open_flow, weight, flow_start, flow_link, usage_of,
                   remaining, capacity, version, links, n_links):
     """The heap of the shared links' first levels: remaining capacity over the sum of
@@ -312,7 +316,7 @@ def _first_levels(flows, n, crossings, open_flow, weight, flow_start, flow_link,
     return heap
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _give_back(fixed_now, rate, flow_start, flow_link, crossings, taken, touched,
                touched_list, remaining, version, link_start, link_flow, open_flow, weight,
                heap):
@@ -340,7 +344,7 @@ def _give_back(fixed_now, rate, flow_start, flow_link, crossings, taken, touched
             heapq.heappush(heap, (max(remaining[link], 0.0) / usage, link, version[link]))
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _choose(heap, version, bounded, next_bound, bound_level, open_flow, chosen, chosen_list,
             link_start, link_flow, flows, n, level_rtol):
     """One round's lowest level and the open flows it fixes: those of every link and
@@ -385,7 +389,7 @@ def _choose(heap, version, bounded, next_bound, bound_level, open_flow, chosen, 
     return lowest, n_chosen, next_bound
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def fill_listed(flows, n, flow_start, flow_link, link_start, link_flow, capacity, penalty,
                 bound, level_rtol, ws):
     """Max-min fair rates of the n flows ``flows[:n]`` (ascending), into ``ws[0]`` at
@@ -445,7 +449,7 @@ def fill_listed(flows, n, flow_start, flow_link, link_start, link_flow, capacity
         crossings[links[i]] = 0
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty, bound,
          level_rtol):
     """Max-min fair rates of the ``active`` flows (CM02: ``rate * penalty`` equal on a
@@ -466,7 +470,7 @@ def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty
     return ws[0]
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _shared_rates(now, next_start, active, left, rate_factor, finish, flow_start, flow_link,
                   link_start, link_flow, capacity, penalty, bound, level_rtol):
     """The ``active`` flows' max-min rates (:func:`fill`) times their rate factors, and
@@ -484,7 +488,7 @@ def _shared_rates(now, next_start, active, left, rate_factor, finish, flow_start
     return rate, min(first_end, next_start)
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def components(m, link_start, link_flow):
     """The flows that share links, directly or through others (the connected components
     of flows and shared links): ``(start, flows)``, CSR of the components in order of
@@ -527,7 +531,7 @@ def components(m, link_start, link_flow):
     return start, flows
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _by_component(flows, flow_start, flow_link, capacity):
     """The crossings renumbered so that each component is contiguous: flow i is
     ``flows[i]``, links numbered in order of first crossing (a component's links
@@ -565,7 +569,7 @@ def _by_component(flows, flow_start, flow_link, capacity):
     return new_start, new_link, link_start, link_flow, new_capacity
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _signature(a, b, values, flow_start, flow_link, capacity_bits):
     """A hash of what the event simulation of the contiguous component of flows a..b-1
     reads: per flow its values' bits (``values``: start, size, rate factor, penalty,
@@ -584,7 +588,7 @@ def _signature(a, b, values, flow_start, flow_link, capacity_bits):
     return h
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _same_component(a, b, c, values, flow_start, flow_link, capacity_bits):
     """Whether the contiguous components of flows a..b-1 and c..c+b-a-1 are the same
     problem: every value equal to the bit, their crossings alike, the links'
@@ -607,7 +611,7 @@ def _same_component(a, b, c, values, flow_start, flow_link, capacity_bits):
     return True
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _filled_event(now, next_start, active, n_active, size, rate_factor, flow_start, flow_link,
                   link_start, link_flow, capacity, penalty, bound, level_rtol, done_rtol, left,
                   end, finish, ws):
@@ -635,7 +639,7 @@ def _filled_event(now, next_start, active, n_active, size, rate_factor, flow_sta
     return until
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _component_end_times(a, b, data_start, size, rate_factor, flow_start, flow_link,
                          link_start, link_flow, capacity, penalty, bound, level_rtol,
                          done_rtol, left, end, active, finish, ws):
@@ -670,7 +674,7 @@ def _component_end_times(a, b, data_start, size, rate_factor, flow_start, flow_l
                 n_pending -= 1
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _common_link(a, b, flow_start, flow_link, link_start):
     """A link every flow of the contiguous component a..b-1 crosses (the first on flow
     a's route), or -1."""
@@ -681,7 +685,7 @@ def _common_link(a, b, flow_start, flow_link, link_start):
     return -1
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _tally_workspace(m, k):
     """Per link: the sum of 1 / penalty of its flows in flight (a sum and its rounding
     errors, :func:`_cross`), how many, a version; per flow: in flight, its virtual end
@@ -690,7 +694,7 @@ def _tally_workspace(m, k):
             np.zeros(m, dtype=np.bool_), np.empty(m))
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _two_sum(total, error, x):
     """``total + x`` and ``error`` plus that addition's rounding error (Knuth's two-sum):
     a running sum whose ``total + error`` stays within a rounding of the exact sum,
@@ -700,7 +704,7 @@ def _two_sum(total, error, x):
     return s, error + ((total - (s - back)) + (x - back))
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _cross(f, sign, common, flow_start, flow_link, capacity, penalty, tally, link_heap):
     """Flow f goes in flight (sign 1) or ends (-1): 1 / penalty[f] joins or leaves the
     sums of its links, each a sum and the sum of its additions' rounding errors (Knuth's
@@ -724,7 +728,7 @@ def _cross(f, sign, common, flow_start, flow_link, capacity, penalty, tally, lin
                                        version[link]))
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _one_link_level(common, capacity, tally, link_heap, bound_heap):
     """The level of link ``common`` (its capacity over the sum of 1 / penalty of its
     flows in flight) when it is the lowest of every link's and every flow's bound level
@@ -743,7 +747,7 @@ def _one_link_level(common, capacity, tally, link_heap, bound_heap):
     return level
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _virtual_switch(a, b, to_virtual, virtual_time, size, rate_factor, penalty, left,
                     tally, done_rtol):
     """The flows in flight of a..b-1 change clocks: to virtual ends (their bytes left
@@ -765,7 +769,7 @@ def _virtual_switch(a, b, to_virtual, virtual_time, size, rate_factor, penalty, 
     return heap
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _virtual_event(now, virtual_time, level, next_start, heap, end, common, flow_start,
                    flow_link, capacity, penalty, tally, link_heap, done_rtol):
     """One event of a component every flow in flight of which moves at ``level`` /
@@ -790,7 +794,7 @@ def _virtual_event(now, virtual_time, level, next_start, heap, end, common, flow
     return until, virtual_time + level * (until - now), n_ended
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _lowest_always(a, b, common, flow_start, flow_link, capacity, bound):
     """Whether link ``common`` of the component a..b-1 (every flow crosses it) has the
     lowest level whatever flows are in flight: every other link has as much capacity or
@@ -809,14 +813,14 @@ def _lowest_always(a, b, common, flow_start, flow_link, capacity, bound):
     return True
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _virtual_end(size, rate_factor, penalty, f, clock, clock_error):
     """Flow f's virtual end started at virtual time ``clock + clock_error`` (a two-sum):
     that plus its size over 1 / penalty times its rate factor, as a two-sum."""
     return _two_sum(clock, clock_error, size[f] / ((1.0 / penalty[f]) * rate_factor[f]))
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _one_clock_end_times(a, b, common, data_start, size, rate_factor, penalty, capacity, end,
                          done_rtol):
     """:func:`_one_link_end_times` of a component whose link ``common`` has the lowest
@@ -873,7 +877,7 @@ def _one_clock_end_times(a, b, common, data_start, size, rate_factor, penalty, c
         now = until
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _one_link_end_times(a, b, common, data_start, size, rate_factor, flow_start, flow_link,
                         link_start, link_flow, capacity, penalty, bound, level_rtol, done_rtol,
                         left, end, active, finish, ws, tally):
@@ -945,7 +949,7 @@ def _one_link_end_times(a, b, common, data_start, size, rate_factor, flow_start,
                 n_pending -= 1
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _ends_by_component(start, data_start, size, rate_factor, flow_start, flow_link,
                        link_start, link_flow, capacity, penalty, bound, level_rtol, done_rtol):
     """:func:`step_end_times` of a step whose components are contiguous (flows
@@ -992,7 +996,7 @@ def _ends_by_component(start, data_start, size, rate_factor, flow_start, flow_li
     return end
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def step_end_times(data_start, size, rate_factor, flow_start, flow_link, link_start, link_flow,
                    capacity, penalty, bound, level_rtol, done_rtol):
     """When each flow of one step ends: its data starts at ``data_start`` and moves
@@ -1021,7 +1025,7 @@ def step_end_times(data_start, size, rate_factor, flow_start, flow_link, link_st
     return end
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def halving_blocks(pof2, count, elem_bytes):
     """Rabenseifner's recursive halving (``allreduce_rabenseifner.c``) for every new
     rank v < pof2 at once: per level (mask 1, 2, ...), the bytes v sends, the bytes
@@ -1051,7 +1055,7 @@ def halving_blocks(pof2, count, elem_bytes):
     return sent, kept, after
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def fat_tree_routes(src, dst, down, up, base, loopback):
     """d-mod-k routes of a fat-tree (:class:`collsim.analysis.network.regular.FatTreeFabric`):
     the up-links in columns 0..L-1, the down-links in L..2L-1, -1 where a route
@@ -1087,7 +1091,7 @@ def fat_tree_routes(src, dst, down, up, base, loopback):
     return table
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _dragonfly_local(g, c, r, c2, r2, C, R, base_green, base_black):
     """The local hops from router (g, c, r) to (g, c2, r2): green within a chassis,
     black within a router slot, else green then black (-1: no hop)."""
@@ -1101,7 +1105,7 @@ def _dragonfly_local(g, c, r, c2, r2, C, R, base_green, base_black):
     return green_first, base_black + ((g * R + r2) * C + c) * C + c2
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def dragonfly_routes(src, dst, per_router, G, C, R, K, base_green, base_black, base_global,
                      loopback):
     """Minimal routes of a dragonfly (:class:`collsim.analysis.network.regular.DragonflyFabric`):
@@ -1145,7 +1149,7 @@ def dragonfly_routes(src, dst, per_router, G, C, R, K, base_green, base_black, b
     return table
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def class_properties(links, class_bounds, class_capacity, class_latency, loopback):
     """(capacity, latency, FATPIPE flag) of link ids numbered class by class: class c
     holds the ids below ``class_bounds[c]`` (a few classes: a scan beats a search)."""
@@ -1259,7 +1263,7 @@ def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending
     return n_stack
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _local_problem(m, k, n_crossings):
     """Room for :func:`_flight_rates`' problems of up to m flows, k links and
     ``n_crossings`` crossings, made once per :func:`run_together`: per link a local
@@ -1318,7 +1322,7 @@ def _flight_rates(flight, flow_start, flow_link, capacity, penalty, bound, room,
     return ws[0]
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _live_lists(m, flow_start, flow_link, n_links):
     """The crossings of the flows in flight, per link: ``live[link_start[l]:][:n_live[l]]``
     holds the crossings (indexes into ``flow_link``) of link l's flows in flight, in no
@@ -1396,7 +1400,7 @@ def _drop_stale(ends, version, in_flight, purge_at):
     purge_at[0] = 2 * n + 1024
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _link_room(m, k):
     """Room for the components of :func:`run_together` kept on one link (:func:`_whole`):
     per flow the link of its component when it was last kept so (-1: never); per link
@@ -1411,7 +1415,7 @@ def _link_room(m, k):
             np.zeros(2, dtype=np.int64), np.empty(k))
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _lowest_link(flows, flow_start, flow_link, link_start, n_live, capacity, bound):
     """A link every flow of the component ``flows`` (in flight; the links they cross carry
     no other flow in flight) crosses whose level is the lowest whatever flows of it are in
@@ -1486,7 +1490,7 @@ def _bring(now, flows, left, since, rate, size, done_rtol):
         since[f] = now
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _whole_entry(link, flows, m, finish, version, ends):
     """The component ``flows`` kept on ``link`` (:func:`_whole`): its first end on the heap
     of ends as entry m + link, stamped with a new version (an older one is stale)."""
@@ -1498,7 +1502,7 @@ def _whole_entry(link, flows, m, finish, version, ends):
     _push(ends, (first, m + link, version[m + link]))
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _kept_level(link, flows, capacity, penalty):
     """The level of ``link`` over the flows ``flows`` (ascending): its capacity over their
     sum of 1 / penalty, summed in ascending flow order (as :func:`_first_levels`)."""
@@ -1508,7 +1512,7 @@ def _kept_level(link, flows, capacity, penalty):
     return max(capacity[link], 0.0) / usage
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _whole_rates(now, link, lowest, flows, state, size, rate_factor, flow_start, flow_link,
                  capacity, penalty, bound, n_live, done_rtol):
     """:func:`_reshare` of one component ``flows`` (ascending) every flow of which crosses
@@ -1532,7 +1536,7 @@ def _whole_rates(now, link, lowest, flows, state, size, rate_factor, flow_start,
         version[f] += 1
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _members(link, lists, link_start, group):
     """The flows in flight on ``link`` (its component, when it is kept on it), ascending,
     into ``group``; returns them."""
@@ -1544,7 +1548,7 @@ def _members(link, lists, link_start, group):
     return group[:n]
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _touch_link(link, whole):
     """The component kept on ``link`` changed at this event (a flow joined or ended)."""
     flag, touched = whole[1], whole[2]
@@ -1554,7 +1558,7 @@ def _touch_link(link, whole):
         touched[-1] += 1
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _untouch(whole):
     """The list of links whose kept components an event touched, emptied."""
     flag, touched = whole[1], whole[2]
@@ -1563,7 +1567,7 @@ def _untouch(whole):
     touched[-1] = 0
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _start_whole(f, m, in_flight, flow_start, flow_link, link_start, capacity, bound, lists,
                  seeds, n_seeds, whole):
     """Flow f starts (before it joins its links' lists): it joins the component kept on a
@@ -1610,7 +1614,7 @@ def _start_whole(f, m, in_flight, flow_start, flow_link, link_start, capacity, b
     return n_seeds + 1
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _keep_whole(now, group, bounds, n_comps, m, state, ends, lists, flow_start, flow_link,
                 link_start, capacity, bound, whole):
     """After a re-sharing of the components ``group[bounds[i]:bounds[i + 1]]``: each
@@ -1657,7 +1661,7 @@ def _rates_only(now, group, left, since, rate, finish, version, size, rate_facto
         version[f] += 1
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _kept_touched(m, in_flight, n_live, whole):
     """The kept components an event touched that still have flows in flight, into
     ``touched[:n]`` (the others are kept no more), the list emptied.  Returns n."""
@@ -1675,7 +1679,7 @@ def _kept_touched(m, in_flight, n_live, whole):
     return n
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _apart_exact(links, level, lows, n_lows, level_rtol):
     """Whether the kept components on ``links`` re-shared apart from the rest of the
     event's group (its filling's rounds at ``lows[:n_lows]``) give the joint filling's
@@ -1694,7 +1698,7 @@ def _apart_exact(links, level, lows, n_lows, level_rtol):
     return True
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _reshare_found(now, seeds, n_seeds, stamp, state, flow_start, flow_link, link_start,
                    capacity, penalty, bound, size, rate_factor, room, lists, level_rtol,
                    done_rtol, whole):
@@ -1715,7 +1719,7 @@ def _reshare_found(now, seeds, n_seeds, stamp, state, flow_start, flow_link, lin
     return n_comps
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _whole(now, ends, state, seeds, n_seeds, stamp, flow_start, flow_link, link_start,
            capacity, penalty, bound, size, rate_factor, room, lists, level_rtol, done_rtol,
            whole):
@@ -1766,7 +1770,7 @@ def _whole(now, ends, state, seeds, n_seeds, stamp, flow_start, flow_link, link_
                 link_start, capacity, bound, whole)
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _kept_ends(link, threshold, finished, n_finished, in_flight, finish, lists, link_start,
                whole):
     """The flows of the component kept on ``link`` that end by ``threshold`` go out of
@@ -1961,7 +1965,7 @@ def _end_messages(n_finished, finished, finished_at, done, received, receive_cos
     return touched[:n_unique]
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_first, task_msg,
                  msg_tasks, post_tasks, post_delay, eager, send_cost, receive_cost,
                  serial_receiver, receive_after, data_latency, size, rate_factor, flow_start,
@@ -1976,7 +1980,7 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
                      penalty, bound, level_rtol, done_rtol, keep_whole)[:2]
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first, task_msg,
               msg_tasks, post_tasks, post_delay, eager, send_cost, receive_cost,
               serial_receiver, receive_after, data_latency, size, rate_factor, flow_start,
@@ -2078,7 +2082,7 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
     return task_last, False, whole[5]
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def task_numbers(src, dst, step_of, n_ranks):
     """The tasks of steps run together: (rank, step) pairs numbered rank-major, as
     ``numpy.unique`` of ``rank * n_steps + step`` over both ends of every message
@@ -2114,7 +2118,7 @@ def task_numbers(src, dst, step_of, n_ranks):
     return task_rank[:n_tasks].copy(), task_step[:n_tasks].copy(), end_task
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def group_by(keys, n):
     """The indexes of ``keys`` (each in 0..n-1) grouped by key, in index order within a
     key (a stable argsort, by counting), and where each key's group starts (n + 1)."""
@@ -2131,7 +2135,7 @@ def group_by(keys, n):
     return first, order
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def receives_ahead(is_post, key, task, order):
     """Per receive op, how many of its rank's tasks before the one that waits for it
     posted it: the earliest ``post`` from the same peer not yet waited for (0: none).
@@ -2158,7 +2162,7 @@ def receives_ahead(is_post, key, task, order):
     return ahead
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def program_steps(first_task, send_task, recv_task):
     """The step of each task of per-rank programs whose messages link a sender's task
     to a receiver's (``send_task[i]``, ``recv_task[i]``: global task ids, a rank's

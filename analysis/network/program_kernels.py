@@ -14,7 +14,7 @@ __all__ = ["next_step", "room"]
 _RECV = 1
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _match(q, r, kind, tq, task_op_first, op_kind, op_role, peers):
     """The op of rank q's task ``tq`` that answers an op of ``kind`` from rank r
     (a receive for a send, a send for a receive), -1 when there is none."""
@@ -24,14 +24,14 @@ def _match(q, r, kind, tq, task_op_first, op_kind, op_role, peers):
     return -1
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _current(r, cls, cur, cls_task_first):
     """Rank r's current task (global template index), -1 when its program is done."""
     t = cls_task_first[cls[r]] + cur[r]
     return t if t < cls_task_first[cls[r] + 1] else -1
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _local_states(cls, peers, cur, cls_task_first, task_op_first, op_kind, op_role, state,
                   task, answer):
     """state[r]: 0 done, 1 every op of r's current task answered by its peer's current
@@ -60,7 +60,7 @@ def _local_states(cls, peers, cur, cls_task_first, task_op_first, op_kind, op_ro
     return active
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def _spread_waiting(cls, peers, cur, cls_task_first, task_op_first, op_kind, op_role, state,
                     stack):
     """A task linked (its op answered) to a waiting task waits too: its union is not ready."""
@@ -85,7 +85,7 @@ def _spread_waiting(cls, peers, cur, cls_task_first, task_op_first, op_kind, op_
                     top += 1
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def next_step(cls, peers, cur, cls_task_first, task_op_first, op_kind, op_role, op_bytes,
               op_early, task_compute, state, stack, out, task, answer):
     """The next step of per-rank programs given as templates: every union of tasks

@@ -12,7 +12,7 @@ _CACHE = __name__ == "collsim.analysis.network.serial_kernels"
 __all__ = ["lone_rates", "run_serial"]
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def lone_rates(local, link_pipe, link_capacity, penalty, bound):
     """The rate ``kernels.fill`` gives each flow alone (``kernels.link_lists`` then
     ``fill`` on one flow, the same operations): a link it crosses once bounds it at
@@ -60,7 +60,7 @@ def lone_rates(local, link_pipe, link_capacity, penalty, bound):
     return rate
 
 
-@numba.njit(cache=_CACHE)
+@numba.njit(cache=_CACHE, nogil=True)
 def run_serial(clock, src, dst, send_delay, eager, latency, size, rate, receive_cost,
                 combine_s):
     """The clocks through the steps in order: message k starts when its sender (after

@@ -34,6 +34,7 @@ from collsim.analysis.network import patterns as _patterns
 from collsim.analysis.network.pattern import PatternTooLarge
 from collsim.errors import CollsimError
 from collsim.harness import collectives
+from collsim.lifetime import interruptible
 from collsim.limits import check
 from collsim.params import DEFAULT_PARAMS, AlgorithmParams
 from collsim.platform_cli import PlatformRequest, build_requested
@@ -312,6 +313,7 @@ def network_setting(request: PlatformRequest, profile: Profile, np_ranks: int, m
                           weight_S=weight_S(profile), graph=graph, names=names)
 
 
+@interruptible
 def collective_time(setting: NetworkSetting, collective: str, algorithm: str, n_bytes: int, *,
                     elem_bytes: int, root: int = 0, commutative: bool = True,
                     params: AlgorithmParams = DEFAULT_PARAMS) -> tuple[float, int]:
