@@ -1215,15 +1215,83 @@ def _pop(heap):
     return top
 
 
+@numba.njit(cache=_CACHE, nogil=True)
+def _time_order(times):
+    """The stable ascending order of ``times`` (no NaN): a least-significant-digit radix
+    sort, a byte a pass, over each float's bits made an unsigned key that orders as the
+    floats do (-0.0 read as 0.0, as a comparison does), a pass skipped where every key
+    has the same byte.  A few passes over a window's starts, where numba's merge sort
+    or a heap costs a dozen times more."""
+    n = len(times)
+    keys = (times + 0.0).view(np.uint64)   # a new array: -0.0 + 0.0 is 0.0
+    sign = np.uint64(1) << np.uint64(63)
+    for i in range(n):
+        keys[i] = keys[i] ^ sign if times[i] >= 0 else ~keys[i]
+    order = np.arange(n)
+    other = np.empty(n, dtype=np.int64)
+    count = np.zeros(257, dtype=np.int64)
+    for shift in range(0, 64, 8):
+        count[:] = 0
+        for i in range(n):
+            count[np.int64((keys[i] >> np.uint64(shift)) & np.uint64(255)) + 1] += 1
+        if count.max() == n:
+            continue
+        for b in range(256):
+            count[b + 1] += count[b]
+        for i in range(n):
+            j = order[i]
+            b = np.int64((keys[j] >> np.uint64(shift)) & np.uint64(255))
+            other[count[b]] = j
+            count[b] += 1
+        order, other = other, order
+    return order
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _sorted_front(posted, data_latency):
+    """The data starts of the messages posted so far (a window's first cascade: in a
+    pipelined tree's step, nearly all of them), sorted by (start, message) as the heap of
+    starts would give them, and a cursor: taken in order at no heap's cost, the starts
+    posted later merged from the heap (:func:`_pop_start`)."""
+    msgs = np.flatnonzero(posted < np.inf)
+    times = posted[msgs] + data_latency[msgs]
+    order = _time_order(times)
+    return times[order], msgs[order], np.zeros(1, dtype=np.int64)
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _first_start(starts, front):
+    """The time of the next data start (inf: none): the least of the heap ``starts`` and
+    of the sorted ``front`` (:func:`_sorted_front`)."""
+    times, msgs, cursor = front
+    t = times[cursor[0]] if cursor[0] < len(times) else np.inf
+    if len(starts) and starts[0][0] < t:
+        return starts[0][0]
+    return t
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _pop_start(starts, front):
+    """The next data start's message, off the heap ``starts`` or the sorted ``front``,
+    whichever holds the least (start, message): the order one heap of both gives."""
+    times, msgs, cursor = front
+    i = cursor[0]
+    if i < len(times) and (len(starts) == 0 or (times[i], msgs[i]) < starts[0]):
+        cursor[0] = i + 1
+        return msgs[i]
+    return _pop(starts)[1]
+
+
 @numba.njit(cache=_CACHE, inline="always")
 def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending, task_rank,
                  reduce_s, task_first, task_msg, post_tasks, post_delay, msg_tasks, eager,
-                 send_cost, posted, data_latency, starts, deferred):
+                 send_cost, posted, data_latency, starts, deferred, pushed):
     """Start the tasks on the stack at their times and every task that follows from them.
 
     A started task posts its messages whose two posting tasks have both
     started (each at the later of its side's start plus delay; its data's
-    start, a route latency later, goes on the heap ``starts``), settles its
+    start, a route latency later, goes on the heap ``starts`` when ``pushed``;
+    the first cascade's are read off ``posted``: :func:`_sorted_front`), settles its
     eager sends (done ``send_cost`` after it started), and, when it then waits
     for nothing, ends: its rank's next task starts when it ended, plus its
     reduction.  The engine's ``start`` cascade, task by task: every update
@@ -1242,7 +1310,8 @@ def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending
                     a += post_delay[0, msg]
                     b += post_delay[1, msg]
                     posted[msg] = a if a > b else b
-                    _push(starts, (posted[msg] + data_latency[msg], msg))
+                    if pushed:
+                        _push(starts, (posted[msg] + data_latency[msg], msg))
             if eager[msg] and msg_tasks[0, msg] == t:
                 settled = task_start[t] + send_cost[msg]
                 if settled > task_last[t]:
@@ -1789,16 +1858,16 @@ def _kept_ends(link, threshold, finished, n_finished, in_flight, finish, lists, 
 
 
 @numba.njit(cache=_CACHE, inline="always")
-def _start_data(now, starts, state, seeds, n_seeds, flow_start, flow_link, link_start,
-                capacity, bound, lists, whole, one_clock):
+def _start_data(now, starts, front, state, seeds, n_seeds, flow_start, flow_link,
+                link_start, capacity, bound, lists, whole, one_clock):
     """The data that start by ``now`` go in flight: each joins a kept component or
     becomes a seed (:func:`_start_whole`; a seed only without ``one_clock``) and joins
     its links' lists.  Returns the number of seeds."""
     in_flight, since = state[0], state[2]
     live, slot, n_live = lists[1], lists[2], lists[3]
     m = len(since)
-    while len(starts) and starts[0][0] <= now:
-        f = _pop(starts)[1]
+    while _first_start(starts, front) <= now:
+        f = _pop_start(starts, front)
         in_flight[f] = True
         since[f] = now
         if one_clock:
@@ -1819,8 +1888,8 @@ def _start_data(now, starts, state, seeds, n_seeds, flow_start, flow_link, link_
 
 
 @numba.njit(cache=_CACHE, inline="always")
-def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, flow_link,
-                 link_start, capacity, penalty, bound, size, rate_factor, room, lists,
+def _next_events(now, starts, front, ends, state, seeds, n_seeds, stamp, flow_start,
+                 flow_link, link_start, capacity, penalty, bound, size, rate_factor, room, lists,
                  finished, level_rtol, done_rtol, whole, one_clock):
     """From ``now``: the data that start then go in flight, the components of the flows
     in flight that changed (those of the new flows and of the ``seeds``, the neighbours
@@ -1835,7 +1904,7 @@ def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, fl
     whole (:func:`_whole`): the same numbers without the search or the filling."""
     in_flight, left, since, rate, finish, version, group, purge_at = state
     m = len(size)
-    n_seeds = _start_data(now, starts, state, seeds, n_seeds, flow_start, flow_link,
+    n_seeds = _start_data(now, starts, front, state, seeds, n_seeds, flow_start, flow_link,
                           link_start, capacity, bound, lists, whole, one_clock)
     if one_clock and (n_seeds or whole[2][-1]):
         _whole(now, ends, state, seeds, n_seeds, stamp, flow_start, flow_link, link_start,
@@ -1849,7 +1918,7 @@ def _next_events(now, starts, ends, state, seeds, n_seeds, stamp, flow_start, fl
                  flow_start, flow_link, capacity, penalty, bound, room, level_rtol,
                  done_rtol)
         _drop_stale(ends, version, in_flight, purge_at)
-    next_start = starts[0][0] if len(starts) else np.inf
+    next_start = _first_start(starts, front)
     # the heap rid of stale entries at its top; the first end (inf: none)
     while len(ends) and (not in_flight[ends[0][1]] or ends[0][2] != version[ends[0][1]]):
         _pop(ends)
@@ -2020,7 +2089,8 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
     n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending,
                            task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
                            msg_tasks, eager, send_cost, posted, data_latency, starts,
-                           deferred)
+                           deferred, False)
+    front = _sorted_front(posted, data_latency)
     # per flow: in flight, bytes left, when left was last brought up to date, rate,
     # end, version (of its entry on the heap of ends), a list for the components, and
     # the heap's size at which its stale entries go (:func:`_drop_stale`)
@@ -2043,13 +2113,13 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
     received = np.empty(m)
     finished_at = np.empty(m)
     touched = np.empty(2 * m, dtype=np.int64)
-    now = starts[0][0] if len(starts) else np.inf
+    now = _first_start(starts, front)
     stamp = 0
     while n_done < m:
         stamp += 1
         until, n_finished, n_seeds, deadlocked = _next_events(
-            now, starts, ends, state, seeds, n_seeds, stamp, flow_start, flow_link, link_start,
-            capacity, penalty, bound, size, rate_factor, room, lists, finished, level_rtol,
+            now, starts, front, ends, state, seeds, n_seeds, stamp, flow_start, flow_link,
+            link_start, capacity, penalty, bound, size, rate_factor, room, lists, finished, level_rtol,
             done_rtol, whole, one_clock)
         if deadlocked:
             return task_last, True, whole[5]
@@ -2078,7 +2148,7 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
         n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending,
                                task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
                                msg_tasks, eager, send_cost, posted, data_latency, starts,
-                               deferred)
+                               deferred, True)
     return task_last, False, whole[5]
 
 
