@@ -1260,10 +1260,9 @@ def _sorted_front(posted, data_latency):
 
 
 @numba.njit(cache=_CACHE, inline="always")
-def _first_start(starts, front):
+def _first_start(starts, times, cursor):
     """The time of the next data start (inf: none): the least of the heap ``starts`` and
-    of the sorted ``front`` (:func:`_sorted_front`)."""
-    times, msgs, cursor = front
+    of the sorted front's ``times`` from its ``cursor`` (:func:`_sorted_front`)."""
     t = times[cursor[0]] if cursor[0] < len(times) else np.inf
     if len(starts) and starts[0][0] < t:
         return starts[0][0]
@@ -1271,10 +1270,10 @@ def _first_start(starts, front):
 
 
 @numba.njit(cache=_CACHE, inline="always")
-def _pop_start(starts, front):
-    """The next data start's message, off the heap ``starts`` or the sorted ``front``,
-    whichever holds the least (start, message): the order one heap of both gives."""
-    times, msgs, cursor = front
+def _pop_start(starts, times, msgs, cursor):
+    """The next data start's message, off the heap ``starts`` or the sorted front
+    (:func:`_sorted_front`), whichever holds the least (start, message): the order one
+    heap of both gives."""
     i = cursor[0]
     if i < len(times) and (len(starts) == 0 or (times[i], msgs[i]) < starts[0]):
         cursor[0] = i + 1
@@ -1866,8 +1865,9 @@ def _start_data(now, starts, front, state, seeds, n_seeds, flow_start, flow_link
     in_flight, since = state[0], state[2]
     live, slot, n_live = lists[1], lists[2], lists[3]
     m = len(since)
-    while _first_start(starts, front) <= now:
-        f = _pop_start(starts, front)
+    times, msgs, cursor = front
+    while _first_start(starts, times, cursor) <= now:
+        f = _pop_start(starts, times, msgs, cursor)
         in_flight[f] = True
         since[f] = now
         if one_clock:
@@ -1918,7 +1918,7 @@ def _next_events(now, starts, front, ends, state, seeds, n_seeds, stamp, flow_st
                  flow_start, flow_link, capacity, penalty, bound, room, level_rtol,
                  done_rtol)
         _drop_stale(ends, version, in_flight, purge_at)
-    next_start = _first_start(starts, front)
+    next_start = _first_start(starts, front[0], front[2])
     # the heap rid of stale entries at its top; the first end (inf: none)
     while len(ends) and (not in_flight[ends[0][1]] or ends[0][2] != version[ends[0][1]]):
         _pop(ends)
@@ -2113,7 +2113,7 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
     received = np.empty(m)
     finished_at = np.empty(m)
     touched = np.empty(2 * m, dtype=np.int64)
-    now = _first_start(starts, front)
+    now = _first_start(starts, front[0], front[2])
     stamp = 0
     while n_done < m:
         stamp += 1
