@@ -4,6 +4,7 @@ an event loop that re-shares every flow in flight at every event (the loop it re
 within 1e-12 relative, on a fat-tree and a dragonfly with flows starting at many
 distinct times (merging and splitting components)."""
 
+import numba
 import numpy as np
 import pytest
 
@@ -87,34 +88,61 @@ def test_task_numbers_and_groups_are_numpy_unique_and_stable_argsort():
         assert np.array_equal(first, np.searchsorted(end_task[order], np.arange(len(keys) + 1)))
 
 
-def test_dropping_stale_ends_keeps_the_live_ones_in_their_order():
-    # (end, flow, version) entries of 300 flows re-shared up to 8 times each: the purge
-    # leaves one entry per flow in flight, at its version, as a heap, so they come off
-    # in the order the stale-skipping pops of the whole heap gave
-    import heapq
+@numba.njit
+def _runs_popped(groups, bounds, ends_at, versions_at, m, in_flight, purge):
+    """Each group of flows pushed as a run (kernels._push_ends) at its ends and versions,
+    the stale entries dropped (kernels._drop_stale, purge: at once; else never), then
+    every live entry popped (kernels._pop_end): the live (end, flow, version), in
+    order, the arena's entries used, and the purge's next limit."""
+    finish = np.zeros(m)
+    version = np.zeros(m, dtype=np.int64)
+    arena = kernels._end_arena(len(groups) + 1)
+    ends = [(np.inf, np.int64(-1), np.int64(-1), np.int64(0), np.int64(0))]
+    ends.pop()
+    for j in range(len(bounds) - 1):
+        for i in range(bounds[j], bounds[j + 1]):
+            finish[groups[i]] = ends_at[i]
+            version[groups[i]] = versions_at[i]
+        kernels._push_ends(ends, arena, groups[bounds[j]:bounds[j + 1]], finish, version)
+    purge_at = np.zeros(1, dtype=np.int64) if purge else np.full(1, 1 << 40, dtype=np.int64)
+    kernels._drop_stale(ends, arena, version, in_flight, purge_at)
+    used = arena[3][0]
+    live = [(0.0, 0, 0)]
+    live.pop()
+    while len(ends):
+        end, f, v, _, _ = kernels._pop_end(ends, arena)
+        if in_flight[f] and v == version[f]:
+            live.append((end, f, v))
+    return live, used, purge_at[0]
 
-    from numba.typed import List
 
+@pytest.mark.parametrize("purge", [False, True])
+def test_the_heap_of_runs_gives_the_live_ends_in_their_order(purge):
+    # 300 flows re-shared in 400 groups of 1 to 120 flows in no order (runs sorted by
+    # insertion and by _time_order), ends with ties: the live entries (the flow in
+    # flight, at its last version) come off in (end, flow, version) order, as the heap of
+    # every entry gave them; the purge leaves one run of exactly them
     rng = np.random.default_rng(11)
     m = 300
-    version = rng.integers(0, 8, size=m)
+    sizes = rng.integers(1, 121, size=400)
+    groups = np.concatenate([rng.choice(m, size=n, replace=False) for n in sizes])
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    versions_at = np.empty(len(groups), dtype=np.int64)
+    seen = np.zeros(m, dtype=np.int64)
+    for i, f in enumerate(groups):
+        seen[f] += 1
+        versions_at[i] = seen[f]
+    ends_at = rng.integers(0, 50, size=len(groups)) * 1e-6
     in_flight = rng.random(m) < 0.8
-    entries = [(float(rng.integers(0, 50)) * 1e-6, f, int(v)) for f in range(m)
-               for v in range(version[f] + 1)]
-    rng.shuffle(entries)
-    heapq.heapify(entries)
-    ends = List(entries)
-    expected = [heapq.heappop(entries) for _ in range(len(entries))]
-    expected = [e for e in expected if in_flight[e[1]] and e[2] == version[e[1]]]
-    purge_at = np.zeros(1, dtype=np.int64)
-    kernels._drop_stale(ends, version, in_flight, purge_at)
-    left = list(ends)
-    assert len(left) == in_flight.sum() and purge_at[0] == 2 * len(left) + 1024
-    assert all(left[(i - 1) // 2] <= left[i] for i in range(1, len(left)))   # a heap
-    assert sorted(left) == expected
-    ends.append((0.0, 0, -1))   # under the limit: left as it is, stale entry and all
-    kernels._drop_stale(ends, version, in_flight, purge_at)
-    assert len(ends) == len(left) + 1
+    every = sorted(zip(ends_at.tolist(), groups.tolist(), versions_at.tolist()))
+    expected = [e for e in every if in_flight[e[1]] and e[2] == seen[e[1]]]
+    live, used, limit = _runs_popped(groups, bounds, ends_at, versions_at, m, in_flight,
+                                     purge)
+    assert [tuple(e) for e in live] == expected
+    if purge:
+        assert used == len(expected) and limit == 2 * len(expected) + 1024
+    else:
+        assert used == len(groups)
 
 
 def test_a_flow_alone_on_its_links_gets_the_fillings_rate_to_the_bit():

@@ -1199,10 +1199,18 @@ def _pop(heap):
     """``heapq.heappop`` written out as :func:`_push` is: the least entry, the last one
     sifted down from the root's place (to a leaf, then up)."""
     last = heap.pop()
-    n = len(heap)
-    if n == 0:
+    if len(heap) == 0:
         return last
     top = heap[0]
+    _replace_top(heap, last)
+    return top
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _replace_top(heap, item):
+    """The heap's least entry replaced by ``item``: the hole at the root moved down to a
+    leaf (its lesser child up each time), ``item`` then sifted up from there."""
+    n = len(heap)
     pos = 0
     child = 1
     while child < n:
@@ -1211,7 +1219,75 @@ def _pop(heap):
         heap[pos] = heap[child]
         pos = child
         child = 2 * pos + 1
-    _sift_up(heap, pos, last)
+    _sift_up(heap, pos, item)
+
+
+@numba.njit(cache=_CACHE)
+def _end_arena(n_entries):
+    """Room for the runs of the heap of ends (:func:`_push_ends`): each entry's end,
+    flow and version, and how many are used."""
+    return (np.empty(n_entries), np.empty(n_entries, dtype=np.int64),
+            np.empty(n_entries, dtype=np.int64), np.zeros(1, dtype=np.int64))
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _push_ends(ends, arena, flows, finish, version):
+    """The ends of ``flows`` (each (end, flow, version)) as one run: sorted by (end, flow)
+    into the arena, the run's first entry, where it lies and where it stops on the heap
+    ``ends``.  A re-sharing's flows go on in one push, not one each: the heap holds a
+    run per re-sharing (hundreds, in cache) instead of an entry per flow (tens of
+    thousands), and it gives the entries in the same order (:func:`_pop_end`)."""
+    E, F, V, used = arena
+    n = len(flows)
+    if n == 0:
+        return
+    base = used[0]
+    if base + n > len(E):
+        raise RuntimeError("the arena of the heap of ends is full")
+    ascending = True
+    for i in range(1, n):
+        if flows[i] < flows[i - 1]:
+            ascending = False
+            break
+    if n <= 32:   # an insertion sort by (end, flow)
+        for i in range(n):
+            f = flows[i]
+            e = finish[f]
+            j = base + i
+            while j > base and (E[j - 1] > e or (E[j - 1] == e and F[j - 1] > f)):
+                E[j] = E[j - 1]
+                F[j] = F[j - 1]
+                V[j] = V[j - 1]
+                j -= 1
+            E[j] = e
+            F[j] = f
+            V[j] = version[f]
+    else:   # by flow, then stably by end (_time_order)
+        by_flow = np.arange(n) if ascending else np.argsort(flows)
+        ends_of = np.empty(n)
+        for i in range(n):
+            ends_of[i] = finish[flows[by_flow[i]]]
+        order = _time_order(ends_of)
+        for i in range(n):
+            f = flows[by_flow[order[i]]]
+            E[base + i] = finish[f]
+            F[base + i] = f
+            V[base + i] = version[f]
+    used[0] = base + n
+    _push(ends, (E[base], F[base], V[base], base, base + n))
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _pop_end(ends, arena):
+    """The least entry of the heap of ends (:func:`_push_ends`); its run's next entry, if
+    any, takes its place."""
+    E, F, V, used = arena
+    top = ends[0]
+    i = top[3] + 1
+    if i < top[4]:
+        _replace_top(ends, (E[i], F[i], V[i], i, top[4]))
+    else:
+        _pop(ends)
     return top
 
 
@@ -1436,35 +1512,55 @@ def _lone_rate(f, flow_start, flow_link, capacity, bound):
 
 
 @numba.njit(cache=_CACHE, inline="always")
-def _reshare(now, group, left, since, rate, finish, version, ends, size, rate_factor,
+def _reshare(now, group, left, since, rate, finish, version, ends, arena, size, rate_factor,
              flow_start, flow_link, capacity, penalty, bound, room, level_rtol, done_rtol):
     """The flows ``group`` (ascending: whole components of the flows in flight) move on
     at new max-min rates (:func:`_rates_only`) from ``now``, and their new ends go on
-    the heap ``ends`` (stamped with each flow's version: an older entry is stale)."""
+    the heap ``ends`` as one run (:func:`_push_ends`; stamped with each flow's version:
+    an older entry is stale)."""
     _rates_only(now, group, left, since, rate, finish, version, size, rate_factor,
                 flow_start, flow_link, capacity, penalty, bound, room, level_rtol, done_rtol)
-    for f in group:
-        _push(ends, (finish[f], f, version[f]))
+    _push_ends(ends, arena, group, finish, version)
 
 
 @numba.njit(cache=_CACHE, inline="always")
-def _drop_stale(ends, version, in_flight, purge_at):
-    """The heap ``ends`` rid of its stale entries (an older version of a flow, or a flow no
-    longer in flight) once it has grown past ``purge_at[0]``, then that limit set to twice
-    what is left (plus 1024): a flow re-shared many times leaves an entry each time, and
-    the heap's depth is the pops' cost.  The entries left and so the order they come off
-    in (their (end, flow) order: one valid entry per flow) are the same."""
-    if len(ends) <= purge_at[0]:
+def _drop_stale(ends, arena, version, in_flight, purge_at):
+    """The runs of the heap ``ends`` (:func:`_push_ends`) rid of their stale entries (an
+    older version of a flow, or a flow no longer in flight) once the arena holds more
+    than ``purge_at[0]``: the entries left, one per flow, sorted by (end, flow) into one
+    run at the arena's start, and that limit set to twice what is left (plus 1024).  A
+    flow re-shared many times leaves an entry each time; the arena, of 3 (m + k) + 1024
+    entries, never fills, as an event pushes at most one entry per flow and kept link.
+    The entries left and so the order they come off in are the same."""
+    E, F, V, used = arena
+    if used[0] <= purge_at[0]:
         return
     n = 0
-    for i in range(len(ends)):
-        f = ends[i][1]
-        if in_flight[f] and ends[i][2] == version[f]:
-            ends[n] = ends[i]
-            n += 1
-    while len(ends) > n:
-        ends.pop()
-    heapq.heapify(ends)
+    for run in ends:
+        for i in range(run[3], run[4]):
+            if in_flight[F[i]] and V[i] == version[F[i]]:
+                n += 1
+    left_E = np.empty(n)
+    left_F = np.empty(n, dtype=np.int64)
+    left_V = np.empty(n, dtype=np.int64)
+    n = 0
+    for run in ends:
+        for i in range(run[3], run[4]):
+            if in_flight[F[i]] and V[i] == version[F[i]]:
+                left_E[n] = E[i]
+                left_F[n] = F[i]
+                left_V[n] = V[i]
+                n += 1
+    by_flow = np.argsort(left_F)   # one entry per flow: no ties
+    order = by_flow[_time_order(left_E[by_flow])]
+    for i in range(n):
+        E[i] = left_E[order[i]]
+        F[i] = left_F[order[i]]
+        V[i] = left_V[order[i]]
+    used[0] = n
+    ends.clear()
+    if n:
+        ends.append((E[0], F[0], V[0], np.int64(0), np.int64(n)))
     purge_at[0] = 2 * n + 1024
 
 
@@ -1559,7 +1655,7 @@ def _bring(now, flows, left, since, rate, size, done_rtol):
 
 
 @numba.njit(cache=_CACHE, nogil=True)
-def _whole_entry(link, flows, m, finish, version, ends):
+def _whole_entry(link, flows, m, finish, version, ends, arena):
     """The component ``flows`` kept on ``link`` (:func:`_whole`): its first end on the heap
     of ends as entry m + link, stamped with a new version (an older one is stale)."""
     first = np.inf
@@ -1567,7 +1663,15 @@ def _whole_entry(link, flows, m, finish, version, ends):
         if finish[f] < first:
             first = finish[f]
     version[m + link] += 1
-    _push(ends, (first, m + link, version[m + link]))
+    E, F, V, used = arena
+    i = used[0]
+    if i >= len(E):
+        raise RuntimeError("the arena of the heap of ends is full")
+    E[i] = first
+    F[i] = m + link
+    V[i] = version[m + link]
+    used[0] = i + 1
+    _push(ends, (E[i], F[i], V[i], i, i + 1))
 
 
 @numba.njit(cache=_CACHE, nogil=True)
@@ -1683,12 +1787,12 @@ def _start_whole(f, m, in_flight, flow_start, flow_link, link_start, capacity, b
 
 
 @numba.njit(cache=_CACHE, nogil=True)
-def _keep_whole(now, group, bounds, n_comps, m, state, ends, lists, flow_start, flow_link,
-                link_start, capacity, bound, whole):
+def _keep_whole(now, group, bounds, n_comps, m, state, ends, arena, lists, flow_start,
+                flow_link, link_start, capacity, bound, whole):
     """After a re-sharing of the components ``group[bounds[i]:bounds[i + 1]]``: each
     that has a link whose level is always the lowest (:func:`_lowest_link`) is kept on
     it (:func:`_whole`: its first end on the heap of ends), the others' flows' ends go
-    on the heap one by one."""
+    on the heap as a run each (:func:`_push_ends`)."""
     in_flight, finish, version = state[0], state[4], state[5]
     kept = whole[0]
     for i in range(n_comps):
@@ -1696,13 +1800,12 @@ def _keep_whole(now, group, bounds, n_comps, m, state, ends, lists, flow_start, 
         link = _lowest_link(flows, flow_start, flow_link, link_start, lists[3], capacity,
                             bound)
         if link < 0:
-            for f in flows:
-                _push(ends, (finish[f], f, version[f]))
+            _push_ends(ends, arena, flows, finish, version)
             continue
         for f in flows:
             kept[f] = link
         in_flight[m + link] = True
-        _whole_entry(link, flows, m, finish, version, ends)
+        _whole_entry(link, flows, m, finish, version, ends, arena)
 
 
 @numba.njit(cache=_CACHE, inline="always")
@@ -1788,9 +1891,9 @@ def _reshare_found(now, seeds, n_seeds, stamp, state, flow_start, flow_link, lin
 
 
 @numba.njit(cache=_CACHE, nogil=True)
-def _whole(now, ends, state, seeds, n_seeds, stamp, flow_start, flow_link, link_start,
-           capacity, penalty, bound, size, rate_factor, room, lists, level_rtol, done_rtol,
-           whole):
+def _whole(now, ends, arena, state, seeds, n_seeds, stamp, flow_start, flow_link,
+           link_start, capacity, penalty, bound, size, rate_factor, room, lists, level_rtol,
+           done_rtol, whole):
     """The re-sharing of an event with components kept whole on a link.
 
     A component every flow of which crosses one link whose level is always the
@@ -1833,9 +1936,9 @@ def _whole(now, ends, state, seeds, n_seeds, stamp, flow_start, flow_link, link_
         flows = _members(link, lists, link_start, order)
         _whole_rates(now, link, level[link], flows, state, size, rate_factor, flow_start,
                      flow_link, capacity, penalty, bound, lists[3], done_rtol)
-        _whole_entry(link, flows, m, finish, version, ends)
-    _keep_whole(now, group, bounds, n_comps, m, state, ends, lists, flow_start, flow_link,
-                link_start, capacity, bound, whole)
+        _whole_entry(link, flows, m, finish, version, ends, arena)
+    _keep_whole(now, group, bounds, n_comps, m, state, ends, arena, lists, flow_start,
+                flow_link, link_start, capacity, bound, whole)
 
 
 @numba.njit(cache=_CACHE, nogil=True)
@@ -1888,7 +1991,7 @@ def _start_data(now, starts, front, state, seeds, n_seeds, flow_start, flow_link
 
 
 @numba.njit(cache=_CACHE, inline="always")
-def _next_events(now, starts, front, ends, state, seeds, n_seeds, stamp, flow_start,
+def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, flow_start,
                  flow_link, link_start, capacity, penalty, bound, size, rate_factor, room, lists,
                  finished, level_rtol, done_rtol, whole, one_clock):
     """From ``now``: the data that start then go in flight, the components of the flows
@@ -1907,21 +2010,21 @@ def _next_events(now, starts, front, ends, state, seeds, n_seeds, stamp, flow_st
     n_seeds = _start_data(now, starts, front, state, seeds, n_seeds, flow_start, flow_link,
                           link_start, capacity, bound, lists, whole, one_clock)
     if one_clock and (n_seeds or whole[2][-1]):
-        _whole(now, ends, state, seeds, n_seeds, stamp, flow_start, flow_link, link_start,
-               capacity, penalty, bound, size, rate_factor, room, lists, level_rtol,
-               done_rtol, whole)
-        _drop_stale(ends, version, in_flight, purge_at)
+        _whole(now, ends, arena, state, seeds, n_seeds, stamp, flow_start, flow_link,
+               link_start, capacity, penalty, bound, size, rate_factor, room, lists,
+               level_rtol, done_rtol, whole)
+        _drop_stale(ends, arena, version, in_flight, purge_at)
     elif n_seeds:
         n = _component(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_start,
                        lists, group, whole[3])
-        _reshare(now, group[:n], left, since, rate, finish, version, ends, size, rate_factor,
-                 flow_start, flow_link, capacity, penalty, bound, room, level_rtol,
+        _reshare(now, group[:n], left, since, rate, finish, version, ends, arena, size,
+                 rate_factor, flow_start, flow_link, capacity, penalty, bound, room, level_rtol,
                  done_rtol)
-        _drop_stale(ends, version, in_flight, purge_at)
+        _drop_stale(ends, arena, version, in_flight, purge_at)
     next_start = _first_start(starts, front[0], front[2])
     # the heap rid of stale entries at its top; the first end (inf: none)
     while len(ends) and (not in_flight[ends[0][1]] or ends[0][2] != version[ends[0][1]]):
-        _pop(ends)
+        _pop_end(ends, arena)
     first_end = ends[0][0] if len(ends) else np.inf
     if len(ends) == 0 and next_start == np.inf:
         return np.inf, 0, 0, True
@@ -1929,7 +2032,7 @@ def _next_events(now, starts, front, ends, state, seeds, n_seeds, stamp, flow_st
     threshold = until + abs(until) * done_rtol
     n_finished = 0
     while len(ends) and first_end <= threshold:
-        f = _pop(ends)[1]
+        f = _pop_end(ends, arena)[1]
         if f >= m:
             n_finished = _kept_ends(f - m, threshold, finished, n_finished, in_flight, finish,
                                     lists, link_start, whole)
@@ -1939,7 +2042,7 @@ def _next_events(now, starts, front, ends, state, seeds, n_seeds, stamp, flow_st
             n_finished += 1
         # the heap rid of stale entries at its top; the first end (inf: none)
         while len(ends) and (not in_flight[ends[0][1]] or ends[0][2] != version[ends[0][1]]):
-            _pop(ends)
+            _pop_end(ends, arena)
         first_end = ends[0][0] if len(ends) else np.inf
     finished[:n_finished].sort()
     n_seeds = 0
@@ -2101,8 +2204,10 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
              np.empty(m), np.zeros(m + k, dtype=np.int64), np.empty(m, dtype=np.int64),
              np.full(1, 1024, dtype=np.int64))
     whole = _link_room(m, k)
-    ends = [(np.inf, np.int64(-1), np.int64(-1))]   # (end, flow, version): a typed heap
+    # (end, flow, version, where its run goes on, where it stops): a typed heap of runs
+    ends = [(np.inf, np.int64(-1), np.int64(-1), np.int64(0), np.int64(0))]
     ends.pop()
+    arena = _end_arena(3 * (m + k) + 1024)
     lists = _live_lists(m, flow_start, flow_link, len(capacity))
     seeds = np.empty(m + len(flow_link), dtype=np.int64)
     n_seeds = 0
@@ -2118,9 +2223,9 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
     while n_done < m:
         stamp += 1
         until, n_finished, n_seeds, deadlocked = _next_events(
-            now, starts, front, ends, state, seeds, n_seeds, stamp, flow_start, flow_link,
-            link_start, capacity, penalty, bound, size, rate_factor, room, lists, finished, level_rtol,
-            done_rtol, whole, one_clock)
+            now, starts, front, ends, arena, state, seeds, n_seeds, stamp, flow_start,
+            flow_link, link_start, capacity, penalty, bound, size, rate_factor, room, lists,
+            finished, level_rtol, done_rtol, whole, one_clock)
         if deadlocked:
             return task_last, True, whole[5]
         now = until
