@@ -1303,20 +1303,24 @@ def _time_order(times):
     sign = np.uint64(1) << np.uint64(63)
     for i in range(n):
         keys[i] = keys[i] ^ sign if times[i] >= 0 else ~keys[i]
+    counts = np.zeros((8, 256), dtype=np.int64)   # every byte's counts in one pass
+    for i in range(n):
+        key = keys[i]
+        for d in range(8):
+            counts[d, np.int64((key >> np.uint64(8 * d)) & np.uint64(255))] += 1
     order = np.arange(n)
     other = np.empty(n, dtype=np.int64)
-    count = np.zeros(257, dtype=np.int64)
-    for shift in range(0, 64, 8):
-        count[:] = 0
-        for i in range(n):
-            count[np.int64((keys[i] >> np.uint64(shift)) & np.uint64(255)) + 1] += 1
-        if count.max() == n:
+    for d in range(8):
+        count = counts[d]
+        if n == 0 or count[np.int64((keys[0] >> np.uint64(8 * d)) & np.uint64(255))] == n:
             continue
+        total = 0
         for b in range(256):
-            count[b + 1] += count[b]
+            total, count[b] = total + count[b], total
+        shift = np.uint64(8 * d)
         for i in range(n):
             j = order[i]
-            b = np.int64((keys[j] >> np.uint64(shift)) & np.uint64(255))
+            b = np.int64((keys[j] >> shift) & np.uint64(255))
             other[count[b]] = j
             count[b] += 1
         order, other = other, order
@@ -1527,40 +1531,35 @@ def _reshare(now, group, left, since, rate, finish, version, ends, arena, size, 
 def _drop_stale(ends, arena, version, in_flight, purge_at):
     """The runs of the heap ``ends`` (:func:`_push_ends`) rid of their stale entries (an
     older version of a flow, or a flow no longer in flight) once the arena holds more
-    than ``purge_at[0]``: the entries left, one per flow, sorted by (end, flow) into one
-    run at the arena's start, and that limit set to twice what is left (plus 1024).  A
-    flow re-shared many times leaves an entry each time; the arena, of 3 (m + k) + 1024
-    entries, never fills, as an event pushes at most one entry per flow and kept link.
+    than ``purge_at[0]``: each run's entries left moved down to the arena's start in
+    their order (a run, sorted, stays sorted), and that limit set to twice what is
+    left (plus 1024).  A flow re-shared many times leaves an entry each time; the
+    arena, of 3 (m + k) + 1024 entries, never fills, as an event pushes at most one
+    entry per flow and kept link.
     The entries left and so the order they come off in are the same."""
     E, F, V, used = arena
     if used[0] <= purge_at[0]:
         return
-    n = 0
-    for run in ends:
-        for i in range(run[3], run[4]):
-            if in_flight[F[i]] and V[i] == version[F[i]]:
-                n += 1
-    left_E = np.empty(n)
-    left_F = np.empty(n, dtype=np.int64)
-    left_V = np.empty(n, dtype=np.int64)
-    n = 0
-    for run in ends:
-        for i in range(run[3], run[4]):
-            if in_flight[F[i]] and V[i] == version[F[i]]:
-                left_E[n] = E[i]
-                left_F[n] = F[i]
-                left_V[n] = V[i]
-                n += 1
-    by_flow = np.argsort(left_F)   # one entry per flow: no ties
-    order = by_flow[_time_order(left_E[by_flow])]
-    for i in range(n):
-        E[i] = left_E[order[i]]
-        F[i] = left_F[order[i]]
-        V[i] = left_V[order[i]]
-    used[0] = n
+    n_runs = len(ends)
+    where = np.empty(n_runs, dtype=np.int64)
+    stop = np.empty(n_runs, dtype=np.int64)
+    for r in range(n_runs):
+        where[r] = ends[r][3]
+        stop[r] = ends[r][4]
     ends.clear()
-    if n:
-        ends.append((E[0], F[0], V[0], np.int64(0), np.int64(n)))
+    n = 0
+    for r in np.argsort(where):   # by place in the arena: each moved down in turn
+        first = n
+        for i in range(where[r], stop[r]):
+            if in_flight[F[i]] and V[i] == version[F[i]]:
+                E[n] = E[i]
+                F[n] = F[i]
+                V[n] = V[i]
+                n += 1
+        if n > first:
+            ends.append((E[first], F[first], V[first], first, n))
+    heapq.heapify(ends)
+    used[0] = n
     purge_at[0] = 2 * n + 1024
 
 
