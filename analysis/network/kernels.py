@@ -1546,6 +1546,8 @@ def _drop_stale(ends, arena, version, in_flight, purge_at):
     for r in range(n_runs):
         where[r] = ends[r][3]
         stop[r] = ends[r][4]
+    # (no list comprehension of the runs here: inlined into a caller, numba 0.68's
+    # comprehension lost this function's later write to ``used``)
     ends.clear()
     n = 0
     for r in np.argsort(where):   # by place in the arena: each moved down in turn
