@@ -89,6 +89,8 @@ def interruptible(function):
     ``function``'s own result or exception is the caller's, as if it had run
     where it was called.  Called from another thread (a pool's, Dask's),
     ``function`` runs where it is called: signals reach the main thread only.
+    A profiler of the main thread (cProfile) sees only the wait: profile
+    ``function.__wrapped__``.
     """
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
