@@ -96,9 +96,7 @@ def _runs_popped(groups, bounds, ends_at, versions_at, m, in_flight, purge):
     order, the arena's entries used, and the purge's next limit."""
     finish = np.zeros(m)
     version = np.zeros(m, dtype=np.int64)
-    arena = kernels._end_arena(len(groups) + 1)
-    ends = [(np.inf, np.int64(-1), np.int64(-1), np.int64(0), np.int64(0))]
-    ends.pop()
+    ends, arena = kernels._ends_heap(len(groups) + 1)
     for j in range(len(bounds) - 1):
         for i in range(bounds[j], bounds[j + 1]):
             finish[groups[i]] = ends_at[i]

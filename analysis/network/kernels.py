@@ -1223,11 +1223,14 @@ def _replace_top(heap, item):
 
 
 @numba.njit(cache=_CACHE)
-def _end_arena(n_entries):
-    """Room for the runs of the heap of ends (:func:`_push_ends`): each entry's end,
-    flow and version, and how many are used."""
-    return (np.empty(n_entries), np.empty(n_entries, dtype=np.int64),
-            np.empty(n_entries, dtype=np.int64), np.zeros(1, dtype=np.int64))
+def _ends_heap(n_entries):
+    """The heap of ends, empty: a typed heap of runs (their first entry's end, flow and
+    version, where the run goes on, where it stops), and the arena of the runs
+    (:func:`_push_ends`): each entry's end, flow and version, and how many are used."""
+    ends = [(np.inf, np.int64(-1), np.int64(-1), np.int64(0), np.int64(0))]
+    ends.pop()
+    return ends, (np.empty(n_entries), np.empty(n_entries, dtype=np.int64),
+                  np.empty(n_entries, dtype=np.int64), np.zeros(1, dtype=np.int64))
 
 
 @numba.njit(cache=_CACHE, inline="always")
@@ -2197,7 +2200,7 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
     front = _sorted_front(posted, data_latency)
     # per flow: in flight, bytes left, when left was last brought up to date, rate,
     # end, version (of its entry on the heap of ends), a list for the components, and
-    # the heap's size at which its stale entries go (:func:`_drop_stale`)
+    # the arena's fill at which its stale entries go (:func:`_drop_stale`)
     # (flows m + a link: the components kept whole on it, :func:`_whole`: in flight and
     # version only)
     k = len(capacity) if one_clock else 0
@@ -2205,10 +2208,7 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
              np.empty(m), np.zeros(m + k, dtype=np.int64), np.empty(m, dtype=np.int64),
              np.full(1, 1024, dtype=np.int64))
     whole = _link_room(m, k)
-    # (end, flow, version, where its run goes on, where it stops): a typed heap of runs
-    ends = [(np.inf, np.int64(-1), np.int64(-1), np.int64(0), np.int64(0))]
-    ends.pop()
-    arena = _end_arena(3 * (m + k) + 1024)
+    ends, arena = _ends_heap(3 * (m + k) + 1024)   # a heap of runs (:func:`_push_ends`)
     lists = _live_lists(m, flow_start, flow_link, len(capacity))
     seeds = np.empty(m + len(flow_link), dtype=np.int64)
     n_seeds = 0
