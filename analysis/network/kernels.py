@@ -1244,14 +1244,7 @@ def _push_ends(ends, arena, flows, finish, version):
     n = len(flows)
     if n == 0:
         return
-    base = used[0]
-    if base + n > len(E):
-        raise RuntimeError("the arena of the heap of ends is full")
-    ascending = True
-    for i in range(1, n):
-        if flows[i] < flows[i - 1]:
-            ascending = False
-            break
+    base = _arena_room(arena, n)
     if n <= 32:   # an insertion sort by (end, flow)
         for i in range(n):
             f = flows[i]
@@ -1266,6 +1259,11 @@ def _push_ends(ends, arena, flows, finish, version):
             F[j] = f
             V[j] = version[f]
     else:   # by flow, then stably by end (_time_order)
+        ascending = True
+        for i in range(1, n):
+            if flows[i] < flows[i - 1]:
+                ascending = False
+                break
         by_flow = np.arange(n) if ascending else np.argsort(flows)
         ends_of = np.empty(n)
         for i in range(n):
@@ -1276,6 +1274,23 @@ def _push_ends(ends, arena, flows, finish, version):
             E[base + i] = finish[f]
             F[base + i] = f
             V[base + i] = version[f]
+    _push_run(ends, arena, base, n)
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _arena_room(arena, n):
+    """Where the next run of ``n`` entries goes in the arena of the heap of ends."""
+    base = arena[3][0]
+    if base + n > len(arena[0]):
+        raise RuntimeError("the arena of the heap of ends is full")
+    return base
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _push_run(ends, arena, base, n):
+    """The run of ``n`` entries written at ``base`` of the arena: used, its first entry
+    and its place on the heap of ends."""
+    E, F, V, used = arena
     used[0] = base + n
     _push(ends, (E[base], F[base], V[base], base, base + n))
 
@@ -1667,15 +1682,11 @@ def _whole_entry(link, flows, m, finish, version, ends, arena):
         if finish[f] < first:
             first = finish[f]
     version[m + link] += 1
-    E, F, V, used = arena
-    i = used[0]
-    if i >= len(E):
-        raise RuntimeError("the arena of the heap of ends is full")
-    E[i] = first
-    F[i] = m + link
-    V[i] = version[m + link]
-    used[0] = i + 1
-    _push(ends, (E[i], F[i], V[i], i, i + 1))
+    i = _arena_room(arena, 1)
+    arena[0][i] = first
+    arena[1][i] = m + link
+    arena[2][i] = version[m + link]
+    _push_run(ends, arena, i, 1)
 
 
 @numba.njit(cache=_CACHE, nogil=True)
