@@ -22,11 +22,10 @@ def allreduce_ring(p: int, count: int, *, elem_bytes: int, root: int = 0,
     """``allreduce_ring.c``: p - 1 shifts of reduce-scatter (combine), p - 1 of allgather."""
     rank = ranks(p)
     block = count // p + (rank < count % p)
-    largest = int(block.max())
     scatter = ring_phase(p, lambda k: block[(rank - k) % p], reduce=True,
-                          elem_bytes=elem_bytes, largest=largest)
+                          elem_bytes=elem_bytes)
     gather = ring_phase(p, lambda k: block[(rank + 1 - k) % p], reduce=False,
-                         elem_bytes=elem_bytes, largest=largest)
+                         elem_bytes=elem_bytes)
     return Pattern(p, tuple(scatter + gather))
 
 
@@ -141,7 +140,7 @@ def bcast_scatter_allgather(p: int, count: int, *, elem_bytes: int, root: int = 
     # in shift k (from 0) rank i, numbered v = (i - root) mod p, sends chunk (v - k) mod p
     relative = (v - root) % p
     steps += ring_phase(p, lambda k: chunk[(relative - k) % p], reduce=False,
-                         elem_bytes=elem_bytes, largest=c)
+                         elem_bytes=elem_bytes)
     return Pattern(p, tuple(steps))
 
 

@@ -37,7 +37,7 @@ def reduce_scatter_ring(p: int, count: int, *, elem_bytes: int, root: int = 0,
     """``reduce_scatter_ring.c``: p - 1 shifts of one block to the right, each combined
     (``commutative`` is not read: the registry refuses the others)."""
     return Pattern(p, tuple(ring_phase(p, lambda k: np.full(p, count), reduce=True,
-                                       elem_bytes=elem_bytes, largest=count)))
+                                       elem_bytes=elem_bytes)))
 
 
 @nothing_to_send
