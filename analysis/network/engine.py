@@ -94,11 +94,6 @@ WINDOW_MESSAGES = 1 << 16
 # in lockstep was +55.6 % over SimGrid, with the warm-up +3.7 %, 1.9 s of CPU.)
 WARMUP_REPEATS = 16
 WARMUP_MESSAGES = 1 << 14
-# ... and all its repeats together when they are at most this many messages: a ring
-# on up to 512 ranks (that scatter_allgather -0.7 %, 2.5 s; the allreduce ring of
-# 16 MiB on 512 random ranks of Slingshot +2.1 % with the warm-up, +0.4 % so, 1.8 ->
-# 6.4 s of CPU; at most 25.4 s on the grids' cells; docs/MODELS.md "Uneven rings").
-ALL_REPEATS_MESSAGES = 1 << 18
 
 # A fabric of at most this many link ids is solved over all of them when a step
 # crosses at least GLOBAL_SHARE as many (times its ids): its properties are read once
@@ -598,16 +593,14 @@ def _repeat(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric, ne
             weight_S: float) -> np.ndarray:
     """A step repeated ``step.repeat`` times (a ring's shifts) from the ranks' clocks.
 
-    When all its repeats fit in :data:`ALL_REPEATS_MESSAGES`, they run
-    together (the ranks drift apart, and flows that share a link stop
-    overlapping fully, as in SimGrid).  Else when a few of them fit in
-    :data:`WARMUP_MESSAGES`, the first :data:`WARMUP_REPEATS` run together
-    and the rest go at the pace of the second half of them.  Otherwise every
-    rank runs the repeats in lockstep at its pace when all start a repeat
-    together, from its own clock.
+    When a few of its repeats fit in :data:`WARMUP_MESSAGES`, the first
+    :data:`WARMUP_REPEATS` run together (the ranks drift apart, and flows
+    that share a link stop overlapping fully, as in SimGrid) and the rest go
+    at the pace of the second half of them.  Otherwise every rank runs the
+    repeats in lockstep at its pace when all start a repeat together, from
+    its own clock.
     """
-    repeats = (step.repeat if len(step.src) * step.repeat <= ALL_REPEATS_MESSAGES
-               else min(step.repeat, WARMUP_REPEATS))
+    repeats = min(step.repeat, WARMUP_REPEATS)
     if len(step.src) * repeats <= WARMUP_MESSAGES:
         ended = _run_together([step] * repeats, clock, hosts, fabric, net, weight_S).max()
         if repeats == step.repeat:
