@@ -44,9 +44,9 @@ algorithm without one has no network model yet.
 from __future__ import annotations
 
 from . import blocks, composite, exchanges, gathers, rounds, scans, trees
-from ._common import UNROLL_RANKS
+from ._common import RING_EVENT_MESSAGES
 
-__all__ = ["PATTERNS", "pattern_for", "UNROLL_RANKS"]
+__all__ = ["PATTERNS", "pattern_for", "RING_EVENT_MESSAGES"]
 
 PATTERNS = {**rounds.PATTERNS, **trees.PATTERNS, **blocks.PATTERNS, **composite.PATTERNS,
             **gathers.PATTERNS, **scans.PATTERNS, **exchanges.PATTERNS}

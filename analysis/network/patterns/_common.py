@@ -9,15 +9,8 @@ from collsim.analysis.models._base import ceil_log2
 
 from ..pattern import Pattern, Step
 
-__all__ = ["UNROLL_RANKS", "nothing_to_send", "ranks", "ring_phase", "fold_real", "binomial_scatter"]
-
-# Ring phases of uneven blocks are timed step by step (exact block sizes, each
-# rank on its own clock) up to this many ranks; above, as the first shift (its
-# real block sizes) repeated p - 1 times: every shift moves the same blocks, one
-# place on (allreduce ring of 8 B on 512 random ranks of seed004_graphene: +3e-6
-# against SimGrid; the largest block repeated, the closed forms' bound, +14.7 %).
-UNROLL_RANKS = 64
-
+__all__ = ["RING_EVENT_MESSAGES", "nothing_to_send", "ranks", "ring_phase", "ring_unrolled", "fold_real",
+           "binomial_scatter"]
 
 def nothing_to_send(build):
     """One rank or no data: the C code returns at once (no step)."""
@@ -35,24 +28,39 @@ def ranks(p: int) -> np.ndarray:
     return np.arange(p, dtype=np.int64)
 
 
+# Ring phases of at most this many messages (p (p - 1): up to 512 ranks) are
+# unrolled, each shift with its real block sizes, and the pattern runs them together
+# as one event simulation (``Pattern.together``: the ranks drift apart as in SimGrid).
+# Above, the first shift, with its real block sizes, is repeated p - 1 times (every
+# shift moves the same blocks one place on), its first repeats as events
+# (``engine._repeat``).  On random ranks of seed004_graphene, allreduce ring: 8 B on
+# 512 ranks +14.7 % with the largest block repeated (the closed forms' bound), -3.2 %
+# unrolled; 64 KiB on 100 ranks +10.8 % and +0.9 % (docs/MODELS.md "Ring phases").
+RING_EVENT_MESSAGES = 1 << 18
+
+
+def ring_unrolled(p: int) -> bool:
+    """Whether a ring phase on p ranks is unrolled (:data:`RING_EVENT_MESSAGES`): its
+    pattern then runs together (``Pattern(..., together=ring_unrolled(p))``)."""
+    return p * (p - 1) <= RING_EVENT_MESSAGES
+
+
 def ring_phase(p: int, sizes_at, *, reduce: bool, elem_bytes: int) -> list[Step]:
     """p - 1 ring shifts: in shift k rank i sends ``sizes_at(k)[i]`` elements to i + 1.
 
     ``sizes_at(k)`` is a rotation of the blocks (a rank passes on what it received):
-    every shift moves the same block sizes.  Even blocks, or uneven ones above
-    :data:`UNROLL_RANKS`, are the first shift repeated (``Step.repeat``); uneven ones
-    up to it, each shift in turn."""
+    every shift moves the same block sizes.  Each shift in turn where
+    :func:`ring_unrolled`, else the first shift repeated (``Step.repeat``)."""
     rank = ranks(p)
     right = (rank + 1) % p
-    first = sizes_at(0)
-    if np.any(first != first[0]) and p <= UNROLL_RANKS:
+    if ring_unrolled(p):
         steps = []
         for k in range(p - 1):
             n = sizes_at(k) * elem_bytes
             steps.append(Step(rank, right, n, right if reduce else (),
                               n if reduce else ()))
         return steps
-    n = first * elem_bytes
+    n = sizes_at(0) * elem_bytes
     return [Step(rank, right, n, right if reduce else (), n if reduce else (), repeat=p - 1)]
 
 

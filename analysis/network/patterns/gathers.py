@@ -13,7 +13,7 @@ from collsim.analysis.models._base import ceil_log2
 from collsim.analysis.models.allgather import recursive_doubling_steps
 
 from ..pattern import Pattern, Step, exchange, in_sequence
-from ._common import binomial_scatter, nothing_to_send, ranks
+from ._common import binomial_scatter, nothing_to_send, ranks, ring_phase, ring_unrolled
 from .rounds import bcast_binomial
 
 __all__ = ["PATTERNS"]
@@ -23,8 +23,8 @@ __all__ = ["PATTERNS"]
 def allgather_ring(p: int, count: int, *, elem_bytes: int, root: int = 0,
                    commutative: bool = True, **context) -> Pattern:
     """``allgather_ring.c``: p - 1 shifts of one block to the right neighbour."""
-    rank = ranks(p)
-    return Pattern(p, (Step(rank, (rank + 1) % p, np.full(p, count * elem_bytes), repeat=p - 1),))
+    return Pattern(p, tuple(ring_phase(p, lambda k: np.full(p, count), reduce=False,
+                                       elem_bytes=elem_bytes)), together=ring_unrolled(p))
 
 
 @nothing_to_send

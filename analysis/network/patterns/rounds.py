@@ -11,7 +11,7 @@ import numpy as np
 from collsim.analysis.models._base import ceil_log2, floor_log2
 
 from ..pattern import Pattern, Step, exchange
-from ._common import fold_real, nothing_to_send, ranks, ring_phase
+from ._common import fold_real, nothing_to_send, ranks, ring_phase, ring_unrolled
 
 __all__ = ["PATTERNS"]
 
@@ -26,7 +26,7 @@ def allreduce_ring(p: int, count: int, *, elem_bytes: int, root: int = 0,
                           elem_bytes=elem_bytes)
     gather = ring_phase(p, lambda k: block[(rank + 1 - k) % p], reduce=False,
                          elem_bytes=elem_bytes)
-    return Pattern(p, tuple(scatter + gather))
+    return Pattern(p, tuple(scatter + gather), together=ring_unrolled(p))
 
 
 @nothing_to_send
@@ -141,7 +141,7 @@ def bcast_scatter_allgather(p: int, count: int, *, elem_bytes: int, root: int = 
     relative = (v - root) % p
     steps += ring_phase(p, lambda k: chunk[(relative - k) % p], reduce=False,
                          elem_bytes=elem_bytes)
-    return Pattern(p, tuple(steps))
+    return Pattern(p, tuple(steps), together=ring_unrolled(p))
 
 
 PATTERNS = {

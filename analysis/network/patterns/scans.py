@@ -16,7 +16,7 @@ from ..pattern import Pattern, Step, exchange, in_sequence
 from ..serial import SerialSteps
 from ..shifts import ShiftSteps, beyond_explicit
 from . import gathers, rounds
-from ._common import fold_real, nothing_to_send, ranks, ring_phase
+from ._common import fold_real, nothing_to_send, ranks, ring_phase, ring_unrolled
 
 __all__ = ["PATTERNS"]
 
@@ -37,7 +37,7 @@ def reduce_scatter_ring(p: int, count: int, *, elem_bytes: int, root: int = 0,
     """``reduce_scatter_ring.c``: p - 1 shifts of one block to the right, each combined
     (``commutative`` is not read: the registry refuses the others)."""
     return Pattern(p, tuple(ring_phase(p, lambda k: np.full(p, count), reduce=True,
-                                       elem_bytes=elem_bytes)))
+                                       elem_bytes=elem_bytes)), together=ring_unrolled(p))
 
 
 @nothing_to_send
