@@ -9,8 +9,9 @@ from collsim.analysis.models._base import ceil_log2
 
 from ..pattern import Pattern, Step
 
-__all__ = ["RING_EVENT_MESSAGES", "nothing_to_send", "ranks", "ring_phase", "ring_unrolled", "fold_real",
-           "binomial_scatter"]
+__all__ = ["RING_EVENT_MESSAGES", "nothing_to_send", "ranks", "ring_phase", "ring_unrolled",
+           "fold_real", "binomial_scatter"]
+
 
 def nothing_to_send(build):
     """One rank or no data: the C code returns at once (no step)."""
