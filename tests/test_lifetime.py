@@ -140,3 +140,44 @@ def test_a_prediction_inside_a_compiled_loop_stops_at_once(signum):
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_a_worker_stopped_inside_a_ctypes_callback_says_nothing():
+    """A stopped worker's exception can land in a ctypes callback (numba's object cache,
+    while a cold cache compiles: `make test` from a clean clone once printed "collsim:
+    interruptedException ignored on calling ctypes callback function"); CPython drops it
+    there and reports it on stderr, which collsim.lifetime leaves out."""
+    code = """if True:
+        import ctypes, os, sys, threading, time
+        from collsim import lifetime
+        libc = ctypes.CDLL(None)
+        CMP = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                               ctypes.POINTER(ctypes.c_int))
+        compare = CMP(lambda a, b: a[0] - b[0])
+        values = (ctypes.c_int * 100000)(*range(100000, 0, -1))
+        started = threading.Event()
+
+        def work():   # nearly all its Python runs inside the callback
+            started.set()
+            while True:
+                libc.qsort(values, len(values), ctypes.sizeof(ctypes.c_int), compare)
+
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+        started.wait()
+        time.sleep(0.2)
+        if sys.argv[1] == "raw":
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident),
+                                                       ctypes.py_object(KeyboardInterrupt))
+        else:
+            lifetime._stop(worker, KeyboardInterrupt())
+        time.sleep(0.5)
+        sys.stderr.flush()
+        os._exit(0)
+    """
+    raw = subprocess.run([sys.executable, "-c", code, "raw"], capture_output=True, text=True,
+                         timeout=60)
+    assert "Exception ignored on calling ctypes callback" in raw.stderr   # the case is real
+    quiet = subprocess.run([sys.executable, "-c", code, "stop"], capture_output=True,
+                           text=True, timeout=60)
+    assert (quiet.returncode, quiet.stderr) == (0, "")

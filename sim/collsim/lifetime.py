@@ -73,6 +73,33 @@ def terminate_like_interrupt() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
+# Worker threads of :func:`interruptible` told to stop: an exception sent to one can
+# land in a ctypes callback (numba's object cache, during a compile), which CPython
+# reports on stderr ("Exception ignored on calling ctypes callback function") and
+# drops; :func:`_quiet_when_stopped` leaves those out.
+_stopped_workers: set[int] = set()
+
+
+def _quiet_when_stopped(hook):
+    """``sys.unraisablehook`` that drops what a stopped worker raises where no one can
+    catch it, and hands everything else to ``hook``."""
+    def quiet(unraisable):
+        if threading.get_ident() not in _stopped_workers:
+            hook(unraisable)
+
+    quiet.collsim_quiet = True
+    return quiet
+
+
+def _stop(worker: threading.Thread, error: BaseException) -> None:
+    """Raise ``error``'s type in ``worker`` at its next Python instruction, quietly."""
+    _stopped_workers.add(worker.ident)
+    if not getattr(sys.unraisablehook, "collsim_quiet", False):
+        sys.unraisablehook = _quiet_when_stopped(sys.unraisablehook)
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident),
+                                               ctypes.py_object(type(error)))
+
+
 def interruptible(function):
     """Decorator: in the main thread, ``function`` runs in a worker thread it waits for.
 
@@ -85,7 +112,10 @@ def interruptible(function):
     handler's exception (``KeyboardInterrupt``, :class:`ParentDied`) is raised
     there, and the same exception is raised in the worker at its next Python
     instruction (``PyThreadState_SetAsyncExc``), which ends it once the compiled
-    call it is in returns; a daemon thread, it does not hold the process.
+    call it is in returns; a daemon thread, it does not hold the process.  If
+    that instruction is in a ctypes callback (numba compiling), CPython drops
+    the exception there, and it is not reported (:func:`_stop`): the worker
+    then ends with the process.
     ``function``'s own result or exception is the caller's, as if it had run
     where it was called.  Called from another thread (a pool's, Dask's),
     ``function`` runs where it is called: signals reach the main thread only.
@@ -110,8 +140,7 @@ def interruptible(function):
         try:
             worker.join()
         except BaseException as error:
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident),
-                                                       ctypes.py_object(type(error)))
+            _stop(worker, error)
             raise
         if "error" in outcome:
             raise outcome["error"]
