@@ -133,6 +133,8 @@ def interruptible(function):
                 outcome["value"] = function(*args, **kwargs)
             except BaseException as error:  # the caller's to see (or, stopped, no one's)
                 outcome["error"] = error
+            finally:   # its ident may be a later thread's
+                _stopped_workers.discard(threading.get_ident())
 
         worker = threading.Thread(target=work, name=f"collsim {function.__name__}",
                                   daemon=True)
