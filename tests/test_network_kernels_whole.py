@@ -79,3 +79,27 @@ def test_a_kept_component_emptied_is_gone_before_a_flow_starts_on_its_link(monke
                                            platform=platform, mapping="random")["model_s"])
     assert answers[0].tolist() == answers[1].tolist()
     assert counts[0].min() > 100 and not counts[-1].any()
+
+
+def test_components_are_kept_whole_only_where_flows_pile_up_on_a_link(monkeypatch):
+    # a dragonfly of more than 1024 hosts is routed by the rule (regular.DragonflyFabric):
+    # block-mapped, the binary tree sends every message between two groups over their one
+    # global link (hundreds of flows of a window on it); the in-order tree's links carry
+    # a few, and there keeping components whole costs more than it saves
+    import collsim
+
+    platform = {"generator": "dragonfly", "groups": 17, "chassis_per_group": 1,
+                "routers_per_chassis": 16, "nodes_per_router": 16}
+    flags = []
+    run_together = kernels.run_together
+
+    def spy(*args):
+        flags.append(args[-1])
+        return run_together(*args)
+
+    monkeypatch.setattr(kernels, "run_together", spy)
+    for collective, algorithm, kept in (("reduce", "binary", True),
+                                        ("allreduce", "pipelined_tree", False)):
+        flags.clear()
+        collsim.predict(collective, algorithm, 1024, [1 << 20], platform=platform)
+        assert flags and set(flags) == {kept}, (algorithm, flags)

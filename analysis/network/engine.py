@@ -76,6 +76,22 @@ _DONE_RTOL = 1e-12
 #: with; docs/MODELS.md "a component on one link kept whole").
 KEEP_WHOLE_FABRICS = (DragonflyFabric,)
 
+#: ... and only when one of the links the steps share is crossed by at least this many
+#: of their flows: the binary trees' global links carry thousands (4096 at 65,536
+#: ranks), the in-order and dual-root trees' links at most 38, where keeping components
+#: whole costs more than it saves (allreduce ``pipelined_tree`` of 1 MiB on 262,144
+#: ranks of the dragonfly: 16.2 s of CPU kept, 11.4 s not; docs/MODELS.md "Kept whole
+#: only where flows pile up").
+KEEP_WHOLE_FLOWS = 256
+
+
+def _keeps_whole(fabric: Fabric, link_start: np.ndarray) -> bool:
+    """Whether the steps run together keep a component on one link whole
+    (:data:`KEEP_WHOLE_FABRICS`, :data:`KEEP_WHOLE_FLOWS`); ``link_start``: the CSR
+    of their shared links' flows (``kernels.link_lists``)."""
+    return (isinstance(fabric, KEEP_WHOLE_FABRICS) and len(link_start) > 1
+            and int(np.diff(link_start).max()) >= KEEP_WHOLE_FLOWS)
+
 # Up to this many messages, the steps between two repeated steps are one
 # event-driven simulation; above, each step is timed alone (one max-min solve
 # per distinct finish time: with every message of many steps in one simulation
@@ -581,7 +597,7 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
         np.asarray(receive_cost, dtype=float), serial_receiver, receive_after,
         np.asarray(flows.latency, dtype=float), size, np.asarray(flows.rate_factor, dtype=float),
         *flows.lists, flows.capacity, flows.penalty, flows.bound, LEVEL_RTOL, _DONE_RTOL,
-        isinstance(fabric, KEEP_WHOLE_FABRICS))
+        _keeps_whole(fabric, flows.lists[2]))
     if deadlock:
         raise ValueError("the steps deadlock (a message's ranks never reach its step)")
     after = clock.copy()
