@@ -17,6 +17,11 @@ exact under ``Full`` is SimGrid's selective update, not the model.  Not part
 of ``make test``; the figures are in docs/MODELS.md.
 
     .venv/bin/python tests/benchmarks/selective_update.py --tsv out.tsv docs/model_accuracy*.tsv
+
+After a change of the model, ``--repredict`` computes the ``model_s`` of the
+output's rows again (no simulation), as ``model_accuracy.py --repredict`` does:
+
+    .venv/bin/python tests/benchmarks/selective_update.py --tsv docs/selective_update.tsv --repredict
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import collsim
 from collsim.profiles import default_profile
 
 sys.path.insert(0, str(Path(__file__).parent))
-from model_accuracy import PLATFORMS  # noqa: E402  (the grid's families)
+from model_accuracy import PLATFORMS, repredict  # noqa: E402  (the grid's families)
 
 BUILTIN_PROFILES = Path(collsim.__file__).with_name("profiles.toml")
 COLUMNS = ["family", "collective", "algorithm", "np", "mapping", "bytes", "time_s",
@@ -83,11 +88,27 @@ def off_cells(paths: list[str], min_error: float) -> dict[tuple, list[dict]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("inputs", nargs="+", help="accuracy TSVs (model_accuracy.py --tsv)")
+    parser.add_argument("inputs", nargs="*", help="accuracy TSVs (model_accuracy.py --tsv)")
     parser.add_argument("--tsv", required=True, help="output; cells already there are skipped")
     parser.add_argument("--min-error", type=float, default=0.01)
+    parser.add_argument("--repredict", action="store_true",
+                        help="recompute the output's model_s (no simulation): after a change "
+                             "of the model")
     args = parser.parse_args()
     out = Path(args.tsv)
+    if args.repredict:
+        with open(out, newline="") as stream:
+            rows = list(csv.DictReader(stream, delimiter="\t"))
+        rows = repredict(rows)
+        fresh = out.with_name(out.name + ".new")   # the old file stays whole until replaced
+        with open(fresh, "w", newline="") as stream:
+            writer = csv.DictWriter(stream, COLUMNS, delimiter="\t", extrasaction="ignore")
+            writer.writeheader()
+            writer.writerows(rows)
+        fresh.replace(out)
+        return 0
+    if not args.inputs:
+        parser.error("the accuracy TSVs to take the off cells from are needed")
     done = set()
     if out.exists():
         with open(out, newline="") as stream:
