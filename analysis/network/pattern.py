@@ -35,6 +35,11 @@ def _ints(values) -> np.ndarray:
     return np.asarray(values, dtype=np.int64).reshape(-1)
 
 
+#: The fields of a Step that hold arrays (each made a 1-d int64 array).
+_ARRAY_FIELDS = ("src", "dst", "n_bytes", "reduce_ranks", "reduce_bytes", "post_ahead",
+                 "synchronous", "receive_first", "nonblocking")
+
+
 @dataclass(frozen=True)
 class Step:
     """Messages posted together, then local reductions.
@@ -83,22 +88,25 @@ class Step:
     nonblocking: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def __post_init__(self) -> None:
-        for name in ("src", "dst", "n_bytes", "reduce_ranks", "reduce_bytes", "post_ahead",
-                     "synchronous", "receive_first", "nonblocking"):
+        # (a composite at a million ranks makes a million steps: the checks skip
+        # empty arrays and call the arrays' own methods, not numpy's wrappers)
+        for name in _ARRAY_FIELDS:
             object.__setattr__(self, name, _ints(getattr(self, name)))
-        if not (len(self.src) == len(self.dst) == len(self.n_bytes)):
+        m = len(self.src)
+        if not (m == len(self.dst) == len(self.n_bytes)):
             raise ValueError("src, dst and n_bytes must have one entry per message")
-        if len(self.post_ahead) not in (0, len(self.src)) or np.any(self.post_ahead < 0):
+        if len(self.post_ahead) not in (0, m) or (len(self.post_ahead)
+                                                 and (self.post_ahead < 0).any()):
             raise ValueError("post_ahead must be empty or one integer >= 0 per message")
         for name in ("synchronous", "receive_first", "nonblocking"):
             flags = getattr(self, name)
-            if len(flags) not in (0, len(self.src)) or np.any(flags < 0):
+            if len(flags) not in (0, m) or (len(flags) and (flags < 0).any()):
                 raise ValueError(f"{name} must be empty or one integer >= 0 per message")
         if len(self.post_ahead) and self.repeat > 1:
             raise ValueError("a repeated step posts its receives in each repeat")
         if len(self.reduce_ranks) != len(self.reduce_bytes):
             raise ValueError("reduce_ranks and reduce_bytes must have one entry per rank")
-        if np.any(self.src == self.dst):
+        if (self.src == self.dst).any():
             raise ValueError("a message goes from one rank to another")
         if isinstance(self.repeat, bool) or not isinstance(self.repeat, int) or self.repeat < 1:
             raise ValueError(f"repeat must be an integer >= 1, got {self.repeat!r}")
