@@ -19,7 +19,7 @@ from collsim.analysis.models._base import floor_log2
 from ..pattern import Pattern, Step, exchange
 from ..serial import SerialSteps
 from ..shifts import ShiftSteps, beyond_explicit
-from ._common import binomial_scatter, nothing_to_send, ranks
+from ._common import binomial_scatter, nothing_to_send, ranks, ring_unrolled
 
 __all__ = ["PATTERNS", "halving_range"]
 
@@ -203,7 +203,8 @@ def _reduce_ring(p: int, count: int, *, elem_bytes: int, root: int) -> Pattern:
         steps.append(Step(rank, dst, block[dst], rank, block))
     for src in rank[rank != root]:
         steps.append(Step([src], [root], [block[src]]))
-    return Pattern(p, tuple(steps))
+    # its p - 1 exchanges drift apart as a ring's shifts do: run together up to 512 ranks
+    return Pattern(p, tuple(steps), together=ring_unrolled(p))
 
 
 @nothing_to_send

@@ -37,7 +37,7 @@ from ..pattern import Pattern, Step, exchange
 from ..batches import ShiftBatches
 from ..serial import SerialSteps
 from ..shifts import ShiftSteps, beyond_explicit
-from ._common import nothing_to_send, ranks
+from ._common import nothing_to_send, ranks, ring_unrolled
 
 __all__ = ["PATTERNS"]
 
@@ -71,9 +71,10 @@ def _shifts(p: int, n_bytes: int) -> tuple[Step, ...]:
 @nothing_to_send
 def alltoall_pairwise(p: int, count: int, *, elem_bytes: int, root: int = 0,
                       commutative: bool = True, **context) -> Pattern:
-    """``alltoall_pairwise.c``: p - 1 steps, rank i to i + k and from i - k (p (p - 1) messages;
-    above ``pattern.MAX_MESSAGES``, :class:`ShiftSteps`)."""
-    return Pattern(p, _shifts(p, count * elem_bytes))
+    """``alltoall_pairwise.c``: p - 1 steps, rank i to i + k and from i - k (p (p - 1) messages,
+    run together up to 512 ranks as a ring phase is; above ``pattern.MAX_MESSAGES``,
+    :class:`ShiftSteps`)."""
+    return Pattern(p, _shifts(p, count * elem_bytes), together=ring_unrolled(p))
 
 
 @nothing_to_send
@@ -83,11 +84,12 @@ def alltoall_pairwise_xor(p: int, count: int, *, elem_bytes: int, root: int = 0,
     (above ``pattern.MAX_MESSAGES``, :class:`ShiftSteps`)."""
     n = count * elem_bytes
     if p & (p - 1):
-        return Pattern(p, _shifts(p, n))
+        return Pattern(p, _shifts(p, n), together=ring_unrolled(p))
     rank = ranks(p)
     if beyond_explicit(p):
         return Pattern(p, (ShiftSteps.series(rank, np.full(p, n), xor=True),))
-    return Pattern(p, tuple(Step(rank, rank ^ k, np.full(p, n)) for k in range(1, p)))
+    return Pattern(p, tuple(Step(rank, rank ^ k, np.full(p, n)) for k in range(1, p)),
+                   together=ring_unrolled(p))
 
 
 @nothing_to_send

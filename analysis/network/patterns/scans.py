@@ -50,7 +50,8 @@ def reduce_scatter_pairwise(p: int, count: int, *, elem_bytes: int, root: int = 
     n = np.full(p, count * elem_bytes)
     if beyond_explicit(p):
         return Pattern(p, (ShiftSteps.series(rank, n, n),))
-    return Pattern(p, tuple(Step(rank, (rank + s) % p, n, rank, n) for s in range(1, p)))
+    return Pattern(p, tuple(Step(rank, (rank + s) % p, n, rank, n) for s in range(1, p)),
+                   together=ring_unrolled(p))
 
 
 def _fold(p: int, count: int, elem_bytes: int) -> tuple[int, list[Step]]:
