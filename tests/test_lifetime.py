@@ -181,3 +181,29 @@ def test_a_worker_stopped_inside_a_ctypes_callback_says_nothing():
     quiet = subprocess.run([sys.executable, "-c", code, "stop"], capture_output=True,
                            text=True, timeout=60)
     assert (quiet.returncode, quiet.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("busy", [True, False])
+def test_a_worker_told_its_main_process_died_removes_its_scratch_at_once(tmp_path, busy):
+    # whatever it is doing then: the unwinding that follows removes it too, but a
+    # clean clone's make test once found a directory left behind (its platform and
+    # hostfile written, smpirun not yet started)
+    scratch = tmp_path / "collsim-scratch"
+    scratch.mkdir()
+    (scratch / "hostfile").write_text("host\n")
+    code = (
+        "import os, signal\n"
+        "from collsim import lifetime\n"
+        f"lifetime.scratch_dirs.add({str(scratch)!r})\n"
+        f"lifetime._busy = {busy}\n"
+        "try:\n"
+        "    lifetime._on_parent_death(signal.SIGTERM, None)\n"
+        "except lifetime.ParentDied:\n"
+        f"    print('unwinding', os.path.exists({str(scratch)!r}))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert not scratch.exists()
+    if busy:
+        assert (done.returncode, done.stdout) == (0, "unwinding False\n")
+    else:
+        assert done.returncode == 128 + signal.SIGTERM and done.stdout == ""

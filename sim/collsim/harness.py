@@ -33,6 +33,7 @@ from pathlib import Path
 
 import networkx as nx
 
+from collsim import lifetime
 from collsim.errors import CollsimError
 from collsim.files import write_atomically
 from collsim.platforms import crossbar, write_hostfile, write_platform
@@ -468,21 +469,27 @@ def simulate(
     collbench = find_collbench()
     if any("\n" in arg for arg in collbench_args):
         raise ValueError(f"a collbench argument holds a newline: {collbench_args!r}")
-    with tempfile.TemporaryDirectory(prefix="collsim-") as workdir:
-        argv = smpirun_command(G, rank_hosts, profile, Path(workdir), [str(collbench)],
-                               shared_buffers="--timing-only" in collbench_args)
-        env = engine_environment(os.environ)
-        # the arguments through the environment, one a line, not argv: SMPI
-        # copies argv for every rank (36 MB for 22 arguments at 16384 ranks),
-        # the environment is the process's (sim/collbench/options.h)
-        env[COLLBENCH_ARGS_VARIABLE] = "\n".join(collbench_args)
-        if progress is not None:
-            env["COLLSIM_PROGRESS_S"] = repr(float(PROGRESS_PERIOD_S))
-        else:
-            env.pop("COLLSIM_PROGRESS_S", None)
-        returncode, stdout, stderr = run_program(argv, cwd=workdir, what=what,
-                                                 timeout_s=timeout_s, env=env,
-                                                 progress=progress, scratch=Path(workdir))
+    # (ignore_cleanup_errors: a worker whose main process died may have removed it
+    # already, lifetime.scratch_dirs)
+    with tempfile.TemporaryDirectory(prefix="collsim-", ignore_cleanup_errors=True) as workdir:
+        lifetime.scratch_dirs.add(workdir)
+        try:
+            argv = smpirun_command(G, rank_hosts, profile, Path(workdir), [str(collbench)],
+                                   shared_buffers="--timing-only" in collbench_args)
+            env = engine_environment(os.environ)
+            # the arguments through the environment, one a line, not argv: SMPI
+            # copies argv for every rank (36 MB for 22 arguments at 16384 ranks),
+            # the environment is the process's (sim/collbench/options.h)
+            env[COLLBENCH_ARGS_VARIABLE] = "\n".join(collbench_args)
+            if progress is not None:
+                env["COLLSIM_PROGRESS_S"] = repr(float(PROGRESS_PERIOD_S))
+            else:
+                env.pop("COLLSIM_PROGRESS_S", None)
+            returncode, stdout, stderr = run_program(argv, cwd=workdir, what=what,
+                                                     timeout_s=timeout_s, env=env,
+                                                     progress=progress, scratch=Path(workdir))
+        finally:
+            lifetime.scratch_dirs.discard(workdir)
     rows = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
     if returncode not in (0, 1):
         raise CollsimError(_failure_message(what, returncode, stderr))
