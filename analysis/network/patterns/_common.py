@@ -46,7 +46,7 @@ def ring_unrolled(p: int) -> bool:
     pairwise exchanges (alltoall ``pairwise`` and ``pairwise_xor``, reduce_scatter
     ``pairwise``, reduce ``ring``), p - 1 steps of p messages that drift apart as a
     ring's shifts do, run together by the same bound (on 256 random ranks of
-    seed004_graphene, timed step by step, 21 to 23 % under SimGrid; together, equal:
+    seed004_graphene, timed step by step, 21 to 77 % under SimGrid; together, equal:
     docs/MODELS.md "The pairwise exchanges run together")."""
     return p * (p - 1) <= RING_EVENT_MESSAGES
 
