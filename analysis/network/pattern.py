@@ -248,9 +248,10 @@ def _composed(p: int, steps: tuple, parts) -> Pattern:
     parts = list(parts)
     together = any(part.together for part in parts)
     windowed = together or any(part.windowed for part in parts)
-    messages = sum(step.messages for step in steps)
-    return Pattern(p, steps, windowed=windowed,
-                   together=together and messages <= COMPOSED_TOGETHER_MESSAGES)
+    # (counted only when a part runs together: a composite of a million steps composes
+    # each group's part, then the groups, then the levels)
+    together = together and sum(step.messages for step in steps) <= COMPOSED_TOGETHER_MESSAGES
+    return Pattern(p, steps, windowed=windowed, together=together)
 
 
 def on_ranks(pattern: Pattern, ranks, p: int) -> Pattern:
