@@ -38,10 +38,14 @@ numpy's passes over their crossings, once per round of the filling, were
 most of the time; the steps run together made one numpy pass over all
 their messages per event.
 
+Above :data:`TOGETHER_MESSAGES` the steps run together in windows of
+consecutive steps of at most :data:`WINDOW_MESSAGES` messages, and a step of
+a window's messages or more is timed alone (:func:`_run_step`).
+
 What it leaves out: SMPI's cross-traffic (the reverse route's 5 % load; off
 in the ``hockney`` profile and the catalog's) and, above
-:data:`TOGETHER_MESSAGES`, flows of different steps sharing a link (each
-step is then timed alone, :func:`_run_step`).
+:data:`TOGETHER_MESSAGES`, flows of different windows sharing a link (a step
+timed alone meets no other step's flows).
 """
 
 from __future__ import annotations
@@ -93,15 +97,19 @@ def _keeps_whole(fabric: Fabric, link_start: np.ndarray) -> bool:
             and int(np.diff(link_start).max()) >= KEEP_WHOLE_FLOWS)
 
 # Up to this many messages, the steps between two repeated steps are one
-# event-driven simulation; above, each step is timed alone (one max-min solve
-# per distinct finish time: with every message of many steps in one simulation
-# a heterogeneous case makes one per flow, each over all the messages).
+# event-driven simulation; above, they run in windows (WINDOW_MESSAGES).
 TOGETHER_MESSAGES = 1 << 14
 
-# A windowed pattern (Pattern.windowed: a pipeline) above TOGETHER_MESSAGES runs its
-# steps together in windows of consecutive steps of about this many messages: its
-# flows meet those of the steps near them, and an event costs time in proportion to
-# the messages simulated together.
+# Above TOGETHER_MESSAGES the steps run together in windows of consecutive steps of
+# at most this many messages: a step's flows meet those of the steps near it, and an
+# event costs time in proportion to the messages simulated together.  A step of a
+# window's messages or more is timed alone (one max-min solve per distinct finish
+# time), except in a windowed pattern (Pattern.windowed: a pipeline's steps, made
+# one at a time, whose receives may be posted steps ahead), whose every window runs
+# as events.  (Every step above TOGETHER_MESSAGES was timed alone before 2026-11-29:
+# allreduce rabenseifner of 64 KiB on 1024 random ranks of seed003_hydra, 20 steps
+# of 1024 messages, was 17.8 % under SimGrid; in one window +0.17 %: docs/MODELS.md
+# "Steps in windows, not alone".)
 WINDOW_MESSAGES = 1 << 16
 
 # A repeated step (a ring's shifts) of few messages runs its first repeats
@@ -628,15 +636,17 @@ def _repeat(step: Step, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric, ne
     return np.full(len(clock), (clock + step.repeat * steady).max())
 
 
-def _windows(steps: list[Step], messages: int):
-    """Consecutive runs of steps of at most ``messages`` messages (at least one step each)."""
+def _windows(steps, messages: int, alone: type | tuple = ()):
+    """Consecutive runs of steps of at most ``messages`` messages (at least one step
+    each); a step of type ``alone`` is a run of its own."""
     window, held = [], 0
     for step in steps:
-        if window and held + len(step.src) > messages:
+        if window and (held + step.messages > messages or isinstance(step, alone)
+                       or isinstance(window[-1], alone)):
             yield window
             window, held = [], 0
         window.append(step)
-        held += len(step.src)
+        held += step.messages
     if window:
         yield window
 
@@ -696,11 +706,14 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
             for window in _windows(_made(together, every=True), WINDOW_MESSAGES):
                 clock = _run_together(window, clock, hosts, fabric, net, weight_S)
         else:
-            for step in _made(together, every=False):
-                if isinstance(step, SerialSteps):   # steps of one message each, alone
-                    clock = _run_serial(step, clock, hosts, fabric, net, weight_S)
-                else:
-                    clock = _run_step(step, clock, hosts, fabric, net, weight_S, memo)
+            for window in _windows(_made(together, every=False), WINDOW_MESSAGES,
+                                   alone=SerialSteps):
+                if len(window) > 1:   # steps that fit a window together: their flows meet
+                    clock = _run_together(window, clock, hosts, fabric, net, weight_S)
+                elif isinstance(window[0], SerialSteps):   # steps of one message each
+                    clock = _run_serial(window[0], clock, hosts, fabric, net, weight_S)
+                else:   # a step of a window's messages or more, alone
+                    clock = _run_step(window[0], clock, hosts, fabric, net, weight_S, memo)
         together.clear()
         return clock
 

@@ -173,11 +173,11 @@ def exchange(a, b, n_bytes_ab, n_bytes_ba=None) -> tuple[np.ndarray, np.ndarray,
 class Pattern:
     """The steps of one collective on p ranks, in order.
 
-    ``windowed``: the steps are many and short (a pipeline's: thousands of
-    steps of a few messages, whose flows meet those of the steps near them);
-    when too many to run together (``engine.TOGETHER_MESSAGES``), they run
-    together in windows of consecutive steps (``engine.WINDOW_MESSAGES``)
-    rather than each step alone.  ``together``: its steps run together as one
+    ``windowed``: the steps are a pipeline's (thousands of steps of a few
+    messages, made one at a time, a receive posted steps ahead); when too many
+    to run together (``engine.TOGETHER_MESSAGES``), every window of consecutive
+    steps (``engine.WINDOW_MESSAGES``) runs as events, even one of a single
+    step, which any other pattern's engine times alone.  ``together``: its steps run together as one
     event simulation whatever their count (their builder bounds it: the ranks of
     a neighbour exchange drift apart over many steps, which steps timed alone or in
     windows leave out).
