@@ -33,7 +33,8 @@ its links' load by the hops within B of it: -12 % to +79 %) and rejected, so
 the engine refuses such a chain, as it refuses eager blocks (under the
 profile's eager threshold their sender does not wait for the delivery).  Up
 to :data:`CHAIN_STEP_MESSAGES` messages the builders make the explicit
-steps, which the engine simulates in windows whatever the mapping.
+steps, which the engine simulates together up to
+:data:`CHAIN_TOGETHER_MESSAGES` and in windows above, whatever the mapping.
 """
 
 from __future__ import annotations
@@ -44,7 +45,18 @@ import numpy as np
 
 from .pattern import Step, _ints
 
-__all__ = ["ChainSteps", "CHAIN_STEP_MESSAGES"]
+__all__ = ["ChainSteps", "CHAIN_STEP_MESSAGES", "CHAIN_TOGETHER_MESSAGES"]
+
+#: Up to this many messages a chain pipeline's explicit steps run together as one
+#: event simulation (``Pattern.together``).  A chain's p - 1 hops are all in flight
+#: at once, so its steps (wavefronts: hop h moves block s - h) span p steps of
+#: time, and windows of consecutive steps cut flows that run at the same time
+#: apart: on 512 random ranks of seed004_graphene, where every hop crosses the
+#: switches' one link, the reduce of 1 MiB (74,606 messages) was 27 % under
+#: SimGrid in windows and is exact together (docs/MODELS.md "The chain pipelines
+#: run together").  The bound is where the steps stop being held whole
+#: (``patterns.pipetrees.PROGRAM_STEP_MESSAGES``).
+CHAIN_TOGETHER_MESSAGES = 1 << 20
 
 #: Above this many messages ((p - 1) B) a chain pipeline is built as one
 #: :class:`ChainSteps`; at most, as the explicit steps the engine simulates in

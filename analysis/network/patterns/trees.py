@@ -40,6 +40,7 @@ Block counts come from ``params`` as the C code takes them (``--blocks``,
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -53,7 +54,7 @@ from collsim.analysis.schedule import Op, Step as Task
 from collsim.analysis.trees import tree_node
 from collsim.params import DEFAULT_PARAMS
 
-from ..chain import CHAIN_STEP_MESSAGES, ChainSteps
+from ..chain import CHAIN_STEP_MESSAGES, CHAIN_TOGETHER_MESSAGES, ChainSteps
 from ..pattern import Pattern, _checked_steps
 from . import pipetrees, rounds
 from ._common import nothing_to_send
@@ -588,7 +589,8 @@ def _along_tree(collective: str, kind: str, segmented: bool = True):
 
 def _chain_pipeline(collective: str):
     """``pipeline.c``'s bcast or reduce along the chain: the explicit steps up to
-    :data:`chain.CHAIN_STEP_MESSAGES` messages, above one :class:`chain.ChainSteps`
+    :data:`chain.CHAIN_STEP_MESSAGES` messages (run together up to
+    :data:`chain.CHAIN_TOGETHER_MESSAGES`), above one :class:`chain.ChainSteps`
     (its hops root, root + 1, ... as ``tree("chain")`` orders them; a reduce's data
     goes the other way, into the root)."""
     explicit = _along_tree(collective, "chain")
@@ -600,8 +602,11 @@ def _chain_pipeline(collective: str):
                                        fill_steps=_pipelined.steady_steps("chain") * (p - 1),
                                        steady=_pipelined.steady_steps("chain"))
         if (p - 1) * len(blocks) <= CHAIN_STEP_MESSAGES:
-            return explicit(p, count, elem_bytes=elem_bytes, root=root,
-                            commutative=commutative, params=params, **context)
+            pattern = explicit(p, count, elem_bytes=elem_bytes, root=root,
+                               commutative=commutative, params=params, **context)
+            if pattern.messages <= CHAIN_TOGETHER_MESSAGES:   # its hops run at once
+                return replace(pattern, together=True)
+            return pattern
         order = (root + np.arange(p, dtype=np.int64)) % p
         if collective == "reduce":
             order = order[::-1]
