@@ -25,23 +25,25 @@ from pathlib import Path
 
 import collsim
 from collsim.analysis.network import PATTERNS
+from collsim.units import parse_byte_list
 
 ALGORITHMS = list(PATTERNS)
 SIZES = [8, 65536, 16 << 20]
 
 
-def sizes_for(collective: str, p: int) -> list[int]:
-    """The grid's sizes for a collective: a row's bytes is one block (collectives.def),
-    so where a rank's buffer holds p blocks (allgather, alltoall, gather, scatter,
-    reduce_scatter) a block is the vector over p (whole doubles, at least one): the
-    same bytes per rank as the others'; a barrier has no data."""
+def sizes_for(collective: str, p: int, sizes: list[int] = SIZES) -> list[int]:
+    """The grid's sizes (``sizes``: a rank's vector) for a collective: a row's bytes
+    is one block (collectives.def), so where a rank's buffer holds p blocks
+    (allgather, alltoall, gather, scatter, reduce_scatter) a block is the vector over
+    p (whole doubles, at least one): the same bytes per rank as the others'; a
+    barrier has no data."""
     from collsim.harness import collectives
     from collsim.runner import buffer_blocks
 
     if collectives()[collective]["recv_blocks"] == "none":
         return [0]
     blocks = buffer_blocks(collective, p)
-    return sorted({max(8, n // blocks // 8 * 8) for n in SIZES})
+    return sorted({max(8, n // blocks // 8 * 8) for n in sizes})
 
 FAT_TREE = {"generator": "fat_tree", "levels": 2, "down_ports": [16, 16]}
 PLATFORMS = {
@@ -97,9 +99,10 @@ def _pairs(text: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def measure(family, platform, p, mapping, collective, algorithm) -> list[dict]:
+def measure(family, platform, p, mapping, collective, algorithm, vector_sizes=SIZES
+            ) -> list[dict]:
     where = {"generator": "crossbar", "nodes": p} if platform is None else platform
-    sizes = sizes_for(collective, p)
+    sizes = sizes_for(collective, p, vector_sizes)
     simulated = collsim.run(collective, algorithm, p, sizes, platform=where, mapping=mapping,
                             timing_only=True)
     began = time.perf_counter()
@@ -178,6 +181,8 @@ def main() -> None:
                         help="only the cells of at most this many ranks")
     parser.add_argument("--mappings", type=lambda text: text.split(","), default=None,
                         help="only these of the grid's mappings (block, cyclic, random)")
+    parser.add_argument("--sizes", type=parse_byte_list, default=SIZES, help="a rank's vector sizes, e.g. 8,64KiB,1MiB "
+                        "(default: 8 B, 64 KiB and 16 MiB)")
     args = parser.parse_args()
     for family in args.families or []:
         if family not in PLATFORMS:
@@ -204,7 +209,7 @@ def main() -> None:
                 if (family, collective, algorithm, p, mapping) in done:
                     continue
                 began = time.perf_counter()
-                measured = measure(*cell)
+                measured = measure(*cell, args.sizes)
                 writer.writerows(measured)
                 handle.flush()
                 rows.extend(measured)
