@@ -25,6 +25,7 @@ from pathlib import Path
 
 import collsim
 from collsim.analysis.network import PATTERNS
+from collsim.errors import CollsimError
 from collsim.units import parse_byte_list
 
 ALGORITHMS = list(PATTERNS)
@@ -209,7 +210,12 @@ def main() -> None:
                 if (family, collective, algorithm, p, mapping) in done:
                     continue
                 began = time.perf_counter()
-                measured = measure(*cell, args.sizes)
+                try:
+                    measured = measure(*cell, args.sizes)
+                except CollsimError as error:   # e.g. a selector's choice collsim lacks
+                    print(f"{family} {collective}/{algorithm} np={p} {mapping}: skipped: "
+                          f"{error}", file=sys.stderr, flush=True)
+                    continue
                 writer.writerows(measured)
                 handle.flush()
                 rows.extend(measured)
