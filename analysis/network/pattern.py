@@ -177,10 +177,10 @@ class Pattern:
     messages, made one at a time, a receive posted steps ahead); when too many
     to run together (``engine.TOGETHER_MESSAGES``), every window of consecutive
     steps (``engine.WINDOW_MESSAGES``) runs as events, even one of a single
-    step, which any other pattern's engine times alone.  ``together``: its steps run together as one
-    event simulation whatever their count (their builder bounds it: the ranks of
-    a neighbour exchange drift apart over many steps, which steps timed alone or in
-    windows leave out).
+    step, which any other pattern's engine times alone.  ``together``: its
+    steps run together as one event simulation whatever their count (their
+    builder bounds it: the ranks of a neighbour exchange drift apart over many
+    steps, which steps timed alone or in windows leave out).
     """
 
     p: int

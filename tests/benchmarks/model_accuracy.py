@@ -182,8 +182,9 @@ def main() -> None:
                         help="only the cells of at most this many ranks")
     parser.add_argument("--mappings", type=lambda text: text.split(","), default=None,
                         help="only these of the grid's mappings (block, cyclic, random)")
-    parser.add_argument("--sizes", type=parse_byte_list, default=SIZES, help="a rank's vector sizes, e.g. 8,64KiB,1MiB "
-                        "(default: 8 B, 64 KiB and 16 MiB)")
+    parser.add_argument("--sizes", type=parse_byte_list, default=SIZES,
+                        help="a rank's vector sizes, e.g. 8,64KiB,1MiB "
+                             "(default: 8 B, 64 KiB and 16 MiB)")
     args = parser.parse_args()
     for family in args.families or []:
         if family not in PLATFORMS:
