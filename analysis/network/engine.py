@@ -702,13 +702,12 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
         if together and (pattern.together
                          or sum(step.messages for step in together) <= together_messages):
             clock = _run_together(plain_steps(together), clock, hosts, fabric, net, weight_S)
-        elif pattern.windowed:
-            for window in _windows(_made(together, every=True), WINDOW_MESSAGES):
-                clock = _run_together(window, clock, hosts, fabric, net, weight_S)
         else:
-            for window in _windows(_made(together, every=False), WINDOW_MESSAGES,
-                                   alone=SerialSteps):
-                if len(window) > 1:   # steps that fit a window together: their flows meet
+            # a pipeline's (windowed) serial steps are its plain ones, every window events
+            piped = pattern.windowed
+            for window in _windows(_made(together, every=piped), WINDOW_MESSAGES,
+                                   alone=() if piped else SerialSteps):
+                if piped or len(window) > 1:   # steps that fit a window: their flows meet
                     clock = _run_together(window, clock, hosts, fabric, net, weight_S)
                 elif isinstance(window[0], SerialSteps):   # steps of one message each
                     clock = _run_serial(window[0], clock, hosts, fabric, net, weight_S)
