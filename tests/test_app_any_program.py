@@ -734,8 +734,15 @@ def test_an_open_mpi_binary_under_mpichs_launcher_is_n_one_rank_jobs(tmp_path):
         _build([compiler, "-o", f"size-{compiler}", "size.c"], tmp_path)
 
     def ranks(program: str) -> list[str]:
-        done = subprocess.run(["mpiexec.mpich", "-n", "2", f"./{program}"], cwd=tmp_path,
-                              capture_output=True, text=True, timeout=120)
+        # Each rank gets its own TMPDIR: two Open MPI singletons started at once race to
+        # create the same session directory (/tmp/ompi.HOST.UID, "File exists").
+        for rank in (0, 1):
+            (tmp_path / f"tmp{rank}").mkdir(exist_ok=True)
+        done = subprocess.run(["mpiexec.mpich",
+                               "-n", "1", "-env", "TMPDIR", str(tmp_path / "tmp0"), f"./{program}",
+                               ":",
+                               "-n", "1", "-env", "TMPDIR", str(tmp_path / "tmp1"), f"./{program}"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         return sorted(line for line in done.stdout.splitlines() if line.startswith("rank"))
 
