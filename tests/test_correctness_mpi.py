@@ -21,12 +21,13 @@ matrix here too, p in 1..33, 64, 100 and 128: about 3 minutes per algorithm on a
 """
 
 import os
+import socket
 
 import pytest
 
 from collsim.native import LIBRARY_ALGORITHMS as LIBRARY_ENTRIES, is_selector
 from collsim.harness import registry
-from collsim.realmpi import find_mpi_collbench, run_mpirun
+from collsim.realmpi import find_mpi_collbench, find_mpirun, run_mpirun
 from matrix import FIRST_COLLECTIVES, allowed, expected_rows, matrix_args
 
 STANDARD_PROCESS_COUNTS = [1, 3, 8]
@@ -46,6 +47,23 @@ ALGORITHMS = [(entry["collective"], entry["algorithm"]) for entry in registry()
 def test_the_real_mpi_build_exists():
     """make test builds build-mpi/collbench; without it this file would test nothing."""
     assert find_mpi_collbench().is_file()
+
+
+def test_each_open_mpi_job_has_its_own_session_directory(monkeypatch, tmp_path):
+    """Jobs started at once in the shared $TMPDIR/ompi.HOST.UID race to create it (one
+    fails with "File exists", open-mpi/ompi#8510): a file in its place shows that the
+    job never goes there, and its own directory is gone after it."""
+    if not find_mpirun()[1]:
+        pytest.skip("the session directory is Open MPI's")
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    (tmp_path / f"ompi.{socket.gethostname()}.{os.getuid()}").write_text("in the way\n")
+    rows, status = run_mpirun(2, matrix_args(next(e for e in registry() if
+                                                  e["algorithm"] == "recursive_doubling"
+                                                  and e["collective"] == "allreduce"), 2),
+                              what="allreduce/recursive_doubling p=2")
+    assert status == 0 and rows and all(row["check"] == "ok" for row in rows)
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        f"ompi.{socket.gethostname()}.{os.getuid()}"]
 
 
 @pytest.mark.parametrize("collective, algorithm", ALGORITHMS)

@@ -650,7 +650,7 @@ def _traced_run(args: argparse.Namespace, program: list[str], rules: list[Rule],
         program = [str(executable.resolve()) if executable.is_file() else program[0],
                    *program[1:]]
         if args.real_mpi:
-            argv, run_env = mpirun_command(args.np, env)
+            argv, run_env = mpirun_command(args.np, work, env)
             launch = _Launch(argv + program, run_env,
                              f"measured under mpirun on {args.np} processes",
                              f"{executable.name} under mpirun")

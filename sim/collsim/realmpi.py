@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 from collsim.errors import CollsimError
@@ -51,13 +52,27 @@ def find_mpirun() -> tuple[str, bool]:
     return path, "OpenRTE" in text or "Open MPI" in text or "open-mpi.org" in text
 
 
-def mpirun_command(np: int, program_env: dict[str, str] | None = None
+def mpirun_command(np: int, session_dir: Path, program_env: dict[str, str] | None = None
                    ) -> tuple[list[str], dict[str, str]]:
     """The start of an mpirun command line for np local processes, and its environment.
 
-    Under Open MPI: oversubscribed, unbound, shared memory without CMA.  The
-    variables of ``program_env`` reach every process (Open MPI's ``-x``,
-    MPICH's ``-genv``).
+    Parameters
+    ----------
+    np : int
+        Number of local processes.
+    session_dir : Path
+        An existing directory of this job's own, which the caller removes after the
+        run: Open MPI's session directory goes there (``orte_tmpdir_base``).  Jobs
+        started at the same time in the shared default (``$TMPDIR/ompi.HOST.UID``)
+        race to create it and one fails with "File exists" (open-mpi/ompi#8510).
+    program_env : dict of str to str, optional
+        Variables that reach every process (Open MPI's ``-x``, MPICH's ``-genv``).
+
+    Returns
+    -------
+    argv, env
+        The command line up to the program, and the environment to run it in.  Under
+        Open MPI: oversubscribed, unbound, shared memory without CMA.
     """
     program_env = program_env or {}
     mpirun, open_mpi = find_mpirun()
@@ -67,7 +82,8 @@ def mpirun_command(np: int, program_env: dict[str, str] | None = None
         argv += ["--oversubscribe", "--bind-to", "none"]
         # shared memory without CMA (containers often forbid ptrace), TCP between nodes
         env.update(_OPEN_MPI_AS_ROOT, OMPI_MCA_btl="self,vader,tcp",
-                   OMPI_MCA_btl_vader_single_copy_mechanism="none")
+                   OMPI_MCA_btl_vader_single_copy_mechanism="none",
+                   OMPI_MCA_orte_tmpdir_base=str(session_dir))
         env.update(program_env)
         for name in program_env:
             argv += ["-x", name]
@@ -107,12 +123,15 @@ def run_mpirun(np: int, collbench_args: list[str], *, what: str,
     """
     if isinstance(np, bool) or not isinstance(np, int) or np < 1:
         raise ValueError(f"np must be an integer >= 1, got {np!r}")
-    argv, env = mpirun_command(np)
-    argv += [str(find_mpi_collbench()), *collbench_args]
-    # one way to run a program: its own group, a timeout, a watchdog (collsim.harness)
-    returncode, stdout, stderr = run_program(argv, cwd=os.getcwd(), what=f"{what} under mpirun",
-                                             timeout_s=timeout_s, env=env,
-                                             deadlock_is_error=False)
+    with tempfile.TemporaryDirectory(prefix="collsim-mpirun-") as session_dir:
+        argv, env = mpirun_command(np, Path(session_dir))
+        argv += [str(find_mpi_collbench()), *collbench_args]
+        # one way to run a program: its own group, a timeout, a watchdog (collsim.harness)
+        returncode, stdout, stderr = run_program(argv, cwd=os.getcwd(),
+                                                 what=f"{what} under mpirun",
+                                                 timeout_s=timeout_s, env=env,
+                                                 deadlock_is_error=False,
+                                                 scratch=Path(session_dir))
     rows = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
     if returncode not in (0, 1) or (
             returncode == 1 and not any(row.get("check") == "wrong" for row in rows)):
