@@ -159,8 +159,13 @@ def _probe(tmp_path, mpicc):
 
 def _run(argv, env=None, timeout=120):
     import os
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **(env or {})})
+    import tempfile
+    # each Open MPI job its own session directory, as collsim.realmpi gives them: jobs of
+    # two test workers started at once race to create $TMPDIR/ompi.HOST.UID
+    with tempfile.TemporaryDirectory(prefix="collsim-test-ompi-") as session_dir:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
+                              env={**os.environ, "OMPI_MCA_orte_tmpdir_base": session_dir,
+                                   **(env or {})})
 
 
 def _lines(stdout):
