@@ -2,13 +2,15 @@
 patterns/pipetrees.py) against the whole arrays of patterns.trees, message for
 message, and through the engine."""
 
+import threading
+import time
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from collsim.analysis.models import _pipelined
-from collsim.analysis.network import FatTreeFabric, Pattern, pattern_time
+from collsim.analysis.network import FatTreeFabric, Pattern, engine, pattern_time
 from collsim.analysis.network.patterns import pipetrees, trees
 from collsim.analysis.network.programs import RECV, SEND, ProgramSteps, templates
 from collsim.analysis.trees import tree
@@ -95,6 +97,57 @@ def test_the_engine_takes_them_window_by_window_as_the_whole_steps(monkeypatch):
         monkeypatch.setattr(pipetrees, "PROGRAM_STEP_MESSAGES", 1 << 20)
         assert made.messages == whole.messages > 1 << 14
         assert pattern_time(made, hosts, fabric, net) == pattern_time(whole, hosts, fabric, net)
+
+
+def test_the_next_window_made_ahead_gives_the_answers_made_in_turn(monkeypatch):
+    # a helper thread makes window k + 1 while the event loop runs window k: to the bit
+    G = fat_tree(levels=2, down_ports=[16, 16], up_ports=[1, 4])
+    names = map_ranks(G, 256, "random")
+    fabric = FatTreeFabric(G.graph["params"])
+    net, _ = model_parameters(G, names, load_profile("hockney"))
+    hosts = fabric.host_index(names)
+    monkeypatch.setattr(engine, "WINDOW_MESSAGES", 1 << 12)
+    pattern = trees.PATTERNS[("allreduce", "dual_root_pipelined")](
+        256, 1 << 17, elem_bytes=8, params=replace(DEFAULT_PARAMS, block_count=80))
+    ahead = []
+    real = engine._made_ahead
+    monkeypatch.setattr(engine, "_made_ahead", lambda items, make: ahead.append(1) or real(
+        items, make))
+    helped = pattern_time(pattern, hosts, fabric, net)
+    assert ahead == [1]
+    monkeypatch.setattr(engine, "_made_ahead", lambda items, make: map(make, items))
+    assert pattern_time(pattern, hosts, fabric, net) == helped
+
+
+def _helpers() -> list:
+    return [t for t in threading.enumerate() if t.name == "collsim windows ahead"]
+
+
+def _until_no_helper():
+    deadline = time.monotonic() + 10
+    while _helpers() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return not _helpers()
+
+
+def test_made_ahead_keeps_the_order_raises_and_stops_with_its_caller():
+    assert list(engine._made_ahead(range(5), lambda x: x * x)) == [0, 1, 4, 9, 16]
+
+    def make(x):
+        if x == 2:
+            raise ValueError("two")
+        return x
+
+    got = []
+    with pytest.raises(ValueError, match="two"):
+        for value in engine._made_ahead(range(5), make):
+            got.append(value)
+    assert got == [0, 1] and _until_no_helper()
+    made = []
+    items = engine._made_ahead(range(100), lambda x: made.append(x) or x)
+    assert next(items) == 0
+    items.close()   # the caller stops: the helper, at most one item ahead, makes no more
+    assert _until_no_helper() and made in ([0], [0, 1])
 
 
 def test_templates_refuse_unlike_ranks_deadlocks_and_unmatched_sizes():

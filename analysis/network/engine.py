@@ -50,6 +50,9 @@ timed alone meets no other step's flows).
 
 from __future__ import annotations
 
+import queue
+import threading
+
 import numpy as np
 
 from collsim.analysis.models._base import NetworkParams
@@ -545,8 +548,19 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     its tasks earlier); a task ends when it has started and the messages it
     waits for are done; every flow in flight, whatever its step, shares the
     links with every other (the early finishers' next messages compete with
-    the late ones' current messages, as in SimGrid).
+    the late ones' current messages, as in SimGrid).  What the clocks do not
+    change is made first (:func:`_prepare_together`), then the event loop
+    runs from the clocks (:func:`_run_prepared`).
     """
+    return _run_prepared(_prepare_together(steps, hosts, fabric, net, weight_S), clock)
+
+
+def _prepare_together(steps: list[Step], hosts: np.ndarray, fabric: Fabric,
+                      net: NetworkParams, weight_S: float = 0.0) -> tuple:
+    """What :func:`_run_together` makes of its steps before the clocks matter: the
+    tasks, the routes and their shared links, the overheads, as the arguments of
+    ``kernels.run_together`` after its first two (the first tasks' start times
+    come from the clocks), and the tasks' ranks and reductions."""
     from . import kernels
 
     n_steps = len(steps)
@@ -556,7 +570,7 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     step_of = np.repeat(np.arange(n_steps, dtype=np.int64), [len(step.src) for step in steps])
     m = len(src)
     # tasks: (rank, step) pairs in rank-major order, so a rank's next task is the next index
-    task_rank, task_step, end_task = kernels.task_numbers(src, dst, step_of, len(clock))
+    task_rank, task_step, end_task = kernels.task_numbers(src, dst, step_of, len(hosts))
     task_keys = task_rank * n_steps + task_step
     n_tasks = len(task_keys)
     msg_tasks = np.stack([end_task[:m], end_task[m:]])
@@ -595,10 +609,9 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     size = (n_bytes + net.envelope_bytes).astype(float)
     flows = _Flows(size, _Routing(fabric.routes(hosts[src], hosts[dst]), fabric, weight_S,
                                   global_share=_GLOBAL_SHARE_TOGETHER), fabric, net, weight_S)
-    task_last, deadlock = kernels.run_together(
-        np.flatnonzero(first), clock[task_rank[first]], task_rank,
-        np.asarray(pending, dtype=np.int64), reduce_s, np.asarray(task_first, dtype=np.int64),
-        np.asarray(end_msg, dtype=np.int64),
+    arguments = (
+        task_rank, np.asarray(pending, dtype=np.int64), reduce_s,
+        np.asarray(task_first, dtype=np.int64), np.asarray(end_msg, dtype=np.int64),
         np.ascontiguousarray(msg_tasks, dtype=np.int64),
         np.ascontiguousarray(post_tasks, dtype=np.int64),
         np.ascontiguousarray(post_delay, dtype=float), eager, np.asarray(send_cost, dtype=float),
@@ -606,6 +619,16 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
         np.asarray(flows.latency, dtype=float), size, np.asarray(flows.rate_factor, dtype=float),
         *flows.lists, flows.capacity, flows.penalty, flows.bound, LEVEL_RTOL, _DONE_RTOL,
         _keeps_whole(fabric, flows.lists[2]))
+    return np.flatnonzero(first), task_rank, reduce_s, arguments
+
+
+def _run_prepared(prepared: tuple, clock: np.ndarray) -> np.ndarray:
+    """The rank clocks after steps :func:`_prepare_together` made ready, from ``clock``."""
+    from . import kernels
+
+    first_tasks, task_rank, reduce_s, arguments = prepared
+    task_last, deadlock = kernels.run_together(first_tasks, clock[task_rank[first_tasks]],
+                                               *arguments)
     if deadlock:
         raise ValueError("the steps deadlock (a message's ranks never reach its step)")
     after = clock.copy()
@@ -651,6 +674,44 @@ def _windows(steps, messages: int, alone: type | tuple = ()):
         yield window
 
 
+def _made_ahead(items, make):
+    """``make(item)`` of each item in order, each made in a helper thread while the
+    caller works on the one before: one ahead, no more (two made items are held at
+    once).  ``make``'s exception is raised here; a caller that stops early stops the
+    helper at its next item (a daemon thread: an item in the making never holds the
+    process).  The same answers as making them in turn: only the order of the work
+    in time changes."""
+    results: queue.SimpleQueue = queue.SimpleQueue()
+    turn = threading.Semaphore(1)
+    stopped = threading.Event()
+
+    def work():
+        try:
+            for item in items:
+                while not turn.acquire(timeout=0.05):
+                    if stopped.is_set():
+                        return
+                if stopped.is_set():
+                    return
+                results.put((True, make(item)))
+            results.put((False, None))
+        except BaseException as error:   # the caller's to see
+            results.put((False, error))
+
+    threading.Thread(target=work, name="collsim windows ahead", daemon=True).start()
+    try:
+        while True:
+            made, value = results.get()
+            if not made:
+                if value is not None:
+                    raise value
+                return
+            turn.release()   # the helper makes the next while the caller uses this one
+            yield value
+    finally:
+        stopped.set()
+
+
 def _made(steps: list, every: bool):
     """The steps, those made one at a time (``programs.ProgramSteps``) made as they
     are taken; with ``every`` each step that stands for several as its plain
@@ -662,6 +723,26 @@ def _made(steps: list, every: bool):
             yield from step.parts()
         else:
             yield step
+
+
+def _run_windows(steps: list, clock: np.ndarray, hosts: np.ndarray, fabric: Fabric,
+                 net: NetworkParams, weight_S: float) -> np.ndarray:
+    """The rank clocks after a windowed pattern's steps (``Pattern.windowed``: a
+    pipeline's, its serial steps as their plain ones): every window of
+    :data:`WINDOW_MESSAGES` messages run as events, whatever its size.  When there
+    are several, the next window's steps, routes and tasks (:func:`_prepare_together`,
+    what the clocks do not change) are made in a helper thread while the event loop
+    runs this one (:func:`_made_ahead`): the same answers, and the loop's time only
+    on the wall (allreduce ``dual_root_pipelined`` of 1 MiB on the million-rank
+    fat-tree: docs/MODELS.md "The next window made while this one runs")."""
+    def prepare(window):
+        return _prepare_together(window, hosts, fabric, net, weight_S)
+
+    windows = _windows(_made(steps, every=True), WINDOW_MESSAGES)
+    several = sum(step.messages for step in steps) > WINDOW_MESSAGES
+    for ready in (_made_ahead(windows, prepare) if several else map(prepare, windows)):
+        clock = _run_prepared(ready, clock)
+    return clock
 
 
 def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
@@ -702,12 +783,12 @@ def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,
         if together and (pattern.together
                          or sum(step.messages for step in together) <= together_messages):
             clock = _run_together(plain_steps(together), clock, hosts, fabric, net, weight_S)
+        elif pattern.windowed:
+            clock = _run_windows(together, clock, hosts, fabric, net, weight_S)
         else:
-            # a pipeline's (windowed) serial steps are its plain ones, every window events
-            piped = pattern.windowed
-            for window in _windows(_made(together, every=piped), WINDOW_MESSAGES,
-                                   alone=() if piped else SerialSteps):
-                if piped or len(window) > 1:   # steps that fit a window: their flows meet
+            for window in _windows(_made(together, every=False), WINDOW_MESSAGES,
+                                   alone=SerialSteps):
+                if len(window) > 1:   # steps that fit a window: their flows meet
                     clock = _run_together(window, clock, hosts, fabric, net, weight_S)
                 elif isinstance(window[0], SerialSteps):   # steps of one message each
                     clock = _run_serial(window[0], clock, hosts, fabric, net, weight_S)
