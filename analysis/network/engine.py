@@ -40,7 +40,9 @@ their messages per event.
 
 Above :data:`TOGETHER_MESSAGES` the steps run together in windows of
 consecutive steps of at most :data:`WINDOW_MESSAGES` messages, and a step of
-a window's messages or more is timed alone (:func:`_run_step`).
+a window's messages or more is timed alone (:func:`_run_step`).  A windowed
+pattern's (a pipeline's) every window runs as events, the next one's steps,
+routes and tasks made in a helper thread meanwhile (:func:`_run_windows`).
 
 What it leaves out: SMPI's cross-traffic (the reverse route's 5 % load; off
 in the ``hockney`` profile and the catalog's) and, above
