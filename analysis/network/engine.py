@@ -679,10 +679,11 @@ def _windows(steps, messages: int, alone: type | tuple = ()):
 def _made_ahead(items, make):
     """``make(item)`` of each item in order, each made in a helper thread while the
     caller works on the one before: one ahead, no more (two made items are held at
-    once).  ``make``'s exception is raised here; a caller that stops early stops the
-    helper at its next item (a daemon thread: an item in the making never holds the
-    process).  The same answers as making them in turn: only the order of the work
-    in time changes."""
+    once).  ``make``'s exception is raised here.  A caller that stops early waits for
+    the item in the making, if any, and the helper makes no more: what ``make``
+    shares (the fabric's link scratch) is free again when this returns.  A daemon
+    thread: a stopped process does not wait for it.  The same answers as making
+    them in turn: only the order of the work in time changes."""
     results: queue.SimpleQueue = queue.SimpleQueue()
     turn = threading.Semaphore(1)
     stopped = threading.Event()
@@ -700,7 +701,8 @@ def _made_ahead(items, make):
         except BaseException as error:   # the caller's to see
             results.put((False, error))
 
-    threading.Thread(target=work, name="collsim windows ahead", daemon=True).start()
+    helper = threading.Thread(target=work, name="collsim windows ahead", daemon=True)
+    helper.start()
     try:
         while True:
             made, value = results.get()
@@ -712,6 +714,7 @@ def _made_ahead(items, make):
             yield value
     finally:
         stopped.set()
+        helper.join()
 
 
 def _made(steps: list, every: bool):
