@@ -80,13 +80,18 @@ def test_the_trees_columns_are_the_trees_nodes(p):
                 list(node.children) for node in nodes]
 
 
-def test_the_engine_takes_them_window_by_window_as_the_whole_steps(monkeypatch):
-    # over engine.TOGETHER_MESSAGES: windows of WINDOW_MESSAGES, the same answers to the bit
+def _random_256():
+    """(rank hosts, fabric, profile's network) of 256 random ranks of a 4:1 fat-tree."""
     G = fat_tree(levels=2, down_ports=[16, 16], up_ports=[1, 4])
     names = map_ranks(G, 256, "random")
     fabric = FatTreeFabric(G.graph["params"])
     net, _ = model_parameters(G, names, load_profile("hockney"))
-    hosts = fabric.host_index(names)
+    return fabric.host_index(names), fabric, net
+
+
+def test_the_engine_takes_them_window_by_window_as_the_whole_steps(monkeypatch):
+    # over engine.TOGETHER_MESSAGES: windows of WINDOW_MESSAGES, the same answers to the bit
+    hosts, fabric, net = _random_256()
     monkeypatch.setattr("collsim.analysis.network.engine.WINDOW_MESSAGES", 1 << 12)
     for entry in [("bcast", "binary"), ("allreduce", "dual_root_pipelined")]:
         build = trees.PATTERNS[entry]
@@ -101,11 +106,7 @@ def test_the_engine_takes_them_window_by_window_as_the_whole_steps(monkeypatch):
 
 def test_the_next_window_made_ahead_gives_the_answers_made_in_turn(monkeypatch):
     # a helper thread makes window k + 1 while the event loop runs window k: to the bit
-    G = fat_tree(levels=2, down_ports=[16, 16], up_ports=[1, 4])
-    names = map_ranks(G, 256, "random")
-    fabric = FatTreeFabric(G.graph["params"])
-    net, _ = model_parameters(G, names, load_profile("hockney"))
-    hosts = fabric.host_index(names)
+    hosts, fabric, net = _random_256()
     monkeypatch.setattr(engine, "WINDOW_MESSAGES", 1 << 12)
     pattern = trees.PATTERNS[("allreduce", "dual_root_pipelined")](
         256, 1 << 17, elem_bytes=8, params=replace(DEFAULT_PARAMS, block_count=80))
