@@ -736,13 +736,12 @@ def test_an_open_mpi_binary_under_mpichs_launcher_is_n_one_rank_jobs(tmp_path):
     def ranks(program: str) -> list[str]:
         # Each rank gets its own TMPDIR: two Open MPI singletons started at once race to
         # create the same session directory (/tmp/ompi.HOST.UID, "File exists").
+        argv = ["mpiexec.mpich"]
         for rank in (0, 1):
             (tmp_path / f"tmp{rank}").mkdir(exist_ok=True)
-        done = subprocess.run(["mpiexec.mpich",
-                               "-n", "1", "-env", "TMPDIR", str(tmp_path / "tmp0"), f"./{program}",
-                               ":",
-                               "-n", "1", "-env", "TMPDIR", str(tmp_path / "tmp1"), f"./{program}"],
-                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+            argv += [":"] * rank + ["-n", "1", "-env", "TMPDIR", str(tmp_path / f"tmp{rank}"),
+                                    f"./{program}"]
+        done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         return sorted(line for line in done.stdout.splitlines() if line.startswith("rank"))
 
