@@ -691,9 +691,7 @@ def _made_ahead(items, make):
     def work():
         try:
             for item in items:
-                while not turn.acquire(timeout=0.05):
-                    if stopped.is_set():
-                        return
+                turn.acquire()   # the caller's turn back, or its stop
                 if stopped.is_set():
                     return
                 results.put((True, make(item)))
@@ -714,6 +712,7 @@ def _made_ahead(items, make):
             yield value
     finally:
         stopped.set()
+        turn.release()   # a helper waiting for its turn sees the stop
         helper.join()
 
 

@@ -123,15 +123,15 @@ def run_mpirun(np: int, collbench_args: list[str], *, what: str,
     """
     if isinstance(np, bool) or not isinstance(np, int) or np < 1:
         raise ValueError(f"np must be an integer >= 1, got {np!r}")
-    with tempfile.TemporaryDirectory(prefix="collsim-mpirun-") as session_dir:
-        argv, env = mpirun_command(np, Path(session_dir))
+    with tempfile.TemporaryDirectory(prefix="collsim-mpirun-") as name:
+        session_dir = Path(name)
+        argv, env = mpirun_command(np, session_dir)
         argv += [str(find_mpi_collbench()), *collbench_args]
         # one way to run a program: its own group, a timeout, a watchdog (collsim.harness)
         returncode, stdout, stderr = run_program(argv, cwd=os.getcwd(),
                                                  what=f"{what} under mpirun",
                                                  timeout_s=timeout_s, env=env,
-                                                 deadlock_is_error=False,
-                                                 scratch=Path(session_dir))
+                                                 deadlock_is_error=False, scratch=session_dir)
     rows = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
     if returncode not in (0, 1) or (
             returncode == 1 and not any(row.get("check") == "wrong" for row in rows)):
