@@ -137,13 +137,20 @@ def test_ranks_out_of_their_hosts_order_refuse():
         pattern_module.MAX_MESSAGES = saved
 
 
-def test_linear_by_levels_refuses_a_dragonfly_above_its_measured_size(monkeypatch):
-    # the bound is the module's; lowered here so that a small dragonfly (routed by the
-    # rule, as the large ones are) crosses it
-    setting = _setting(DRAGONFLY_1152, 512, "block")
+@pytest.mark.parametrize("profile", ["hockney", "seed003_openmpi_opa"])
+def test_linear_by_levels_shares_a_dragonflys_global_level_apart(monkeypatch, profile):
+    # 512 ranks of DRAGONFLY_1152 are 4 groups of 128: the flows between groups are
+    # shared apart from those within a group (the last part), with the same answer as
+    # all shared together (its global links are the flows' lowest level throughout)
+    setting = _setting(DRAGONFLY_1152, 512, "block", profile)
+    hosts = setting.rank_hosts
     monkeypatch.setattr(pattern_module, "MAX_MESSAGES", 0)
     model = pattern_for("alltoall", "linear")(512, 1, elem_bytes=8)
-    pattern_time(model, setting.rank_hosts, setting.fabric, setting.net)
-    monkeypatch.setattr(batches, "DRAGONFLY_LEVEL_RANKS", 511)
-    with pytest.raises(PatternTooLarge, match="answers up to 511 ranks there"):
-        pattern_time(model, setting.rank_hosts, setting.fabric, setting.net)
+    steps = model.steps[0]
+    parts = batches._level_flows(steps, *level_blocks(setting.fabric, hosts[steps.src]),
+                                 batches._group_ranks(setting.fabric, hosts[steps.src]))[-1]
+    assert parts == [0, 1024, 1536]   # the router's and the group's levels, then the rest
+    apart = pattern_time(model, hosts, setting.fabric, setting.net)
+    monkeypatch.setattr(batches, "_group_ranks", lambda fabric, hosts: 0)
+    together = pattern_time(model, hosts, setting.fabric, setting.net)
+    assert apart == pytest.approx(together, rel=1e-12)

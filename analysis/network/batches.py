@@ -49,6 +49,16 @@ engine's step** (``engine._run_step``), not the engine:
   d-mod-k each link carries the pattern's weight (equal to the explicit
   engine), on a dragonfly every global link does (the flows weighted by block
   pairs).  Three or four flows per member: a million ranks in seconds.
+- **A dragonfly's global level apart.**  The flows between groups are shared
+  by max-min apart from those within a group (:func:`_level_flows`' parts):
+  each group pair's global link carries thousands of times a local link's
+  flows, so it is their lowest level from start to end, and the flows
+  within a group, which end long before them, cannot move their rates.
+  Shared together, the group level's flows end at hundreds of instants (the
+  global flows' transit loads the local links unevenly), each an event of
+  one max-min over every flow: 141 s of CPU at 262,144 ranks and over 16
+  minutes at a million; apart, seconds, and the same answers (to 1e-15 from
+  8192 to 262,144 ranks, with and without overheads: ``docs/MODELS.md``).
 
 ``linear`` refuses on a fat-tree's ranks that do not fill whole blocks of its nodes
 (:func:`_refuse_strata_on_a_fat_tree`: the strata there take more than 13
@@ -71,7 +81,7 @@ from .pattern import MAX_MESSAGES, PatternTooLarge, Step, _ints
 from .shifts import _GOLDEN, shift_strata
 
 __all__ = ["ShiftBatches", "batch_samples", "run_batches", "check_sample", "sample_flows",
-           "level_blocks", "SHIFT_STRATA", "SAMPLE_FLOWS", "DRAGONFLY_LEVEL_RANKS", "BATCH_STRATA", "BATCH_SHIFT_STRATA"]
+           "level_blocks", "SHIFT_STRATA", "SAMPLE_FLOWS", "BATCH_STRATA", "BATCH_SHIFT_STRATA"]
 
 #: Equal strata of a batch's shifts beyond the doubling ones (``linear`` where its
 #: ranks do not fill a fat-tree's nodes in order: :func:`level_blocks`).
@@ -81,12 +91,6 @@ SHIFT_STRATA = 16
 #: member and stratum, 29 strata at 262,144 ranks; 31 at a million, where 12.6 million
 #: flows already took more than 5 GB): above, it refuses.
 SAMPLE_FLOWS = 1 << 23
-
-#: The most ranks ``linear``'s level sample answers on a dragonfly (block pairs): its
-#: group-level flows end at many distinct instants, each an event of the max-min (8 B:
-#: 2.8 s of CPU at 65,536 ranks, 141 s at 262,144, more than 16 minutes without an
-#: answer at 1,048,576); above, it refuses.
-DRAGONFLY_LEVEL_RANKS = 1 << 18
 
 #: Equal strata of the batches beyond the growing ones (``scattered``'s series: 22
 #: batches sampled at a million ranks, 17 at 1024).
@@ -270,7 +274,7 @@ def _sampled_flows(steps: ShiftBatches, offsets: np.ndarray, strata: int, ratio:
     arrivals = ((np.repeat(low + 1, p).astype(float), w - 1),
                 (np.repeat(low + weight, p).astype(float), np.ones(len(j))))
     return (j, _partner(j, k, p, steps.backward), w, (k - offsets[0] + 1).astype(float),
-            arrivals)
+            arrivals, [0, len(j)])
 
 
 def _node_blocks(fabric) -> tuple[list[int], bool] | None:
@@ -333,7 +337,17 @@ def level_blocks(fabric, hosts: np.ndarray) -> tuple[list[int], bool] | None:
     return blocks, pairs
 
 
-def _level_flows(steps: ShiftBatches, blocks: list[int], pairs: bool) -> tuple:
+def _group_ranks(fabric, hosts: np.ndarray) -> int:
+    """The ranks of a dragonfly's group when ``hosts`` (the members' nodes) fill its
+    nodes in order (:func:`level_blocks`), else 0."""
+    blocks = _node_blocks(fabric)
+    if blocks is None or not blocks[1]:
+        return 0
+    return blocks[0][-1] * int(np.searchsorted(hosts, 1))
+
+
+def _level_flows(steps: ShiftBatches, blocks: list[int], pairs: bool,
+                 global_ranks: int = 0) -> tuple:
     """``linear``'s sampled flows on nested blocks (:func:`level_blocks`), as
     :func:`_sampled_flows`': one flow per member and level, to the same place in another
     block of the level below within its own block (its sub-block rotated by s: a
@@ -350,7 +364,12 @@ def _level_flows(steps: ShiftBatches, blocks: list[int], pairs: bool) -> tuple:
     the pattern) shared by the places rotated by the same s, where every shift has
     places, so that every pair of blocks (a dragonfly's groups: one global link)
     carries the pattern's weight when the places do not divide evenly among the
-    shifts; a member's total then is not exact (within the places' rounding)."""
+    shifts; a member's total then is not exact (within the places' rounding).
+
+    The flows come with the bounds of the parts :func:`_crowd_step` times apart: the
+    outermost level's apart from the others when its sub-blocks are of
+    ``global_ranks`` (a dragonfly's groups: its flows cross the global links), else
+    all in one."""
     p = len(steps.src)
     member = np.arange(p, dtype=np.int64)
     js, ks, ts, ws, arrivals = [], [], [], [], [([], []) for _ in range(4)]
@@ -384,8 +403,12 @@ def _level_flows(steps: ShiftBatches, blocks: list[int], pairs: bool) -> tuple:
                 arrivals[2 * i + n_run][0].append(at.astype(float))
                 arrivals[2 * i + n_run][1].append(count.astype(float))
     k = np.concatenate(ks)
+    parts = [0, len(k)]
+    if global_ranks and len(blocks) > 1 and blocks[-2] == global_ranks:
+        parts.insert(1, len(k) - p)
     return (np.concatenate(js), np.concatenate(ts), np.concatenate(ws), k.astype(float),
-            tuple((np.concatenate(at), np.concatenate(count)) for at, count in arrivals))
+            tuple((np.concatenate(at), np.concatenate(count)) for at, count in arrivals),
+            parts)
 
 
 def _receives_done(receiver: np.ndarray, arrival_s: np.ndarray, cost_s: np.ndarray,
@@ -410,8 +433,8 @@ def _crowd_step(steps: ShiftBatches, offsets: np.ndarray, flows: tuple, clock: n
     """Each member's clock after one batch of ``offsets`` from ``clock`` (members'), its
     shifts sampled and weighted (``flows``: :func:`_sampled_flows`' or
     :func:`_level_flows`'; the module's docstring; ``end_times``:
-    ``engine.step_end_times`` with ``weight``)."""
-    j, t, weight, nth, arrivals = flows
+    ``engine.step_end_times`` with ``weight``), each of their parts shared apart."""
+    j, t, weight, nth, arrivals, parts = flows
     p, n_bytes = len(clock), int(steps.n_bytes[0])
     eager = n_bytes < net.eager_threshold_bytes
     o_s, o_r = float(net.send_overhead_s), float(net.recv_overhead_s)
@@ -419,8 +442,11 @@ def _crowd_step(steps: ShiftBatches, offsets: np.ndarray, flows: tuple, clock: n
     start = np.maximum(clock[j] + posted_s, clock[t])
     size = np.full(len(j), float(n_bytes + net.envelope_bytes))
     members = steps.src
-    end = end_times(start, size, fabric.routes(hosts[members[j]], hosts[members[t]]),
-                    fabric, net, weight_S, weight=weight)
+    end = np.concatenate([
+        end_times(start[a:b], size[a:b],
+                  fabric.routes(hosts[members[j[a:b]]], hosts[members[t[a:b]]]), fabric, net,
+                  weight_S, weight=weight[a:b])
+        for a, b in zip(parts, parts[1:])])
     # a sender leaves after its last posting (eager) or when its flows end
     last_post_s = len(offsets) * o_s
     after = clock + last_post_s
@@ -458,13 +484,8 @@ def run_batches(steps: ShiftBatches, clock: np.ndarray, hosts: np.ndarray, fabri
             _refuse_strata_on_a_fat_tree(fabric, hosts[members], len(members))
         if levels is None:
             check_sample("alltoall/linear", len(members))
-        elif levels[1] and len(members) > DRAGONFLY_LEVEL_RANKS:
-            raise PatternTooLarge(
-                f"alltoall/linear on {len(members):,} ranks of a dragonfly: its model's "
-                f"level sample answers up to {DRAGONFLY_LEVEL_RANKS:,} ranks there (141 s "
-                "of CPU at that size; more than 16 minutes at 1,048,576)")
         flows = (_sampled_flows(steps, steps.batch(0), SHIFT_STRATA, 2) if levels is None
-                 else _level_flows(steps, *levels))
+                 else _level_flows(steps, *levels, _group_ranks(fabric, hosts[members])))
         after[members] = _crowd_step(steps, steps.batch(0), flows, clock[members],
                                      hosts, fabric, net, weight_S, end_times)
         return after
