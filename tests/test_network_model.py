@@ -135,6 +135,29 @@ def test_predict_prints_a_table_and_json(capsys):
         (a, n) for a in ("ring", "rabenseifner") for n in (8, 1 << 20)}
 
 
+@pytest.mark.parametrize("flag, option, value", [("--blocks", "block_count", 4),
+                                                  ("--segment-bytes", "segment_bytes", 4096)])
+def test_predict_takes_the_algorithms_parameters_as_run_does(capsys, flag, option, value):
+    # the blocks of a pipelined tree: SimGrid's time with them, and predict's from the
+    # command line and from Python (both ignored them before 2026-11-29: the default
+    # blocks' answer, 3.24e-05 s here, whatever was asked)
+    simulated = collsim.run("bcast", "binary", 8, ["64KiB"], timing_only=True,
+                            **{option: value})["time_s"].iloc[0]
+    default = collsim.predict("bcast", "binary", 8, ["64KiB"])["model_s"].iloc[0]
+    assert main(["predict", "--np", "8", "--coll", "bcast", "--alg", "binary", "--bytes",
+                 "64KiB", flag, str(value), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)["model_s"]
+    from_python = collsim.predict("bcast", "binary", 8, ["64KiB"],
+                                  **{option: value})["model_s"].iloc[0]
+    assert printed == from_python == pytest.approx(simulated, rel=1e-9)
+    assert abs(default / simulated - 1) > 0.1
+
+
+def test_predict_from_python_refuses_an_unknown_parameter():
+    with pytest.raises(collsim.CollsimError, match="unknown option 'blocks'.*block_count"):
+        collsim.predict("bcast", "binary", 8, ["64KiB"], blocks=4)
+
+
 def test_predict_refuses_an_algorithm_without_a_pattern_in_one_line(capsys, monkeypatch):
     # every registry entry may get a pattern: take one away
     monkeypatch.delitem(PATTERNS, ("allreduce", "binary_blocks"), raising=False)

@@ -206,12 +206,13 @@ def run(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
 @_arguments_checked
 def predict(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
             profile: str | None = None, mapping: str = "block", dtype: str = "double",
-            op: str = "sum", root: int = 0) -> pd.DataFrame:
+            op: str = "sum", root: int = 0, **params) -> pd.DataFrame:
     """The network model's time of one algorithm on one machine, without simulating.
 
     Parameters are those of :func:`run` (``platform`` a graph, a catalog
-    name, a platform table or ``"crossbar"``); a platform table of a
-    crossbar, fat-tree or dragonfly is never built as a graph when it is
+    name, a platform table or ``"crossbar"``; ``**params`` the algorithm
+    parameters only: ``segment_bytes``, ``block_count``...); a platform table
+    of a crossbar, fat-tree or dragonfly is never built as a graph when it is
     large (``collsim.predictions``), so a million ranks take seconds.
 
     Returns
@@ -221,12 +222,21 @@ def predict(collective: str, algorithm: str, np: int, sizes, *, platform="crossb
         (``model_s``, ``flat_model_s``, ...), with ``attrs["units"]``,
         ``attrs["platform"]`` and ``attrs["profile"]``.
     """
+    from collsim.params import AlgorithmParams, parameter_names
     from collsim.platform_cli import PlatformRequest
     from collsim.platforms.catalog import CATALOG
     from collsim.predictions import predict_rows, request_from_table
     from collsim.profiles import checked_profile, default_profile
 
     _check_call("predict", collective, algorithm, np)
+    unknown = sorted(set(params) - set(parameter_names()))
+    if unknown:
+        raise CollsimError(f"predict: unknown option {unknown[0]!r} "
+                           f"(known: {', '.join(sorted(parameter_names()))})")
+    try:
+        algorithm_params = AlgorithmParams.from_values(params)
+    except ValueError as error:
+        raise CollsimError(str(error)) from None
     if isinstance(platform, str) and platform == "crossbar":
         platform = {"generator": "crossbar", "nodes": np}
     if isinstance(platform, (str, os.PathLike)) and str(platform) in CATALOG:
@@ -240,7 +250,7 @@ def predict(collective: str, algorithm: str, np: int, sizes, *, platform="crossb
     loaded = checked_profile(profile or default_profile(request.catalog or request.label))
     rows = predict_rows(request, loaded, algorithms=[(collective, algorithm)], np_ranks=np,
                         sizes=_sizes(sizes), mapping=mapping, dtype=dtype, op=op, root=root,
-                        graph=graph)
+                        graph=graph, params=algorithm_params)
     return to_frame(rows, platform=request.label, profile=loaded.name)
 
 

@@ -248,9 +248,11 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     profile = checked_profile(args.profile)
     selected = [(c, a) for c, a in _selected_algorithms(args.coll, args.alg)
                 if not (args.alg == "all" and not _has_pattern(c, a))]
+    params = _algorithm_params(args)
     request = resolve_platform(args, args.np)
     rows = predict_rows(request, profile, algorithms=selected, np_ranks=args.np, sizes=sizes,
-                        mapping=args.mapping, dtype=args.dtype, op=args.op, root=args.root)
+                        mapping=args.mapping, dtype=args.dtype, op=args.op, root=args.root,
+                        params=params)
     text = ("".join(json.dumps(row) + "\n" for row in rows) if args.json
             else format_table(rows))
     _emit(text, args.output)
