@@ -114,8 +114,14 @@ TOGETHER_MESSAGES = 1 << 14
 # as events.  (Every step above TOGETHER_MESSAGES was timed alone before 2026-11-29:
 # allreduce rabenseifner of 64 KiB on 1024 random ranks of seed003_hydra, 20 steps
 # of 1024 messages, was 17.8 % under SimGrid; in one window +0.17 %: docs/MODELS.md
-# "Steps in windows, not alone".)
-WINDOW_MESSAGES = 1 << 16
+# "Steps in windows, not alone".)  A window's flows do not meet the next window's: a
+# rank that leaves a window early starts its next flows beside none of the window's
+# still in flight, so a pipeline whose eager senders run steps ahead ran too fast in
+# windows of 65,536 messages (2026-11-29: bcast binary of 200 blocks of 1 MiB on 1024
+# cyclic ranks of seed003_hydra, 205,000 messages, -14.4 % against SimGrid in 4
+# windows, exact in one; allreduce pipelined_tree of 1 MiB there -6.2 %, -0.1 % in one:
+# docs/MODELS.md "A slice at 512 and 1024 ranks").
+WINDOW_MESSAGES = 1 << 18
 
 # A repeated step (a ring's shifts) of few messages runs its first repeats
 # together, then at their pace (``_repeat``): up to 1024 ranks.  (Up to 256 ranks
