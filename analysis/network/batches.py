@@ -51,14 +51,17 @@ engine's step** (``engine._run_step``), not the engine:
   pairs).  Three or four flows per member: a million ranks in seconds.
 - **A dragonfly's global level apart.**  The flows between groups are shared
   by max-min apart from those within a group (:func:`_level_flows`' parts):
-  each group pair's global link carries thousands of times a local link's
-  flows, so it is their lowest level from start to end, and the flows
+  a group pair's global link carries every flow between the two groups
+  (4096 x 4096 of the pattern's at a million ranks), so on a large
+  dragonfly it is their lowest level from start to end, and the flows
   within a group, which end long before them, cannot move their rates.
   Shared together, the group level's flows end at hundreds of instants (the
   global flows' transit loads the local links unevenly), each an event of
   one max-min over every flow: 141 s of CPU at 262,144 ranks and over 16
   minutes at a million; apart, seconds, and the same answers (to 1e-15 from
-  8192 to 262,144 ranks, with and without overheads: ``docs/MODELS.md``).
+  8192 to 262,144 ranks, with and without overheads).  On a small one the
+  two can differ, apart the nearer the explicit engine (-0.55 % on 1024
+  ranks in 8 groups of 128: ``docs/MODELS.md``).
 
 ``linear`` refuses on a fat-tree's ranks that do not fill whole blocks of its nodes
 (:func:`_refuse_strata_on_a_fat_tree`: the strata there take more than 13
