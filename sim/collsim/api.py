@@ -136,6 +136,23 @@ def _platform(platform) -> tuple[nx.Graph, str]:
                        f"got {platform!r}")
 
 
+def _algorithm_params(call: str, options: dict, other_names=frozenset()):
+    """The algorithm parameters among a call's keyword ``options`` (``algorithms/params.def``,
+    as collbench publishes it); an option neither one nor in ``other_names`` is a
+    :class:`CollsimError` naming the call and what it knows."""
+    from collsim.params import AlgorithmParams, parameter_names
+
+    param_names = set(parameter_names())
+    unknown = sorted(set(options) - set(other_names) - param_names)
+    if unknown:
+        raise CollsimError(f"{call}: unknown option {unknown[0]!r} "
+                           f"(known: {', '.join(sorted(set(other_names) | param_names))})")
+    try:
+        return AlgorithmParams.from_values({k: v for k, v in options.items() if k in param_names})
+    except ValueError as error:
+        raise CollsimError(str(error)) from None
+
+
 @_arguments_checked
 def run(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
         profile: str | None = None, timeout_s: float = 600.0, **options) -> pd.DataFrame:
@@ -173,7 +190,6 @@ def run(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
     """
     from dataclasses import fields
 
-    from collsim.params import AlgorithmParams, parameter_names
     from collsim.profiles import checked_profile, default_profile
     from collsim.runner import RunSpec
     from collsim.runner import run as run_spec
@@ -188,15 +204,7 @@ def run(collective: str, algorithm: str, np: int, sizes, *, platform="crossbar",
     loaded = checked_profile(profile or default_profile(label))
     spec_names = {f.name for f in fields(RunSpec)} - {"collective", "algorithm", "np", "sizes_bytes",
                                                        "params"}
-    param_names = set(parameter_names())  # algorithms/params.def, as collbench publishes it
-    unknown = sorted(set(options) - spec_names - param_names)
-    if unknown:
-        raise CollsimError(f"run: unknown option {unknown[0]!r} "
-                           f"(known: {', '.join(sorted(spec_names | param_names))})")
-    try:
-        params = AlgorithmParams.from_values({k: v for k, v in options.items() if k in param_names})
-    except ValueError as error:
-        raise CollsimError(str(error)) from None
+    params = _algorithm_params("run", options, spec_names)
     spec = RunSpec(collective, algorithm, np, _sizes(sizes), params=params,
                    **{k: v for k, v in options.items() if k in spec_names})
     rows, _ = run_spec(spec, G, loaded, platform=label, timeout_s=timeout_s)
@@ -222,21 +230,13 @@ def predict(collective: str, algorithm: str, np: int, sizes, *, platform="crossb
         (``model_s``, ``flat_model_s``, ...), with ``attrs["units"]``,
         ``attrs["platform"]`` and ``attrs["profile"]``.
     """
-    from collsim.params import AlgorithmParams, parameter_names
     from collsim.platform_cli import PlatformRequest
     from collsim.platforms.catalog import CATALOG
     from collsim.predictions import predict_rows, request_from_table
     from collsim.profiles import checked_profile, default_profile
 
     _check_call("predict", collective, algorithm, np)
-    unknown = sorted(set(params) - set(parameter_names()))
-    if unknown:
-        raise CollsimError(f"predict: unknown option {unknown[0]!r} "
-                           f"(known: {', '.join(sorted(parameter_names()))})")
-    try:
-        algorithm_params = AlgorithmParams.from_values(params)
-    except ValueError as error:
-        raise CollsimError(str(error)) from None
+    algorithm_params = _algorithm_params("predict", params)
     if isinstance(platform, str) and platform == "crossbar":
         platform = {"generator": "crossbar", "nodes": np}
     if isinstance(platform, (str, os.PathLike)) and str(platform) in CATALOG:
