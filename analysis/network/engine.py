@@ -76,30 +76,31 @@ __all__ = ["pattern_time", "step_end_times", "factors"]
 # (rounding of the rate times the time; the compiled event loop's too).
 _DONE_RTOL = 1e-12
 
-#: The fabrics on which the steps run together keep a component on one link whole
-#: (``kernels._whole``; the same answers to the bit either way): a dragonfly routed by
-#: the rule, whose binary trees pile thousands of flows on one global link (reduce
-#: ``binary`` of 1 MiB on 65,536 ranks: 60.5 -> 33.6 s of CPU).  Not the fat-tree, where
-#: a step's flows start and end together and the checks cost more than they save
-#: (bcast ``binary`` of 1 MiB on 65,536 ranks: 11.8 to 13.6 s without, 17.0 to 21.5 s
-#: with; docs/MODELS.md "a component on one link kept whole").
-KEEP_WHOLE_FABRICS = (DragonflyFabric,)
+#: The fabrics on which the steps run together keep the flows on a link that is their
+#: bottleneck as a set on one virtual clock (``kernels._reshare_sets``; the same answers
+#: within roundings): a dragonfly routed by the rule, whose binary trees pile thousands
+#: of flows on one global link (reduce ``binary`` of 1 MiB on 65,536 ranks: 95.7 s of
+#: CPU with components kept whole, the rule before, 5.9 s with sets; docs/MODELS.md
+#: "Sets of flows on their bottleneck link").  Not the fat-tree, where a step's flows
+#: start and end together (measured for the components kept whole: bcast ``binary`` of
+#: 1 MiB on 65,536 ranks, 11.8 to 13.6 s without, 17.0 to 21.5 s with).
+KEEP_SETS_FABRICS = (DragonflyFabric,)
 
 #: ... and only when one of the links the steps share is crossed by at least this many
 #: of their flows: the binary trees' global links carry thousands (4096 at 65,536
-#: ranks), the in-order and dual-root trees' links at most 38, where keeping components
-#: whole costs more than it saves (allreduce ``pipelined_tree`` of 1 MiB on 262,144
-#: ranks of the dragonfly: 16.2 s of CPU kept, 11.4 s not; docs/MODELS.md "Kept whole
-#: only where flows pile up").
-KEEP_WHOLE_FLOWS = 256
+#: ranks), the in-order and dual-root trees' links at most 38, where the loop without
+#: sets is the faster (measured for the components kept whole: allreduce
+#: ``pipelined_tree`` of 1 MiB on 262,144 ranks of the dragonfly, 16.2 s of CPU kept,
+#: 11.4 s not; docs/MODELS.md "Kept whole only where flows pile up").
+KEEP_SETS_FLOWS = 256
 
 
-def _keeps_whole(fabric: Fabric, link_start: np.ndarray) -> bool:
-    """Whether the steps run together keep a component on one link whole
-    (:data:`KEEP_WHOLE_FABRICS`, :data:`KEEP_WHOLE_FLOWS`); ``link_start``: the CSR
-    of their shared links' flows (``kernels.link_lists``)."""
-    return (isinstance(fabric, KEEP_WHOLE_FABRICS) and len(link_start) > 1
-            and int(np.diff(link_start).max()) >= KEEP_WHOLE_FLOWS)
+def _keeps_sets(fabric: Fabric, link_start: np.ndarray) -> bool:
+    """Whether the steps run together keep sets of flows on their bottleneck link
+    (``kernels.run_together``, :data:`KEEP_SETS_FABRICS`, :data:`KEEP_SETS_FLOWS`);
+    ``link_start``: the CSR of their shared links' flows (``kernels.link_lists``)."""
+    return (isinstance(fabric, KEEP_SETS_FABRICS) and len(link_start) > 1
+            and int(np.diff(link_start).max()) >= KEEP_SETS_FLOWS)
 
 # Up to this many messages, the steps between two repeated steps are one
 # event-driven simulation; above, they run in windows (WINDOW_MESSAGES).
@@ -626,7 +627,7 @@ def _prepare_together(steps: list[Step], hosts: np.ndarray, fabric: Fabric,
         np.asarray(receive_cost, dtype=float), serial_receiver, receive_after,
         np.asarray(flows.latency, dtype=float), size, np.asarray(flows.rate_factor, dtype=float),
         *flows.lists, flows.capacity, flows.penalty, flows.bound, LEVEL_RTOL, _DONE_RTOL,
-        _keeps_whole(fabric, flows.lists[2]))
+        _keeps_sets(fabric, flows.lists[2]))
     return np.flatnonzero(first), task_rank, reduce_s, arguments
 
 

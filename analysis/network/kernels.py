@@ -215,12 +215,12 @@ def workspace(m, k):
     clean by each filling (so one serves every filling of a step): per flow the rate,
     1 / penalty, own bound, bound level, open and chosen flags and a list; per link
     the crossings, usage, remaining capacity, rate taken, version, touched flag, and
-    two lists; the last filling's rounds' levels and how many (:func:`_apart_exact`)."""
+    two lists."""
     return (np.zeros(m), np.empty(m), np.empty(m), np.empty(m),
             np.zeros(m, dtype=np.bool_), np.zeros(m, dtype=np.bool_), np.empty(m, dtype=np.int64),
             np.zeros(k, dtype=np.int64), np.zeros(k), np.empty(k), np.zeros(k),
             np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.bool_), np.empty(k, dtype=np.int64),
-            np.empty(k, dtype=np.int64), np.empty(m + 1), np.zeros(1, dtype=np.int64))
+            np.empty(k, dtype=np.int64))
 
 
 @numba.njit(cache=_CACHE, nogil=True)
@@ -400,8 +400,7 @@ def fill_listed(flows, n, flow_start, flow_link, link_start, link_flow, capacity
     number of flows and links of the step.
     """
     (rate, weight, own_bound, bound_level, open_flow, chosen, chosen_list, crossings,
-     usage_of, remaining, taken, version, touched, touched_list, links, lows, n_lows) = ws
-    n_lows[0] = 0
+     usage_of, remaining, taken, version, touched, touched_list, links) = ws
     n_links = _crossings(flows, n, flow_start, flow_link, crossings, links)
     n_open = _own_bounds(flows, n, flow_start, flow_link, crossings, capacity, penalty, bound,
                          rate, weight, own_bound, open_flow)
@@ -421,8 +420,6 @@ def fill_listed(flows, n, flow_start, flow_link, link_start, link_flow, capacity
         lowest, n_chosen, next_bound = _choose(
             heap, version, ranked, next_bound, bound_level, open_flow, chosen, chosen_list,
             link_start, link_flow, flows, n, level_rtol)
-        lows[n_lows[0]] = lowest
-        n_lows[0] += 1
         # the leaving flows' rates come off their links, summed in ascending flow order
         # (a scan of the list when they are many: cheaper than sorting them)
         if n_chosen * 16 > n:
@@ -1585,46 +1582,16 @@ def _drop_stale(ends, arena, version, in_flight, purge_at):
 
 @numba.njit(cache=_CACHE, nogil=True)
 def _link_room(m, k):
-    """Room for the components of :func:`run_together` kept on one link (:func:`_whole`):
-    per flow the link of its component when it was last kept so (-1: never); per link
-    whether an event touched its component and the list of those links (its size last);
-    the bounds of an event's components (:func:`_components_apart`) and a list; how
-    many re-sharings and ends were a kept component's; per link its kept component's
-    level at the event."""
+    """Room for the sets of :func:`run_together` kept on a link (:func:`_reshare_sets`):
+    per flow the link of its set when it was last kept in one (-1: never); per link
+    whether an event touched its set and the list of those links (its size last); the
+    bounds of an event's components (:func:`_components_apart`) and a list; how many
+    sets were formed, how many of their flows ended and how many were dissolved."""
     touched = np.empty(k + 1, dtype=np.int64)
     touched[-1] = 0
     return (np.full(m, -1, dtype=np.int64), np.zeros(k, dtype=np.bool_), touched,
             np.empty(m + 1, dtype=np.int64), np.empty(m, dtype=np.int64),
-            np.zeros(2, dtype=np.int64), np.empty(k))
-
-
-@numba.njit(cache=_CACHE, nogil=True)
-def _lowest_link(flows, flow_start, flow_link, link_start, n_live, capacity, bound):
-    """A link every flow of the component ``flows`` (in flight; the links they cross carry
-    no other flow in flight) crosses whose level is the lowest whatever flows of it are in
-    flight (:func:`_lowest_always`: no flow's bound or other link below its capacity, no
-    route through a link twice), the one of them most flows of the steps cross; -1 if
-    none."""
-    n = len(flows)
-    floor = np.inf
-    for f in flows:
-        if bound[f] < floor:
-            floor = bound[f]
-        for e in range(flow_start[f], flow_start[f + 1]):
-            if capacity[flow_link[e]] < floor:
-                floor = capacity[flow_link[e]]
-            for d in range(flow_start[f], e):
-                if flow_link[d] == flow_link[e]:
-                    return -1
-    best = -1
-    f = flows[0]
-    for e in range(flow_start[f], flow_start[f + 1]):
-        link = flow_link[e]
-        if n_live[link] == n and capacity[link] <= floor and (
-                best < 0 or link_start[link + 1] - link_start[link]
-                > link_start[best + 1] - link_start[best]):
-            best = link
-    return best
+            np.zeros(3, dtype=np.int64))
 
 
 @numba.njit(cache=_CACHE, inline="always")
@@ -1674,68 +1641,6 @@ def _bring(now, flows, left, since, rate, size, done_rtol):
 
 
 @numba.njit(cache=_CACHE, nogil=True)
-def _whole_entry(link, flows, m, finish, version, ends, arena):
-    """The component ``flows`` kept on ``link`` (:func:`_whole`): its first end on the heap
-    of ends as entry m + link, stamped with a new version (an older one is stale)."""
-    first = np.inf
-    for f in flows:
-        if finish[f] < first:
-            first = finish[f]
-    version[m + link] += 1
-    i = _arena_room(arena, 1)
-    arena[0][i] = first
-    arena[1][i] = m + link
-    arena[2][i] = version[m + link]
-    _push_run(ends, arena, i, 1)
-
-
-@numba.njit(cache=_CACHE, nogil=True)
-def _kept_level(link, flows, capacity, penalty):
-    """The level of ``link`` over the flows ``flows`` (ascending): its capacity over their
-    sum of 1 / penalty, summed in ascending flow order (as :func:`_first_levels`)."""
-    usage = 0.0
-    for f in flows:
-        usage += 1.0 / penalty[f]
-    return max(capacity[link], 0.0) / usage
-
-
-@numba.njit(cache=_CACHE, nogil=True)
-def _whole_rates(now, link, lowest, flows, state, size, rate_factor, flow_start, flow_link,
-                 capacity, penalty, bound, n_live, done_rtol):
-    """:func:`_reshare` of one component ``flows`` (ascending) every flow of which crosses
-    ``link``, whose level is the lowest (:func:`_lowest_link`), with the filling's
-    arithmetic without the filling: its first round fixes every flow at that level
-    (``lowest``, :func:`_kept_level`: no other link's or bound's level is lower), each at the level times 1 / penalty or its own
-    bound if lower (its bound and the links only it crosses); a lone flow at its own
-    bound.  The same numbers as :func:`_flight_rates`, to the bit."""
-    in_flight, left, since, rate, finish, version = (state[0], state[1], state[2], state[3],
-                                                     state[4], state[5])
-    _bring(now, flows, left, since, rate, size, done_rtol)
-    for f in flows:
-        own = bound[f]
-        for e in range(flow_start[f], flow_start[f + 1]):
-            if n_live[flow_link[e]] == 1 and capacity[flow_link[e]] < own:
-                own = capacity[flow_link[e]]
-        value = lowest * (1.0 / penalty[f])
-        shared = own if len(flows) == 1 or not value < own else value
-        rate[f] = shared * rate_factor[f]
-        finish[f] = now + left[f] / rate[f]
-        version[f] += 1
-
-
-@numba.njit(cache=_CACHE, nogil=True)
-def _members(link, lists, link_start, group):
-    """The flows in flight on ``link`` (its component, when it is kept on it), ascending,
-    into ``group``; returns them."""
-    flow_of, live, n_live = lists[0], lists[1], lists[3]
-    n = n_live[link]
-    for j in range(n):
-        group[j] = flow_of[live[link_start[link] + j]]
-    group[:n].sort()
-    return group[:n]
-
-
-@numba.njit(cache=_CACHE, nogil=True)
 def _touch_link(link, whole):
     """The component kept on ``link`` changed at this event (a flow joined or ended)."""
     flag, touched = whole[1], whole[2]
@@ -1743,84 +1648,6 @@ def _touch_link(link, whole):
         flag[link] = True
         touched[touched[-1]] = link
         touched[-1] += 1
-
-
-@numba.njit(cache=_CACHE, nogil=True)
-def _untouch(whole):
-    """The list of links whose kept components an event touched, emptied."""
-    flag, touched = whole[1], whole[2]
-    for i in range(touched[-1]):
-        flag[touched[i]] = False
-    touched[-1] = 0
-
-
-@numba.njit(cache=_CACHE, nogil=True)
-def _start_whole(f, m, in_flight, flow_start, flow_link, link_start, capacity, bound, lists,
-                 seeds, n_seeds, whole):
-    """Flow f starts (before it joins its links' lists): it joins the component kept on a
-    link (:func:`_whole`) when every flow in flight on its links is of that component,
-    f crosses that link, no other link or bound of f is below its capacity and f crosses
-    no link twice; otherwise f is a seed of the re-sharing and the components kept whole
-    among its neighbours go back to the search (one flow of each a seed: their flows'
-    bytes left, rates and ends are the filling's).  Returns the number of seeds."""
-    flow_of, live, n_live = lists[0], lists[1], lists[3]
-    kept = whole[0]
-    target = -2   # -2: no flow in flight on its links, -1: not one kept component's
-    for e in range(flow_start[f], flow_start[f + 1]):
-        link = flow_link[e]
-        if n_live[link] == 0:
-            continue
-        g = flow_of[live[link_start[link]]]
-        c = kept[g] if kept[g] >= 0 and in_flight[m + kept[g]] else -1
-        if c < 0 or (target >= 0 and c != target):
-            target = -1
-            break
-        target = c
-    if target >= 0:
-        ok = bound[f] >= capacity[target]
-        crosses = False
-        for e in range(flow_start[f], flow_start[f + 1]):
-            link = flow_link[e]
-            crosses = crosses or link == target
-            ok = ok and capacity[link] >= capacity[target]
-            for d in range(flow_start[f], e):
-                ok = ok and flow_link[d] != link
-        if ok and crosses:
-            kept[f] = target
-            _touch_link(target, whole)
-            return n_seeds
-    for e in range(flow_start[f], flow_start[f + 1]):
-        link = flow_link[e]
-        if n_live[link] > 0:
-            g = flow_of[live[link_start[link]]]
-            if kept[g] >= 0 and in_flight[m + kept[g]]:
-                in_flight[m + kept[g]] = False
-                seeds[n_seeds] = g
-                n_seeds += 1
-    seeds[n_seeds] = f
-    return n_seeds + 1
-
-
-@numba.njit(cache=_CACHE, nogil=True)
-def _keep_whole(now, group, bounds, n_comps, m, state, ends, arena, lists, flow_start,
-                flow_link, link_start, capacity, bound, whole):
-    """After a re-sharing of the components ``group[bounds[i]:bounds[i + 1]]``: each
-    that has a link whose level is always the lowest (:func:`_lowest_link`) is kept on
-    it (:func:`_whole`: its first end on the heap of ends), the others' flows' ends go
-    on the heap as a run each (:func:`_push_ends`)."""
-    in_flight, finish, version = state[0], state[4], state[5]
-    kept = whole[0]
-    for i in range(n_comps):
-        flows = group[bounds[i]:bounds[i + 1]]
-        link = _lowest_link(flows, flow_start, flow_link, link_start, lists[3], capacity,
-                            bound)
-        if link < 0:
-            _push_ends(ends, arena, flows, finish, version)
-            continue
-        for f in flows:
-            kept[f] = link
-        in_flight[m + link] = True
-        _whole_entry(link, flows, m, finish, version, ends, arena)
 
 
 @numba.njit(cache=_CACHE, inline="always")
@@ -1847,139 +1674,606 @@ def _rates_only(now, group, left, since, rate, finish, version, size, rate_facto
         version[f] += 1
 
 
-@numba.njit(cache=_CACHE, nogil=True)
-def _kept_touched(m, in_flight, n_live, whole):
-    """The kept components an event touched that still have flows in flight, into
-    ``touched[:n]`` (the others are kept no more), the list emptied.  Returns n."""
-    flag, touched = whole[1], whole[2]
-    n = 0
-    for i in range(touched[-1]):
-        link = touched[i]
-        flag[link] = False
-        if in_flight[m + link] and n_live[link] == 0:
-            in_flight[m + link] = False
-        if in_flight[m + link]:
-            touched[n] = link
-            n += 1
-    touched[-1] = 0
-    return n
+#: A set of flows kept on a link (:func:`_reshare_sets`) is formed only of this many
+#: flows or more: below, the filling is as cheap as the set's bookkeeping.
+SET_FLOWS = 16
+
+#: The slack a set's other links keep: the most the flows on such a link may take
+#: (the sets' reservations and the other flows' rates) is its capacity times
+#: 1 - SET_SLACK, so that rounding never makes it a bottleneck unseen.
+SET_SLACK = 1e-6
 
 
 @numba.njit(cache=_CACHE, nogil=True)
-def _apart_exact(links, level, lows, n_lows, level_rtol):
-    """Whether the kept components on ``links`` re-shared apart from the rest of the
-    event's group (its filling's rounds at ``lows[:n_lows]``) give the joint filling's
-    numbers: no round's level and no other of them within twice ``level_rtol`` of one's
-    level unless equal (the joint filling would fix both in one round at the lower).
-    A lone flow (level -1) is fixed at its own bound, in no round."""
-    near = 2 * level_rtol
-    for i in range(len(links)):
-        a = level[links[i]]
-        if a < 0:
-            continue
-        for j in range(n_lows + i):
-            b = lows[j] if j < n_lows else level[links[j - n_lows]]
-            if b >= 0 and a != b and abs(a - b) <= near * max(a, b):
+def _sets_room(m, capacity, n_crossings):
+    """The state of the sets of flows kept on a link (:func:`_reshare_sets`), none yet:
+    per link its set's usage (the sum of 1 / penalty of its flows, a two-sum), its
+    virtual clock (a two-sum) and when it was last brought up, its cap (the level
+    past which the set is dissolved), its size, and the set's heap of virtual ends in
+    the link's crossings' places (ends, flows); per link the reservations of the sets
+    whose flows cross it elsewhere (a sum, how many) and its capacity less them;
+    per link the rates of the free flows on it and per flow the rate counted there;
+    a stamp for the searches; scratch per link (two sums, a count, a list) and per
+    flow (a mark)."""
+    k = len(capacity)
+    return (np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k),
+            np.zeros(k, dtype=np.int64), np.empty(n_crossings),
+            np.empty(n_crossings, dtype=np.int64), np.zeros(k), np.zeros(k, dtype=np.int64),
+            capacity.copy(), np.zeros(k), np.zeros(m), np.zeros(1, dtype=np.int64),
+            np.zeros(k), np.zeros(k), np.zeros(k, dtype=np.int64),
+            np.empty(k, dtype=np.int64), np.zeros(m, dtype=np.bool_),
+            np.empty(k, dtype=np.int64))
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _set_before(k1, f1, k2, f2):
+    """Whether virtual end (k1, flow f1) comes before (k2, f2): by end, then flow."""
+    return k1 < k2 or (k1 == k2 and f1 < f2)
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _set_push(keys, flows, base, n, key, f):
+    """(key, f) onto the heap of n entries at ``base`` of ``keys`` and ``flows``."""
+    i = n
+    while i > 0:
+        up = (i - 1) >> 1
+        if _set_before(keys[base + up], flows[base + up], key, f):
+            break
+        keys[base + i] = keys[base + up]
+        flows[base + i] = flows[base + up]
+        i = up
+    keys[base + i] = key
+    flows[base + i] = f
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _set_pop(keys, flows, base, n):
+    """The least entry off the heap of n entries at ``base`` (:func:`_set_push`)."""
+    n -= 1
+    key = keys[base + n]
+    f = flows[base + n]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and _set_before(keys[base + c + 1], flows[base + c + 1], keys[base + c],
+                                     flows[base + c]):
+            c += 1
+        if not _set_before(keys[base + c], flows[base + c], key, f):
+            break
+        keys[base + i] = keys[base + c]
+        flows[base + i] = flows[base + c]
+        i = c
+    if n > 0:
+        keys[base + i] = key
+        flows[base + i] = f
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _set_level(link, capacity, sets):
+    """The level of the set kept on ``link``: its capacity over its usage."""
+    return capacity[link] / (sets[0][link] + sets[1][link])
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _set_clear(link, sets):
+    """The usage and clock of the set on ``link`` back to 0 (no set there)."""
+    sets[0][link] = 0.0
+    sets[1][link] = 0.0
+    sets[2][link] = 0.0
+    sets[3][link] = 0.0
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _set_advance(link, now, capacity, sets):
+    """The virtual clock of the set on ``link`` brought up to ``now`` at its level."""
+    since = sets[4]
+    if now > since[link]:
+        sets[2][link], sets[3][link] = _two_sum(sets[2][link], sets[3][link],
+                                               _set_level(link, capacity, sets)
+                                               * (now - since[link]))
+        since[link] = now
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _set_first_end(link, capacity, sets, link_start):
+    """When the first flow of the set on ``link`` ends, at its level now (its clock
+    brought up to its last change)."""
+    key = sets[7][link_start[link]]
+    return sets[4][link] + ((key - sets[2][link]) - sets[3][link]) / _set_level(
+        link, capacity, sets)
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _set_eligible(f, link, flow_start, flow_link, capacity, bound):
+    """Whether flow f may be kept on ``link``: it crosses it, no link of it has less
+    capacity, its bound is not below it and it crosses no link twice (then the link's
+    level is the lowest of f's whatever else is in flight)."""
+    floor = capacity[link]
+    if bound[f] < floor:
+        return False
+    crosses = False
+    for e in range(flow_start[f], flow_start[f + 1]):
+        other = flow_link[e]
+        crosses = crosses or other == link
+        if capacity[other] < floor:
+            return False
+        for d in range(flow_start[f], e):
+            if flow_link[d] == other:
                 return False
+    return crosses
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _set_reserve(f, link, sign, flow_start, flow_link, capacity, penalty, sets):
+    """Flow f of the set on ``link`` reserves (sign 1) or frees (-1) the set's cap over
+    its penalty on each of its other links."""
+    cap, reserved, n_reserved, residual = sets[5], sets[9], sets[10], sets[11]
+    x = cap[link] / penalty[f]
+    for e in range(flow_start[f], flow_start[f + 1]):
+        other = flow_link[e]
+        if other == link:
+            continue
+        n_reserved[other] += sign
+        if n_reserved[other] == 0:
+            reserved[other] = 0.0
+            residual[other] = capacity[other]
+        else:
+            reserved[other] += sign * x
+            residual[other] = capacity[other] - reserved[other]
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _set_room_for(f, link, cap, m, in_flight, flow_start, flow_link, capacity, penalty,
+                  sets):
+    """Whether flow f's other links (none kept a set) leave room for it in the set on
+    ``link`` at ``cap``: each link's reservations, f's and the free flows' rates within
+    its capacity times 1 - SET_SLACK."""
+    reserved, free_load = sets[9], sets[12]
+    x = cap / penalty[f]
+    for e in range(flow_start[f], flow_start[f + 1]):
+        other = flow_link[e]
+        if other == link:
+            continue
+        if in_flight[m + other]:
+            return False
+        if reserved[other] + x + free_load[other] > capacity[other] * (1.0 - SET_SLACK):
+            return False
     return True
 
 
+@numba.njit(cache=_CACHE, inline="always")
+def _set_join(f, link, now, left_bytes, size, rate_factor, penalty, flow_start, flow_link,
+              capacity, kept, sets, link_start):
+    """Flow f, ``left_bytes`` to go, joins the set on ``link`` at ``now``."""
+    _set_advance(link, now, capacity, sets)
+    sets[0][link], sets[1][link] = _two_sum(sets[0][link], sets[1][link], 1.0 / penalty[f])
+    n = sets[6][link]
+    key = sets[2][link] + (sets[3][link] + left_bytes * penalty[f] / rate_factor[f])
+    _set_push(sets[7], sets[8], link_start[link], n, key, f)
+    sets[6][link] = n + 1
+    kept[f] = link
+    _set_reserve(f, link, 1, flow_start, flow_link, capacity, penalty, sets)
+
+
 @numba.njit(cache=_CACHE, nogil=True)
-def _reshare_found(now, seeds, n_seeds, stamp, state, flow_start, flow_link, link_start,
-                   capacity, penalty, bound, size, rate_factor, room, lists, level_rtol,
-                   done_rtol, whole):
-    """The components of the seeds (:func:`_components_apart`, into the state's group
-    and ``bounds``) re-shared together (:func:`_rates_only`: the flows ascending, as
-    :func:`_reshare`).  Returns how many components."""
+def _dissolve(link, now, state, seeds, n_seeds, size, rate_factor, penalty, flow_start,
+              flow_link, capacity, kept, sets, link_start, done_rtol):
+    """The set on ``link`` is no more: each flow's bytes left, rate and start of account
+    at ``now`` from its virtual end, and it becomes a seed of the re-sharing (its
+    reservations freed).  Returns the number of seeds."""
+    in_flight, left, since, rate, version = state[0], state[1], state[2], state[3], state[5]
+    m = len(size)
+    _set_advance(link, now, capacity, sets)
+    level = _set_level(link, capacity, sets)
+    base = link_start[link]
+    keys, owners = sets[7], sets[8]
+    clock, clock_error = sets[2][link], sets[3][link]
+    for i in range(sets[6][link]):
+        f = owners[base + i]
+        work = (keys[base + i] - clock) - clock_error
+        left[f] = max(work * rate_factor[f] / penalty[f], size[f] * done_rtol)
+        since[f] = now
+        rate[f] = level / penalty[f] * rate_factor[f]
+        version[f] += 1
+        _set_reserve(f, link, -1, flow_start, flow_link, capacity, penalty, sets)
+        kept[f] = -1
+        seeds[n_seeds] = f
+        n_seeds += 1
+    sets[6][link] = 0
+    _set_clear(link, sets)
+    in_flight[m + link] = False
+    version[m + link] += 1
+    return n_seeds
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _start_set(f, now, state, flow_start, flow_link, link_start, capacity, penalty, bound,
+               size, rate_factor, lists, seeds, n_seeds, whole, sets, done_rtol):
+    """Flow f starts (before it joins its links' lists): it joins the set kept on one of
+    its links when that is the only set among them, f is eligible (:func:`_set_eligible`)
+    and its other links have room (:func:`_set_room_for`); otherwise every set on its
+    links is dissolved (:func:`_dissolve`) and f is a seed.  Returns the number of
+    seeds."""
+    in_flight = state[0]
+    m = len(size)
+    kept = whole[0]
+    target = -1
+    several = False
+    for e in range(flow_start[f], flow_start[f + 1]):
+        link = flow_link[e]
+        if in_flight[m + link]:
+            several = several or target >= 0
+            target = link
+    if target >= 0 and not several and _set_eligible(f, target, flow_start, flow_link,
+                                                     capacity, bound) \
+            and _set_room_for(f, target, sets[5][target], m, in_flight, flow_start, flow_link,
+                              capacity, penalty, sets):
+        _set_join(f, target, now, size[f], size, rate_factor, penalty, flow_start, flow_link,
+                  capacity, kept, sets, link_start)
+        _touch_link(target, whole)
+        return n_seeds
+    for e in range(flow_start[f], flow_start[f + 1]):
+        link = flow_link[e]
+        if in_flight[m + link]:
+            whole[5][2] += 1
+            n_seeds = _dissolve(link, now, state, seeds, n_seeds, size, rate_factor, penalty,
+                                flow_start, flow_link, capacity, kept, sets, link_start,
+                                done_rtol)
+    seeds[n_seeds] = f
+    return n_seeds + 1
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _free_component(seeds, n_seeds, stamp, in_flight, kept, flow_start, flow_link, link_start,
+                    lists, group):
+    """The free flows in flight (kept in no set) that share links, directly or through
+    other free flows, with the free seeds in flight, into ``group`` unsorted.  Returns
+    how many."""
+    flow_of, live, n_live, flow_mark, link_mark = (lists[0], lists[1], lists[3], lists[4],
+                                                   lists[5])
+    m = len(kept)
+    n = 0
+    for i in range(n_seeds):
+        f = seeds[i]
+        if not in_flight[f] or flow_mark[f] == stamp or (kept[f] >= 0 and in_flight[m + kept[f]]):
+            continue
+        flow_mark[f] = stamp
+        group[n] = f
+        head = n
+        n += 1
+        while head < n:
+            f = group[head]
+            head += 1
+            for e in range(flow_start[f], flow_start[f + 1]):
+                link = flow_link[e]
+                if link_mark[link] == stamp:
+                    continue
+                link_mark[link] = stamp
+                for j in range(link_start[link], link_start[link] + n_live[link]):
+                    g = flow_of[live[j]]
+                    if flow_mark[g] != stamp and not (kept[g] >= 0 and in_flight[m + kept[g]]):
+                        flow_mark[g] = stamp
+                        group[n] = g
+                        n += 1
+    return n
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _bound_by_a_set(flows, rate, rate_factor, flow_start, flow_link, sets, links):
+    """The links of the free ``flows`` that sets' flows cross too (a reservation) and on
+    which the free flows' rates reach their room (capacity less the reservations, times
+    1 - SET_SLACK): there the filling was bound by the sets, whose flows must be shared
+    with them.  Into ``links``; returns how many."""
+    n_reserved, residual, acc, listed = sets[10], sets[11], sets[16], sets[18]
+    n_listed = 0
+    for f in flows:
+        share = rate[f] / rate_factor[f]
+        for e in range(flow_start[f], flow_start[f + 1]):
+            link = flow_link[e]
+            if n_reserved[link] == 0:
+                continue
+            if acc[link] == 0.0:
+                listed[n_listed] = link
+                n_listed += 1
+            acc[link] += share
+    n = 0
+    for i in range(n_listed):
+        link = listed[i]
+        if acc[link] >= residual[link] * (1.0 - SET_SLACK):
+            links[n] = link
+            n += 1
+        acc[link] = 0.0
+    return n
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _count_free(flows, rate, rate_factor, flow_start, flow_link, sets):
+    """The free ``flows``' new rates counted on their links (the free flows' rates per
+    link, :func:`_set_room_for`)."""
+    free_load, counted = sets[12], sets[13]
+    for f in flows:
+        share = rate[f] / rate_factor[f]
+        change = share - counted[f]
+        counted[f] = share
+        for e in range(flow_start[f], flow_start[f + 1]):
+            free_load[flow_link[e]] += change
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _form_sets(now, flows, state, size, rate_factor, penalty, flow_start, flow_link,
+               capacity, bound, lists, link_start, whole, sets):
+    """After a filling of the free ``flows`` (ascending, whole free components): a link
+    that SET_FLOWS of them or more cross, every flow in flight on it among them and
+    eligible (:func:`_set_eligible`), saturated at one level, keeps them as a set when
+    their other links have room at twice that level (the set's cap: past it, the set
+    is dissolved and filled again).  Marks the flows kept (``sets[19]``) and touches
+    the new sets' links."""
+    in_flight, left, rate = state[0], state[1], state[3]
+    m = len(size)
+    kept = whole[0]
+    n_live = lists[3]
+    count, listed, add_ub, add_free = sets[17], sets[18], sets[15], sets[16]
+    counted, free_load, n_reserved = sets[13], sets[12], sets[10]
+    n_listed = 0
+    for f in flows:
+        for e in range(flow_start[f], flow_start[f + 1]):
+            link = flow_link[e]
+            if count[link] == 0:
+                listed[n_listed] = link
+                n_listed += 1
+            count[link] += 1
+    n_candidates = 0
+    for i in range(n_listed):
+        link = listed[i]
+        if count[link] >= SET_FLOWS and count[link] == n_live[link] and n_reserved[link] == 0 \
+                and not in_flight[m + link]:
+            listed[n_candidates] = link
+            n_candidates += 1
+        else:
+            count[link] = 0
+    for i in range(n_candidates):
+        link = listed[i]
+        count[link] = 0
+        flow_of, live = lists[0], lists[1]
+        members = np.empty(n_live[link], dtype=np.int64)
+        for j in range(n_live[link]):
+            members[j] = flow_of[live[link_start[link] + j]]
+        members.sort()
+        ok = True
+        usage_hi = 0.0
+        usage_lo = 0.0
+        load = 0.0
+        for f in members:
+            if kept[f] >= 0 or not _set_eligible(f, link, flow_start, flow_link, capacity,
+                                                 bound):
+                ok = False
+                break
+            usage_hi, usage_lo = _two_sum(usage_hi, usage_lo, 1.0 / penalty[f])
+            load += rate[f] / rate_factor[f]
+        if not ok:
+            continue
+        level = capacity[link] / (usage_hi + usage_lo)
+        if load < capacity[link] * (1.0 - SET_SLACK):
+            continue   # not saturated: its flows are bound elsewhere
+        same = True
+        for f in members:
+            share = rate[f] / rate_factor[f] * penalty[f]
+            if abs(share - level) > SET_SLACK * level:
+                same = False
+                break
+        if not same:
+            continue
+        cap = 2.0 * level
+        # room on the other links: each one's reservations, this set's at its cap and
+        # the free flows but these
+        n_other = 0
+        other_links = np.empty(len(members) * 8, dtype=np.int64)
+        for f in members:
+            for e in range(flow_start[f], flow_start[f + 1]):
+                other = flow_link[e]
+                if other == link:
+                    continue
+                if add_ub[other] == 0.0 and add_free[other] == 0.0:
+                    if n_other == len(other_links):
+                        other_links = np.concatenate((other_links, other_links))
+                    other_links[n_other] = other
+                    n_other += 1
+                add_ub[other] += cap / penalty[f]
+                add_free[other] += counted[f]
+        room = True
+        reserved = sets[9]
+        for q in range(n_other):
+            other = other_links[q]
+            if in_flight[m + other] or reserved[other] + add_ub[other] + (
+                    free_load[other] - add_free[other]) > capacity[other] * (1.0 - SET_SLACK):
+                room = False
+            add_ub[other] = 0.0
+            add_free[other] = 0.0
+        if not room:
+            continue
+        _set_clear(link, sets)
+        sets[4][link] = now
+        sets[5][link] = cap
+        sets[6][link] = 0
+        in_flight[m + link] = True
+        marked = sets[19]
+        for f in members:
+            for e in range(flow_start[f], flow_start[f + 1]):
+                free_load[flow_link[e]] -= counted[f]
+            counted[f] = 0.0
+            _set_join(f, link, now, left[f], size, rate_factor, penalty, flow_start,
+                      flow_link, capacity, kept, sets, link_start)
+            marked[f] = True
+        _touch_link(link, whole)
+        whole[5][0] += 1
+    for i in range(n_candidates):
+        count[listed[i]] = 0
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _reshare_sets(now, ends, arena, state, seeds, n_seeds, flow_start, flow_link, link_start,
+                  capacity, penalty, bound, size, rate_factor, room, lists, level_rtol,
+                  done_rtol, whole, sets):
+    """The re-sharing of an event with sets of flows kept on a link.
+
+    A *set* is the flows in flight on a link L that is their bottleneck:
+    they move at L's level over their penalty, on one virtual clock for all
+    (an event of the set costs a heap's push or pop, not its flows), and
+    their other links keep room for them at a cap of twice the level they
+    had when the set was formed (reservations: those links are never
+    saturated while the set lives, so the set's flows and the others
+    sharing those links do not change each other's rates).  Every other flow
+    is *free*: the components of the seeds over the free flows are filled
+    as before (:func:`_rates_only`), with each link's capacity less the
+    sets' reservations on it.  When that filling is bound on a link by the
+    reservations, the sets crossing it are dissolved and the filling made
+    again with their flows.  Afterwards, a link the filled flows saturate
+    at one level, SET_FLOWS of them or more, becomes a set when the room
+    is there (:func:`_form_sets`).  The answers are the filling's to within
+    roundings, not to the bit.
+    """
     in_flight, left, since, rate, finish, version, group = (state[0], state[1], state[2],
                                                             state[3], state[4], state[5],
                                                             state[6])
-    bounds, order = whole[3], whole[4]
-    n_comps = _components_apart(seeds, n_seeds, stamp, in_flight, flow_start, flow_link,
-                                link_start, lists, group, bounds)
-    n = bounds[n_comps]
-    order[:n] = group[:n]
-    order[:n].sort()
-    _rates_only(now, order[:n], left, since, rate, finish, version, size, rate_factor,
-                flow_start, flow_link, capacity, penalty, bound, room, level_rtol, done_rtol)
-    return n_comps
+    kept = whole[0]
+    order = whole[4]
+    residual, binding = sets[11], sets[20]
+    while True:
+        sets[14][0] -= 1
+        stamp = sets[14][0]
+        n = _free_component(seeds, n_seeds, stamp, in_flight, kept, flow_start, flow_link,
+                            link_start, lists, group)
+        if n == 0:
+            return
+        order[:n] = group[:n]
+        order[:n].sort()
+        flows = order[:n]
+        _rates_only(now, flows, left, since, rate, finish, version, size, rate_factor,
+                    flow_start, flow_link, residual, penalty, bound, room, level_rtol,
+                    done_rtol)
+        n_binding = _bound_by_a_set(flows, rate, rate_factor, flow_start, flow_link, sets,
+                                    binding)
+        if n_binding == 0:
+            break
+        flow_of, live, n_live = lists[0], lists[1], lists[3]
+        m = len(size)
+        for i in range(n_binding):
+            link = binding[i]
+            for j in range(link_start[link], link_start[link] + n_live[link]):
+                g = flow_of[live[j]]
+                if kept[g] >= 0 and in_flight[m + kept[g]]:
+                    whole[5][2] += 1
+                    n_seeds = _dissolve(kept[g], now, state, seeds, n_seeds, size,
+                                        rate_factor, penalty, flow_start, flow_link, capacity,
+                                        kept, sets, link_start, done_rtol)
+    _count_free(flows, rate, rate_factor, flow_start, flow_link, sets)
+    marked = sets[19]
+    if n >= SET_FLOWS:
+        _form_sets(now, flows, state, size, rate_factor, penalty, flow_start, flow_link,
+                   capacity, bound, lists, link_start, whole, sets)
+    n_free = 0
+    for f in flows:
+        if marked[f]:
+            marked[f] = False
+            version[f] += 1
+        else:
+            group[n_free] = f
+            n_free += 1
+    _push_ends(ends, arena, group[:n_free], finish, version)
 
 
-@numba.njit(cache=_CACHE, nogil=True)
-def _whole(now, ends, arena, state, seeds, n_seeds, stamp, flow_start, flow_link,
-           link_start, capacity, penalty, bound, size, rate_factor, room, lists, level_rtol,
-           done_rtol, whole):
-    """The re-sharing of an event with components kept whole on a link.
-
-    A component every flow of which crosses one link whose level is always the
-    lowest (:func:`_lowest_link`) is *kept* on it: its entry on the heap of ends
-    is its first end (flow m + the link), a flow that starts on its links joins
-    it without a search (:func:`_start_whole`), and when it changed at an event
-    its flows are re-shared without a search and without the filling
-    (:func:`_whole_rates`): the numbers of the filling of the event's group, the
-    components of the seeds (:func:`_reshare_found`) and the kept ones touched,
-    as long as their levels do not meet within the filling's tolerance
-    (:func:`_apart_exact`).  Otherwise the kept components touched go back to the
-    search and the filling, together with the rest, as before.  The components
-    re-shared by the filling are kept where they can be (:func:`_keep_whole`).
-    """
-    in_flight, finish, version, group = state[0], state[4], state[5], state[6]
-    m = len(size)
-    touched, bounds, order, level = whole[2], whole[3], whole[4], whole[6]
-    n_kept = _kept_touched(m, in_flight, lists[3], whole)
-    for link in touched[:n_kept]:
-        flows = _members(link, lists, link_start, order)
-        level[link] = _kept_level(link, flows, capacity, penalty) if len(flows) > 1 else -1.0
-    ws = room[11]
-    ws[16][0] = 0
-    n_comps = 0
-    if n_seeds:
-        n_comps = _reshare_found(now, seeds, n_seeds, stamp, state, flow_start, flow_link,
-                                 link_start, capacity, penalty, bound, size, rate_factor,
-                                 room, lists, level_rtol, done_rtol, whole)
-    if not _apart_exact(touched[:n_kept], level, ws[15], ws[16][0], level_rtol):
-        for link in touched[:n_kept]:   # their neighbours, as if never kept
-            in_flight[m + link] = False
-            seeds[n_seeds] = lists[0][lists[1][link_start[link]]]
-            n_seeds += 1
-        n_kept = 0
-        n_comps = _reshare_found(now, seeds, n_seeds, -stamp, state, flow_start, flow_link,
-                                 link_start, capacity, penalty, bound, size, rate_factor,
-                                 room, lists, level_rtol, done_rtol, whole)
-    whole[5][0] += n_kept
-    for link in touched[:n_kept]:
-        flows = _members(link, lists, link_start, order)
-        _whole_rates(now, link, level[link], flows, state, size, rate_factor, flow_start,
-                     flow_link, capacity, penalty, bound, lists[3], done_rtol)
-        _whole_entry(link, flows, m, finish, version, ends, arena)
-    _keep_whole(now, group, bounds, n_comps, m, state, ends, arena, lists, flow_start,
-                flow_link, link_start, capacity, bound, whole)
+@numba.njit(cache=_CACHE, inline="always")
+def _refresh_sets(now, ends, arena, state, capacity, whole, sets, link_start):
+    """The sets an event touched (a flow joined, ended or a set was formed) that still
+    have flows: their first end on the heap of ends (entry m + link, a new version);
+    the list emptied."""
+    in_flight, version = state[0], state[5]
+    m = len(state[2])
+    flag, touched = whole[1], whole[2]
+    for i in range(touched[-1]):
+        link = touched[i]
+        flag[link] = False
+        if not in_flight[m + link]:
+            continue
+        version[m + link] += 1
+        j = _arena_room(arena, 1)
+        arena[0][j] = _set_first_end(link, capacity, sets, link_start)
+        arena[1][j] = m + link
+        arena[2][j] = version[m + link]
+        _push_run(ends, arena, j, 1)
+    touched[-1] = 0
 
 
-@numba.njit(cache=_CACHE, nogil=True)
-def _kept_ends(link, threshold, finished, n_finished, in_flight, finish, lists, link_start,
-               whole):
-    """The flows of the component kept on ``link`` that end by ``threshold`` go out of
-    flight into ``finished`` (those whose ends reach it: as their own entries would),
-    and the component is touched.  Returns how many finished now."""
-    flow_of, live, n_live = lists[0], lists[1], lists[3]
-    for j in range(link_start[link], link_start[link] + n_live[link]):
-        f = flow_of[live[j]]
-        if in_flight[f] and finish[f] <= threshold:
-            in_flight[f] = False
-            finished[n_finished] = f
-            n_finished += 1
+@numba.njit(cache=_CACHE, inline="always")
+def _set_ends(link, until, threshold, finished, n_finished, state, capacity, penalty, flow_start,
+              flow_link, whole, sets, link_start):
+    """The flows of the set on ``link`` whose ends reach ``threshold`` end (their end
+    times into ``finish``) and leave it; the set is touched.  Returns how many finished
+    now."""
+    in_flight, finish = state[0], state[4]
+    keys, owners, n_mem = sets[7], sets[8], sets[6]
+    base = link_start[link]
+    level = _set_level(link, capacity, sets)
+    since, clock, clock_error = sets[4][link], sets[2][link], sets[3][link]
+    gone = 0
+    while n_mem[link] > 0:
+        at = since + ((keys[base] - clock) - clock_error) / level
+        if at > threshold:
+            break
+        f = owners[base]
+        _set_pop(keys, owners, base, n_mem[link])
+        n_mem[link] -= 1
+        finish[f] = at
+        in_flight[f] = False
+        finished[n_finished] = f
+        n_finished += 1
+        gone += 1
+    whole[5][1] += gone
+    if gone:
+        # the clock to the ends' time at the old level, then the level rises
+        _set_advance(link, until, capacity, sets)
+        for i in range(n_finished - gone, n_finished):
+            f = finished[i]
+            sets[0][link], sets[1][link] = _two_sum(sets[0][link], sets[1][link],
+                                                   -1.0 / penalty[f])
+            _set_reserve(f, link, -1, flow_start, flow_link, capacity, penalty, sets)
     _touch_link(link, whole)
-    whole[5][1] += 1
     return n_finished
 
 
 @numba.njit(cache=_CACHE, inline="always")
+def _sets_after_ends(now, state, seeds, n_seeds, size, rate_factor, penalty, flow_start,
+                     flow_link, capacity, whole, sets, link_start, done_rtol):
+    """After an event's ends: a touched set left without flows is gone, one whose level
+    rose past its cap is dissolved (:func:`_dissolve`: its flows are seeds).  Returns
+    the number of seeds."""
+    in_flight = state[0]
+    m = len(size)
+    touched = whole[2]
+    for i in range(touched[-1]):
+        link = touched[i]
+        if not in_flight[m + link]:
+            continue
+        if sets[6][link] == 0:
+            in_flight[m + link] = False
+            _set_clear(link, sets)
+        elif _set_level(link, capacity, sets) > sets[5][link]:
+            whole[5][2] += 1
+            n_seeds = _dissolve(link, now, state, seeds, n_seeds, size, rate_factor, penalty,
+                                flow_start, flow_link, capacity, whole[0], sets, link_start,
+                                done_rtol)
+    return n_seeds
+
+
+@numba.njit(cache=_CACHE, inline="always")
 def _start_data(now, starts, front, state, seeds, n_seeds, flow_start, flow_link,
-                link_start, capacity, bound, lists, whole, one_clock):
-    """The data that start by ``now`` go in flight: each joins a kept component or
-    becomes a seed (:func:`_start_whole`; a seed only without ``one_clock``) and joins
-    its links' lists.  Returns the number of seeds."""
+                link_start, capacity, penalty, bound, size, rate_factor, lists, whole, sets,
+                keep_sets, done_rtol):
+    """The data that start by ``now`` go in flight: each joins a set (``keep_sets``,
+    :func:`_start_set`) or becomes a seed, and joins its links' lists.  Returns the
+    number of seeds."""
     in_flight, since = state[0], state[2]
     live, slot, n_live = lists[1], lists[2], lists[3]
     m = len(since)
@@ -1988,9 +2282,10 @@ def _start_data(now, starts, front, state, seeds, n_seeds, flow_start, flow_link
         f = _pop_start(starts, times, msgs, cursor)
         in_flight[f] = True
         since[f] = now
-        if one_clock:
-            n_seeds = _start_whole(f, m, in_flight, flow_start, flow_link, link_start,
-                                   capacity, bound, lists, seeds, n_seeds, whole)
+        if keep_sets:
+            n_seeds = _start_set(f, now, state, flow_start, flow_link, link_start, capacity,
+                                 penalty, bound, size, rate_factor, lists, seeds, n_seeds,
+                                 whole, sets, done_rtol)
         else:
             seeds[n_seeds] = f
             n_seeds += 1
@@ -2008,7 +2303,7 @@ def _start_data(now, starts, front, state, seeds, n_seeds, flow_start, flow_link
 @numba.njit(cache=_CACHE, inline="always")
 def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, flow_start,
                  flow_link, link_start, capacity, penalty, bound, size, rate_factor, room, lists,
-                 finished, level_rtol, done_rtol, whole, one_clock):
+                 finished, level_rtol, done_rtol, whole, sets, keep_sets):
     """From ``now``: the data that start then go in flight, the components of the flows
     in flight that changed (those of the new flows and of the ``seeds``, the neighbours
     of the flows that ended) are re-shared (:func:`_reshare`), and the flows in flight
@@ -2018,16 +2313,21 @@ def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, 
 
     A component that did not change keeps its rates and ends: an event costs the
     flows of the components it touches, not every flow in flight.  With
-    ``one_clock``, a component on one link whose level is always the lowest is kept
-    whole (:func:`_whole`): the same numbers without the search or the filling."""
+    ``keep_sets``, the flows on a link that is their bottleneck are kept there as a set
+    on one virtual clock (:func:`_reshare_sets`): an event of a set costs a heap's push
+    or pop, and the fillings are of the free flows only."""
     in_flight, left, since, rate, finish, version, group, purge_at = state
     m = len(size)
     n_seeds = _start_data(now, starts, front, state, seeds, n_seeds, flow_start, flow_link,
-                          link_start, capacity, bound, lists, whole, one_clock)
-    if one_clock and (n_seeds or whole[2][-1]):
-        _whole(now, ends, arena, state, seeds, n_seeds, stamp, flow_start, flow_link,
-               link_start, capacity, penalty, bound, size, rate_factor, room, lists,
-               level_rtol, done_rtol, whole)
+                          link_start, capacity, penalty, bound, size, rate_factor, lists,
+                          whole, sets, keep_sets, done_rtol)
+    if keep_sets:
+        if n_seeds:
+            _reshare_sets(now, ends, arena, state, seeds, n_seeds, flow_start, flow_link,
+                          link_start, capacity, penalty, bound, size, rate_factor, room, lists,
+                          level_rtol, done_rtol, whole, sets)
+        if whole[2][-1]:
+            _refresh_sets(now, ends, arena, state, capacity, whole, sets, link_start)
         _drop_stale(ends, arena, version, in_flight, purge_at)
     elif n_seeds:
         n = _component(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_start,
@@ -2048,9 +2348,10 @@ def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, 
     n_finished = 0
     while len(ends) and first_end <= threshold:
         f = _pop_end(ends, arena)[1]
-        if f >= m:
-            n_finished = _kept_ends(f - m, threshold, finished, n_finished, in_flight, finish,
-                                    lists, link_start, whole)
+        if f >= m:   # a set's flows
+            n_finished = _set_ends(f - m, until, threshold, finished, n_finished, state,
+                                   capacity, penalty, flow_start, flow_link, whole, sets,
+                                   link_start)
         else:
             in_flight[f] = False
             finished[n_finished] = f
@@ -2063,24 +2364,37 @@ def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, 
     n_seeds = 0
     kept = whole[0]
     flow_of, live, slot, n_live = lists[0], lists[1], lists[2], lists[3]
+    free_load, counted, n_reserved = sets[12], sets[13], sets[10]
     for i in range(n_finished):
         f = finished[i]
-        seed = not (one_clock and kept[f] >= 0 and in_flight[m + kept[f]])
+        # a set's flow changes no other flow's rate: its other links keep room for it
+        seed = not (keep_sets and kept[f] >= 0)
+        free = keep_sets and seed
         # its crossings leave their links' lists (a swap with the list's last), and (seed:
-        # its component was not kept whole) one flow still in flight on each of its links
-        # (the link's flows share it: one component) becomes a seed of the next event's
-        # re-sharing (written out: a call per flow costs a reference count per array)
+        # it was not a set's) one flow still in flight on each of its links (the link's
+        # flows share it: one component) becomes a seed of the next event's re-sharing
+        # (written out: a call per flow costs a reference count per array)
         for e in range(flow_start[f], flow_start[f + 1]):
             link = flow_link[e]
             moved = live[link_start[link] + n_live[link] - 1]
             live[slot[e]] = moved
             slot[moved] = slot[e]
             n_live[link] -= 1
+            if free:
+                # the free flows' rates on the link; a link with a set's reservation is
+                # no free flow's bottleneck: its other free flows keep their rates
+                free_load[link] = free_load[link] - counted[f] if n_live[link] else 0.0
+                if n_reserved[link]:
+                    continue
             if seed and n_live[link] > 0:
                 seeds[n_seeds] = flow_of[live[link_start[link]]]
                 n_seeds += 1
-        if not seed and n_live[kept[f]] == 0:   # its last flow: the component is gone
-            in_flight[m + kept[f]] = False
+        if free:
+            counted[f] = 0.0
+    if keep_sets and whole[2][-1]:
+        n_seeds = _sets_after_ends(until, state, seeds, n_seeds, size, rate_factor, penalty,
+                                   flow_start, flow_link, capacity, whole, sets, link_start,
+                                   done_rtol)
     return until, n_finished, n_seeds, False
 
 
@@ -2157,14 +2471,16 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
                  msg_tasks, post_tasks, post_delay, eager, send_cost, receive_cost,
                  serial_receiver, receive_after, data_latency, size, rate_factor, flow_start,
                  flow_link, link_start, link_flow, capacity, penalty, bound, level_rtol,
-                 done_rtol, keep_whole):
-    """:func:`_together`, with the components on one link kept whole (:func:`_whole`)
-    when ``keep_whole`` (the same numbers to the bit either way)."""
+                 done_rtol, keep_sets):
+    """:func:`_together`: every component an event changes filled, or (``keep_sets``)
+    the flows on a link that is their bottleneck kept as a set on one virtual clock
+    and the free flows filled (:func:`_reshare_sets`; the same numbers within
+    roundings)."""
     return _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first,
                      task_msg, msg_tasks, post_tasks, post_delay, eager, send_cost,
                      receive_cost, serial_receiver, receive_after, data_latency, size,
                      rate_factor, flow_start, flow_link, link_start, link_flow, capacity,
-                     penalty, bound, level_rtol, done_rtol, keep_whole)[:2]
+                     penalty, bound, level_rtol, done_rtol, keep_sets)[:2]
 
 
 @numba.njit(cache=_CACHE, nogil=True)
@@ -2172,7 +2488,7 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
               msg_tasks, post_tasks, post_delay, eager, send_cost, receive_cost,
               serial_receiver, receive_after, data_latency, size, rate_factor, flow_start,
               flow_link, link_start, link_flow, capacity, penalty, bound, level_rtol,
-              done_rtol, one_clock):
+              done_rtol, keep_sets):
     """The event simulation of several steps (the engine's ``_run_together``), compiled.
 
     Tasks are (rank, step) pairs, a rank's in order; a message is posted
@@ -2185,8 +2501,9 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
     of arrival for a ``serial_receiver``, from ``receive_after`` past the
     task's start) and, rendezvous, its sender's.
     Returns (each task's end, False) or, when the tasks deadlock, (.., True), and
-    (``one_clock``) how many re-sharings and ends were of components kept whole
-    (:func:`_whole`).  ``pending`` is consumed.
+    (``keep_sets``) how many sets were formed, how many of their flows ended on their
+    clocks and how many sets were dissolved (:func:`_reshare_sets`).  ``pending`` is
+    consumed.
     """
     n_tasks = len(task_rank)
     m = len(size)
@@ -2212,13 +2529,15 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
     # per flow: in flight, bytes left, when left was last brought up to date, rate,
     # end, version (of its entry on the heap of ends), a list for the components, and
     # the arena's fill at which its stale entries go (:func:`_drop_stale`)
-    # (flows m + a link: the components kept whole on it, :func:`_whole`: in flight and
+    # (flows m + a link: the set kept on it, :func:`_reshare_sets`: in flight and
     # version only)
-    k = len(capacity) if one_clock else 0
+    k = len(capacity) if keep_sets else 0
     state = (np.zeros(m + k, dtype=np.bool_), size.copy(), np.zeros(m), np.zeros(m),
              np.empty(m), np.zeros(m + k, dtype=np.int64), np.empty(m, dtype=np.int64),
              np.full(1, 1024, dtype=np.int64))
     whole = _link_room(m, k)
+    sets = (_sets_room(m, capacity, len(flow_link)) if keep_sets
+            else _sets_room(0, capacity[:0], 0))
     ends, arena = _ends_heap(3 * (m + k) + 1024)   # a heap of runs (:func:`_push_ends`)
     lists = _live_lists(m, flow_start, flow_link, len(capacity))
     seeds = np.empty(m + len(flow_link), dtype=np.int64)
@@ -2237,7 +2556,7 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
         until, n_finished, n_seeds, deadlocked = _next_events(
             now, starts, front, ends, arena, state, seeds, n_seeds, stamp, flow_start,
             flow_link, link_start, capacity, penalty, bound, size, rate_factor, room, lists,
-            finished, level_rtol, done_rtol, whole, one_clock)
+            finished, level_rtol, done_rtol, whole, sets, keep_sets)
         if deadlocked:
             return task_last, True, whole[5]
         now = until
