@@ -1505,14 +1505,14 @@ def _live_lists(m, flow_start, flow_link, n_links):
 
 
 @numba.njit(cache=_CACHE, inline="always")
-def _component(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_start, lists,
-               group, bounds):
+def _component(seeds, n_seeds, stamp, in_flight, kept, flow_start, flow_link, link_start,
+               lists, group, bounds):
     """The flows in flight that share links, directly or through others, with the seeds
     in flight (their connected components, :func:`_components_apart`), into ``group``
     ascending.  ``stamp`` is this event's mark.  Returns how many: the cost is theirs,
     not every flow's."""
-    n = bounds[_components_apart(seeds, n_seeds, stamp, in_flight, flow_start, flow_link,
-                                 link_start, lists, group, bounds)]
+    n = bounds[_components_apart(seeds, n_seeds, stamp, in_flight, kept, flow_start,
+                                 flow_link, link_start, lists, group, bounds)]
     group[:n].sort()
     return n
 
@@ -1598,18 +1598,22 @@ def _link_room(m, k):
 
 
 @numba.njit(cache=_CACHE, inline="always")
-def _components_apart(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_start,
-                      lists, group, bounds):
+def _components_apart(seeds, n_seeds, stamp, in_flight, kept, flow_start, flow_link,
+                      link_start, lists, group, bounds):
     """:func:`_component` one component at a time, unsorted: the flows of component i in
-    ``group[bounds[i]:bounds[i + 1]]``.  Returns how many components."""
+    ``group[bounds[i]:bounds[i + 1]]``.  Returns how many components.  The flows kept
+    in a set (``kept``, :func:`_reshare_sets`) are left out: the components are of the
+    free flows."""
     flow_of, live, n_live, flow_mark, link_mark = (lists[0], lists[1], lists[3], lists[4],
                                                    lists[5])
+    m = len(kept)
     n = 0
     n_comps = 0
     bounds[0] = 0
     for i in range(n_seeds):
         f = seeds[i]
-        if not in_flight[f] or flow_mark[f] == stamp:
+        if not in_flight[f] or flow_mark[f] == stamp or (kept[f] >= 0
+                                                         and in_flight[m + kept[f]]):
             continue
         flow_mark[f] = stamp
         group[n] = f
@@ -1625,7 +1629,7 @@ def _components_apart(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, l
                 link_mark[link] = stamp
                 for j in range(link_start[link], link_start[link] + n_live[link]):
                     g = flow_of[live[j]]
-                    if flow_mark[g] != stamp:
+                    if flow_mark[g] != stamp and not (kept[g] >= 0 and in_flight[m + kept[g]]):
                         flow_mark[g] = stamp
                         group[n] = g
                         n += 1
@@ -1929,41 +1933,6 @@ def _start_set(f, now, state, flow_start, flow_link, link_start, capacity, penal
 
 
 @numba.njit(cache=_CACHE, inline="always")
-def _free_component(seeds, n_seeds, stamp, in_flight, kept, flow_start, flow_link, link_start,
-                    lists, group):
-    """The free flows in flight (kept in no set) that share links, directly or through
-    other free flows, with the free seeds in flight, into ``group`` unsorted.  Returns
-    how many."""
-    flow_of, live, n_live, flow_mark, link_mark = (lists[0], lists[1], lists[3], lists[4],
-                                                   lists[5])
-    m = len(kept)
-    n = 0
-    for i in range(n_seeds):
-        f = seeds[i]
-        if not in_flight[f] or flow_mark[f] == stamp or (kept[f] >= 0 and in_flight[m + kept[f]]):
-            continue
-        flow_mark[f] = stamp
-        group[n] = f
-        head = n
-        n += 1
-        while head < n:
-            f = group[head]
-            head += 1
-            for e in range(flow_start[f], flow_start[f + 1]):
-                link = flow_link[e]
-                if link_mark[link] == stamp:
-                    continue
-                link_mark[link] = stamp
-                for j in range(link_start[link], link_start[link] + n_live[link]):
-                    g = flow_of[live[j]]
-                    if flow_mark[g] != stamp and not (kept[g] >= 0 and in_flight[m + kept[g]]):
-                        flow_mark[g] = stamp
-                        group[n] = g
-                        n += 1
-    return n
-
-
-@numba.njit(cache=_CACHE, inline="always")
 def _bound_by_a_set(flows, rate, rate_factor, flow_start, flow_link, sets, links):
     """The links of the free ``flows`` that sets' flows cross too (a reservation) and on
     which the free flows' rates reach their room (capacity less the reservations, times
@@ -2146,8 +2115,9 @@ def _reshare_sets(now, ends, arena, state, seeds, n_seeds, flow_start, flow_link
     while True:
         sets[14][0] -= 1
         stamp = sets[14][0]
-        n = _free_component(seeds, n_seeds, stamp, in_flight, kept, flow_start, flow_link,
-                            link_start, lists, group)
+        bounds = whole[3]
+        n = bounds[_components_apart(seeds, n_seeds, stamp, in_flight, kept, flow_start,
+                                     flow_link, link_start, lists, group, bounds)]
         if n == 0:
             return
         order[:n] = group[:n]
@@ -2333,8 +2303,8 @@ def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, 
             _refresh_sets(now, ends, arena, state, capacity, whole, sets, link_start)
         _drop_stale(ends, arena, version, in_flight, purge_at)
     elif n_seeds:
-        n = _component(seeds, n_seeds, stamp, in_flight, flow_start, flow_link, link_start,
-                       lists, group, whole[3])
+        n = _component(seeds, n_seeds, stamp, in_flight, whole[0], flow_start, flow_link,
+                       link_start, lists, group, whole[3])
         _reshare(now, group[:n], left, since, rate, finish, version, ends, arena, size,
                  rate_factor, flow_start, flow_link, capacity, penalty, bound, room, level_rtol,
                  done_rtol)
