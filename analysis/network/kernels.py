@@ -1663,7 +1663,7 @@ def _rates_only(now, group, left, since, rate, finish, version, size, rate_facto
     """The flows ``group`` (ascending: whole components of the flows in flight) at new
     max-min rates (:func:`_flight_rates`) from ``now``: their bytes left brought to
     ``now`` at their old rates (:func:`_bring`), their ends and versions set, not pushed
-    (:func:`_reshare` and :func:`_keep_whole` push them).  A flow alone on its links
+    (:func:`_reshare` and :func:`_reshare_sets` push them).  A flow alone on its links
     takes :func:`_lone_rate` (the same rate, without the filling: half the re-sharings
     of a tree's pipeline)."""
     _bring(now, group, left, since, rate, size, done_rtol)
