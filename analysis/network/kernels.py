@@ -1974,20 +1974,11 @@ def _count_free(flows, rate, rate_factor, flow_start, flow_link, sets):
 
 
 @numba.njit(cache=_CACHE, nogil=True)
-def _form_sets(now, flows, state, size, rate_factor, penalty, flow_start, flow_link,
-               capacity, bound, lists, link_start, whole, sets):
-    """After a filling of the free ``flows`` (ascending, whole free components): a link
-    that SET_FLOWS of them or more cross, every flow in flight on it among them and
-    eligible (:func:`_set_eligible`), saturated at one level, keeps them as a set when
-    their other links have room at twice that level (the set's cap: past it, the set
-    is dissolved and filled again).  Marks the flows kept (``sets[19]``) and touches
-    the new sets' links."""
-    in_flight, left, rate = state[0], state[1], state[3]
-    m = len(size)
-    kept = whole[0]
-    n_live = lists[3]
-    count, listed, add_ub, add_free = sets[17], sets[18], sets[15], sets[16]
-    counted, free_load, n_reserved = sets[13], sets[12], sets[10]
+def _set_candidates(flows, m, in_flight, flow_start, flow_link, n_live, sets):
+    """The links that SET_FLOWS or more of the free ``flows`` cross, every flow in flight
+    on each among them, no set's reservation on it and no set kept on it, into
+    ``sets[18][:n]``.  Returns n."""
+    count, listed, n_reserved = sets[17], sets[18], sets[10]
     n_listed = 0
     for f in flows:
         for e in range(flow_start[f], flow_start[f + 1]):
@@ -1996,81 +1987,103 @@ def _form_sets(now, flows, state, size, rate_factor, penalty, flow_start, flow_l
                 listed[n_listed] = link
                 n_listed += 1
             count[link] += 1
-    n_candidates = 0
+    n = 0
     for i in range(n_listed):
         link = listed[i]
         if count[link] >= SET_FLOWS and count[link] == n_live[link] and n_reserved[link] == 0 \
                 and not in_flight[m + link]:
-            listed[n_candidates] = link
-            n_candidates += 1
-        else:
-            count[link] = 0
-    for i in range(n_candidates):
-        link = listed[i]
+            listed[n] = link
+            n += 1
         count[link] = 0
-        flow_of, live = lists[0], lists[1]
+    return n
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _one_level(link, members, kept, rate, rate_factor, penalty, flow_start, flow_link,
+               capacity, bound):
+    """The level of ``link`` over ``members`` (ascending, every flow in flight on it) when
+    each is free and eligible (:func:`_set_eligible`), the link saturated and every one
+    at that level (the filling fixed them all there); else -1."""
+    usage_hi = 0.0
+    usage_lo = 0.0
+    load = 0.0
+    for f in members:
+        if kept[f] >= 0 or not _set_eligible(f, link, flow_start, flow_link, capacity, bound):
+            return -1.0
+        usage_hi, usage_lo = _two_sum(usage_hi, usage_lo, 1.0 / penalty[f])
+        load += rate[f] / rate_factor[f]
+    level = capacity[link] / (usage_hi + usage_lo)
+    if load < capacity[link] * (1.0 - SET_SLACK):
+        return -1.0   # not saturated: its flows are bound elsewhere
+    for f in members:
+        if abs(rate[f] / rate_factor[f] * penalty[f] - level) > SET_SLACK * level:
+            return -1.0
+    return level
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _set_has_room(link, members, cap, m, in_flight, flow_start, flow_link, capacity, penalty,
+                  sets):
+    """Whether the other links of ``members`` have room for them as a set on ``link`` at
+    ``cap``: on each, its reservations, theirs at the cap and the free flows' rates but
+    theirs within its capacity times 1 - SET_SLACK, and no set kept on it."""
+    add_ub, add_free, counted, free_load, reserved = (sets[15], sets[16], sets[13], sets[12],
+                                                      sets[9])
+    n_other = 0
+    other_links = np.empty(len(members) * 8, dtype=np.int64)
+    for f in members:
+        for e in range(flow_start[f], flow_start[f + 1]):
+            other = flow_link[e]
+            if other == link:
+                continue
+            if add_ub[other] == 0.0 and add_free[other] == 0.0:
+                if n_other == len(other_links):
+                    other_links = np.concatenate((other_links, other_links))
+                other_links[n_other] = other
+                n_other += 1
+            add_ub[other] += cap / penalty[f]
+            add_free[other] += counted[f]
+    room = True
+    for q in range(n_other):
+        other = other_links[q]
+        if in_flight[m + other] or reserved[other] + add_ub[other] + (
+                free_load[other] - add_free[other]) > capacity[other] * (1.0 - SET_SLACK):
+            room = False
+        add_ub[other] = 0.0
+        add_free[other] = 0.0
+    return room
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _form_sets(now, flows, state, size, rate_factor, penalty, flow_start, flow_link,
+               capacity, bound, lists, link_start, whole, sets):
+    """After a filling of the free ``flows`` (ascending, whole free components): a link
+    that SET_FLOWS of them or more cross (:func:`_set_candidates`), every flow on it
+    eligible and at one level (:func:`_one_level`), keeps them as a set when their other
+    links have room at twice that level (:func:`_set_has_room`; the set's cap: past it,
+    the set is dissolved and filled again).  Marks the flows kept (``sets[19]``) and
+    touches the new sets' links."""
+    in_flight, left, rate = state[0], state[1], state[3]
+    m = len(size)
+    kept = whole[0]
+    flow_of, live, n_live = lists[0], lists[1], lists[3]
+    counted, free_load, marked, listed = sets[13], sets[12], sets[19], sets[18]
+    for i in range(_set_candidates(flows, m, in_flight, flow_start, flow_link, n_live, sets)):
+        link = listed[i]
         members = np.empty(n_live[link], dtype=np.int64)
         for j in range(n_live[link]):
             members[j] = flow_of[live[link_start[link] + j]]
         members.sort()
-        ok = True
-        usage_hi = 0.0
-        usage_lo = 0.0
-        load = 0.0
-        for f in members:
-            if kept[f] >= 0 or not _set_eligible(f, link, flow_start, flow_link, capacity,
-                                                 bound):
-                ok = False
-                break
-            usage_hi, usage_lo = _two_sum(usage_hi, usage_lo, 1.0 / penalty[f])
-            load += rate[f] / rate_factor[f]
-        if not ok:
-            continue
-        level = capacity[link] / (usage_hi + usage_lo)
-        if load < capacity[link] * (1.0 - SET_SLACK):
-            continue   # not saturated: its flows are bound elsewhere
-        same = True
-        for f in members:
-            share = rate[f] / rate_factor[f] * penalty[f]
-            if abs(share - level) > SET_SLACK * level:
-                same = False
-                break
-        if not same:
-            continue
-        cap = 2.0 * level
-        # room on the other links: each one's reservations, this set's at its cap and
-        # the free flows but these
-        n_other = 0
-        other_links = np.empty(len(members) * 8, dtype=np.int64)
-        for f in members:
-            for e in range(flow_start[f], flow_start[f + 1]):
-                other = flow_link[e]
-                if other == link:
-                    continue
-                if add_ub[other] == 0.0 and add_free[other] == 0.0:
-                    if n_other == len(other_links):
-                        other_links = np.concatenate((other_links, other_links))
-                    other_links[n_other] = other
-                    n_other += 1
-                add_ub[other] += cap / penalty[f]
-                add_free[other] += counted[f]
-        room = True
-        reserved = sets[9]
-        for q in range(n_other):
-            other = other_links[q]
-            if in_flight[m + other] or reserved[other] + add_ub[other] + (
-                    free_load[other] - add_free[other]) > capacity[other] * (1.0 - SET_SLACK):
-                room = False
-            add_ub[other] = 0.0
-            add_free[other] = 0.0
-        if not room:
+        level = _one_level(link, members, kept, rate, rate_factor, penalty, flow_start,
+                           flow_link, capacity, bound)
+        if level < 0 or not _set_has_room(link, members, 2.0 * level, m, in_flight,
+                                          flow_start, flow_link, capacity, penalty, sets):
             continue
         _set_clear(link, sets)
         sets[4][link] = now
-        sets[5][link] = cap
+        sets[5][link] = 2.0 * level
         sets[6][link] = 0
         in_flight[m + link] = True
-        marked = sets[19]
         for f in members:
             for e in range(flow_start[f], flow_start[f + 1]):
                 free_load[flow_link[e]] -= counted[f]
@@ -2080,8 +2093,6 @@ def _form_sets(now, flows, state, size, rate_factor, penalty, flow_start, flow_l
             marked[f] = True
         _touch_link(link, whole)
         whole[5][0] += 1
-    for i in range(n_candidates):
-        count[listed[i]] = 0
 
 
 @numba.njit(cache=_CACHE, inline="always")
@@ -2501,9 +2512,8 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
     front = _sorted_front(posted, data_latency)
     # per flow: in flight, bytes left, when left was last brought up to date, rate,
     # end, version (of its entry on the heap of ends), a list for the components, and
-    # the arena's fill at which its stale entries go (:func:`_drop_stale`)
-    # (flows m + a link: the set kept on it, :func:`_reshare_sets`: in flight and
-    # version only)
+    # the arena's fill at which its stale entries go (:func:`_drop_stale`) (flows m + a
+    # link: the set kept on it, :func:`_reshare_sets`: in flight and version only)
     k = len(capacity) if keep_sets else 0
     state = (np.zeros(m + k, dtype=np.bool_), size.copy(), np.zeros(m), np.zeros(m),
              np.empty(m), np.zeros(m + k, dtype=np.int64), np.empty(m, dtype=np.int64),
