@@ -1979,14 +1979,7 @@ def _set_candidates(flows, m, in_flight, flow_start, flow_link, n_live, sets):
     on each among them, no set's reservation on it and no set kept on it, into
     ``sets[18][:n]``.  Returns n."""
     count, listed, n_reserved = sets[17], sets[18], sets[10]
-    n_listed = 0
-    for f in flows:
-        for e in range(flow_start[f], flow_start[f + 1]):
-            link = flow_link[e]
-            if count[link] == 0:
-                listed[n_listed] = link
-                n_listed += 1
-            count[link] += 1
+    n_listed = _crossings(flows, len(flows), flow_start, flow_link, count, listed)
     n = 0
     for i in range(n_listed):
         link = listed[i]
