@@ -471,24 +471,6 @@ def fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty
 
 
 @numba.njit(cache=_CACHE, nogil=True)
-def _shared_rates(now, next_start, active, left, rate_factor, finish, flow_start, flow_link,
-                  link_start, link_flow, capacity, penalty, bound, level_rtol):
-    """The ``active`` flows' max-min rates (:func:`fill`) times their rate factors, and
-    when each would end at that rate from ``now`` (``finish``).  Returns (rate, the
-    first end or ``next_start``, whichever is sooner)."""
-    rate = fill(active, flow_start, flow_link, link_start, link_flow, capacity, penalty,
-                bound, level_rtol)
-    first_end = np.inf
-    for f in range(len(left)):
-        if active[f]:
-            rate[f] = rate[f] * rate_factor[f]
-            finish[f] = now + left[f] / rate[f]
-            if finish[f] < first_end:
-                first_end = finish[f]
-    return rate, min(first_end, next_start)
-
-
-@numba.njit(cache=_CACHE, nogil=True)
 def components(m, link_start, link_flow):
     """The flows that share links, directly or through others (the connected components
     of flows and shared links): ``(start, flows)``, CSR of the components in order of
