@@ -188,3 +188,25 @@ def test_the_first_starts_sorted_in_the_order_a_heap_gives(seed):
                       1e-6 + rng.integers(0, 4, n) * 1e-9):
             np.testing.assert_array_equal(kernels._time_order(times),
                                           np.argsort(times, kind="stable"))
+
+
+@numba.njit
+def _write_through_borrowed(a, pair):
+    """Writes through borrowed views of ``a`` and the arrays of ``pair``; returns
+    whether each view has its owner's shape and strides."""
+    b, (c, d) = kernels._borrowed((a, pair))
+    b[1, 2] = 7.0
+    c[3] = 5
+    d[0] = True
+    return (b.shape == a.shape and b.strides == a.strides and c.shape == pair[0].shape
+            and d.strides == pair[1].strides)
+
+
+def test_borrowed_views_are_their_owners_data():
+    """The loop's borrowed views (kernels._borrowed: no reference counts) read and write
+    their owners' data, with their shapes and strides, nested in tuples and strided."""
+    a = np.zeros((4, 6))[:, ::2]
+    pair = (np.zeros(5, dtype=np.int64), np.zeros(3, dtype=np.bool_))
+    assert _write_through_borrowed(a, pair)
+    assert a[1, 2] == 7.0 and pair[0][3] == 5 and pair[1][0]
+    assert a.sum() == 7.0 and pair[0].sum() == 5 and pair[1].sum() == 1
