@@ -2395,15 +2395,34 @@ def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, 
 
 
 @numba.njit(cache=_CACHE, inline="always")
+def _by_arrival(serial, finished_at):
+    """``serial`` (indexes into ``finished_at``, ascending) sorted stably by
+    ``finished_at``: in place by insertion for up to 32 (an event of a tree ends one
+    or two messages; a merge sort allocates three arrays), else a merge sort."""
+    n = len(serial)
+    if n > 32:
+        serial[:] = serial[np.argsort(finished_at[serial], kind="mergesort")]
+        return
+    for j in range(1, n):
+        i = serial[j]
+        k = j
+        while k > 0 and finished_at[serial[k - 1]] > finished_at[i]:
+            serial[k] = serial[k - 1]
+            k -= 1
+        serial[k] = i
+
+
+@numba.njit(cache=_CACHE, inline="always")
 def _end_messages(n_finished, finished, finished_at, done, received, receive_cost,
                   serial_receiver, msg_tasks, receiver_free, task_last, pending, touched,
-                  eager, task_start, receive_after, deferred):
+                  eager, task_start, receive_after, deferred, serial):
     """The finished messages end their receiver's task side (o_r after the data, in
     turn of arrival for a rank receiving several in its part, from ``receive_after``
     past its start: when its last send is posted) and, when it waited (rendezvous),
     their sender's.  A receive posted ahead whose data come before the task that waits
     for it has started pays its o_r from that start (``deferred``: SMPI charges it in
-    the wait, ``Request::finish_wait``).  Returns the tasks they touched, ascending."""
+    the wait, ``Request::finish_wait``).  ``serial`` is scratch for the serial
+    receivers' messages.  Returns the tasks they touched, ascending."""
     n_serial = 0
     for i in range(n_finished):
         f = finished[i]
@@ -2419,14 +2438,14 @@ def _end_messages(n_finished, finished, finished_at, done, received, receive_cos
         if serial_receiver[r]:
             n_serial += 1
     if n_serial:
-        serial = np.empty(n_serial, dtype=np.int64)
         j = 0
         for i in range(n_finished):
             r = msg_tasks[1, finished[i]]
             if serial_receiver[r] and task_start[r] < np.inf:
                 serial[j] = i
                 j += 1
-        for i in serial[np.argsort(finished_at[serial], kind="mergesort")]:
+        _by_arrival(serial[:j], finished_at)
+        for i in serial[:j]:
             f = finished[i]
             r = msg_tasks[1, f]
             free = receiver_free[r]
@@ -2535,7 +2554,8 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
     ends, arena = _ends_heap(3 * (m + k) + 1024)   # a heap of runs (:func:`_push_ends`)
     owned = ((task_start, task_last, posted, np.full(n_tasks, -np.inf), deferred, stack_task,
               stack_time, np.zeros(m, dtype=np.bool_), np.empty(m, dtype=np.int64),
-              np.empty(m), np.empty(m), np.empty(2 * m, dtype=np.int64)),
+              np.empty(m), np.empty(m), np.empty(2 * m, dtype=np.int64),
+              np.empty(m, dtype=np.int64)),
              (state, whole, sets, arena, _live_lists(m, flow_start, flow_link, len(capacity)),
               np.empty(m + len(flow_link), dtype=np.int64),
               _local_problem(m, len(capacity), len(flow_link)),
@@ -2557,7 +2577,7 @@ def _event_loop(room, tasks, flows, starts, ends, n_stack, level_rtol, done_rtol
     tasks deadlocked.  Inlined: called, it took 75 % longer (the dragonfly's reduce
     ``binary`` on 262,144 ranks, 42.5 s against 24.2 s)."""
     ((task_start, task_last, posted, receiver_free, deferred, stack_task, stack_time, done,
-      finished, received, finished_at, touched),
+      finished, received, finished_at, touched, serial),
      (state, whole, sets, arena, lists, seeds, problem, front)) = room
     (task_rank, pending, reduce_s, task_first, task_msg, msg_tasks, post_tasks, post_delay,
      eager, send_cost, receive_cost, serial_receiver, receive_after, data_latency) = tasks
@@ -2584,7 +2604,7 @@ def _event_loop(room, tasks, flows, starts, ends, n_stack, level_rtol, done_rtol
         completed = _end_messages(n_finished, finished, finished_at, done, received,
                                   receive_cost, serial_receiver, msg_tasks, receiver_free,
                                   task_last, pending, touched, eager, task_start,
-                                  receive_after, deferred)
+                                  receive_after, deferred, serial)
         # a receive posted ahead may complete a task before it starts (it then ends when
         # it starts), or before the start its previous task set for it, later than now
         for t in completed[::-1]:
