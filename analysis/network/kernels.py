@@ -91,8 +91,9 @@ def _borrowed(typingctx, x):
     in :func:`_together`'s event loop about 130 pairs an event, a third of its
     time on the dragonfly's binary trees (measured by ``perf``).  A borrowed
     view's counts are a test of a null pointer.  The owner must outlive every
-    view, and a view must never be returned: :func:`_together` holds its arrays'
-    owners in ``owned`` until it returns them.
+    view, and no view may leave the function that holds the owner (to Python or
+    into a container): :func:`_together` holds its arrays' owners in ``owned``
+    until it returns them.
     """
     def codegen(context, builder, signature, args):
         return _without_owner(context, builder, signature.args[0], args[0])
@@ -2552,14 +2553,20 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
     sets = (_sets_room(m, capacity, len(flow_link)) if keep_sets
             else _sets_room(0, capacity[:0], 0))
     ends, arena = _ends_heap(3 * (m + k) + 1024)   # a heap of runs (:func:`_push_ends`)
-    owned = ((task_start, task_last, posted, np.full(n_tasks, -np.inf), deferred, stack_task,
-              stack_time, np.zeros(m, dtype=np.bool_), np.empty(m, dtype=np.int64),
-              np.empty(m), np.empty(m), np.empty(2 * m, dtype=np.int64),
-              np.empty(m, dtype=np.int64)),
-             (state, whole, sets, arena, _live_lists(m, flow_start, flow_link, len(capacity)),
-              np.empty(m + len(flow_link), dtype=np.int64),
-              _local_problem(m, len(capacity), len(flow_link)),
-              _sorted_front(posted, data_latency)))
+    receiver_free = np.full(n_tasks, -np.inf)
+    done = np.zeros(m, dtype=np.bool_)
+    finished = np.empty(m, dtype=np.int64)
+    received = np.empty(m)
+    finished_at = np.empty(m)
+    touched = np.empty(2 * m, dtype=np.int64)
+    serial = np.empty(m, dtype=np.int64)
+    lists = _live_lists(m, flow_start, flow_link, len(capacity))
+    seeds = np.empty(m + len(flow_link), dtype=np.int64)
+    problem = _local_problem(m, len(capacity), len(flow_link))
+    front = _sorted_front(posted, data_latency)
+    owned = ((task_start, task_last, posted, receiver_free, deferred, stack_task, stack_time,
+              done, finished, received, finished_at, touched, serial),
+             (state, whole, sets, arena, lists, seeds, problem, front))
     deadlocked = _event_loop(_borrowed(owned), _borrowed(
         (task_rank, pending, reduce_s, task_first, task_msg, msg_tasks, post_tasks,
          post_delay, eager, send_cost, receive_cost, serial_receiver, receive_after,
