@@ -1,0 +1,157 @@
+"""Profile: where the compiled event loop of ``collsim predict`` spends its time, by line.
+
+``kernels._together`` inlines the whole event loop (``_event_loop`` and its
+helpers), so a ``perf`` profile by symbol sees one function.  This script
+profiles it by line of ``analysis/network/kernels.py``:
+
+1. a child process compiles the kernels afresh with ``NUMBA_DEBUGINFO=1``
+   (in a temporary ``NUMBA_CACHE_DIR``) on a small machine, writes the
+   object code of ``_together`` (``serialize_using_object_code``) and the
+   address it was loaded at, then predicts the entry at ``--np`` ranks;
+2. ``perf record`` samples the child during that prediction;
+3. the samples inside ``_together`` are mapped to lines by ``addr2line``
+   over the object code's DWARF (the innermost line: an inlined helper's),
+   and each line to the function that holds it.
+
+It prints the share of the loop's samples per function and the top lines
+with their text.  A sample lands on the instruction after a stalled load
+as often as on the load, so read a hot line as "this line's loads wait".
+The debug build can differ from the normal one in what LLVM inlines (numba's
+sort, for instance, is a function of its own there).  Needs ``perf``
+(``linux-perf`` / ``linux-tools``) permitted to attach to a process, and
+binutils.  Not part of ``make test``.
+
+    .venv/bin/python tests/benchmarks/loop_profile.py [--machine DF|FT]
+        [--entry reduce/binary] [--np 262144] [--bytes 1MiB] [--top 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import bisect
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+KERNELS = REPO / "analysis" / "network" / "kernels.py"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from predict_scale import MACHINES  # noqa: E402 - the benchmark's machines, one home
+
+#: The child: compile on a small machine, write the loop's object code, predict.
+CHILD = """
+import json, os, sys, time
+from collsim.cli import main
+from collsim.analysis.network import kernels
+machine, coll, alg, np_small, np_big, size, out = json.loads(sys.argv[1])
+def predict(n):
+    main(["predict", *machine, "--np", str(n), "--coll", coll, "--alg", alg,
+          "--bytes", size, "--json"])
+predict(np_small)
+(signature, result), = kernels._together.overloads.items()
+library = result.library
+name = result.fndesc.mangled_name
+open(out + "/together.o", "wb").write(library.serialize_using_object_code()[2][0])
+json.dump({"name": name, "address": library.get_pointer_to_function(name)},
+          open(out + "/together.json.tmp", "w"))
+os.rename(out + "/together.json.tmp", out + "/together.json")
+time.sleep(3)   # perf attaches
+predict(np_big)
+"""
+
+
+def _functions(path: Path) -> tuple[list[int], list[str]]:
+    """The first lines and names of the module's top-level functions, by line."""
+    tree = ast.parse(path.read_text())
+    found = sorted((node.lineno, node.name) for node in tree.body
+                   if isinstance(node, ast.FunctionDef))
+    return [line for line, _ in found], [name for _, name in found]
+
+
+def _symbol(obj: Path, name: str) -> tuple[str, int, int]:
+    """(section, offset, size) of symbol ``name`` in the object file."""
+    for line in subprocess.run(["objdump", "-t", str(obj)], capture_output=True, text=True,
+                               check=True).stdout.splitlines():
+        fields = line.split()
+        if fields and fields[-1] == name:
+            return fields[-3], int(fields[0], 16), int(fields[-2], 16)
+    raise SystemExit(f"loop_profile: {name} not in {obj}")
+
+
+def _lines(obj: Path, section: str, offsets: list[int]) -> dict[int, int]:
+    """Each offset's innermost source line in kernels.py (0: unknown)."""
+    out = subprocess.run(["addr2line", "-a", "-e", str(obj), "-j", section]
+                         + [hex(o) for o in offsets], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    lines = {}
+    for address, where in zip(out[::2], out[1::2]):
+        file, _, number = where.rpartition(":")
+        number = number.split()[0]
+        lines[int(address, 16)] = (int(number) if file.endswith("kernels.py")
+                                   and number.isdigit() else 0)
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--machine", choices=sorted(MACHINES), default="DF")
+    parser.add_argument("--entry", default="reduce/binary", help="collective/algorithm")
+    parser.add_argument("--np", type=int, default=262144)
+    parser.add_argument("--bytes", default="1MiB")
+    parser.add_argument("--top", type=int, default=30)
+    args = parser.parse_args()
+    coll, alg = args.entry.split("/")
+    with tempfile.TemporaryDirectory(prefix="loop_profile_") as tmp:
+        env = dict(os.environ, NUMBA_DEBUGINFO="1", NUMBA_CACHE_DIR=f"{tmp}/numba",
+                   PYTHONWARNINGS="ignore")
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD, json.dumps(
+                [MACHINES[args.machine], coll, alg, 2048, args.np, args.bytes, tmp])],
+            env=env, stdout=subprocess.DEVNULL)
+        while not os.path.exists(f"{tmp}/together.json"):
+            if child.poll() is not None:
+                raise SystemExit(f"loop_profile: the child failed ({child.returncode})")
+            time.sleep(1)
+        loaded = json.load(open(f"{tmp}/together.json"))
+        subprocess.run(["perf", "record", "-q", "-F", "999", "-p", str(child.pid),
+                        "-o", f"{tmp}/perf.data"], check=True, stderr=subprocess.DEVNULL)
+        child.wait()
+        ips = subprocess.run(["perf", "script", "-i", f"{tmp}/perf.data", "-F", "ip"],
+                             capture_output=True, text=True, check=True).stdout.split()
+        obj = Path(f"{tmp}/together.o")
+        section, start, size = _symbol(obj, loaded["name"])
+        base = loaded["address"]
+        counts = collections.Counter(int(ip, 16) - base + start for ip in ips
+                                     if 0 <= int(ip, 16) - base < size)
+        lines = _lines(obj, section, sorted(counts))
+    total = sum(counts.values())
+    if not total:
+        raise SystemExit("loop_profile: no sample inside the loop")
+    by_line = collections.Counter()
+    for offset, n in counts.items():
+        by_line[lines[offset]] += n
+    firsts, names = _functions(KERNELS)
+    source = KERNELS.read_text().splitlines()
+    by_function = collections.Counter()
+    for line, n in by_line.items():
+        by_function[names[bisect.bisect_right(firsts, line) - 1] if line else "?"] += n
+    print(f"{args.entry} on {args.machine}, {args.np} ranks, {args.bytes}: {total} samples "
+          f"in _together ({len(ips)} in the process)")
+    print("\nshare  function")
+    for name, n in by_function.most_common():
+        if n / total >= 0.005:
+            print(f"{100 * n / total:5.1f}  {name}")
+    print("\nshare  line  text")
+    for line, n in by_line.most_common(args.top):
+        text = source[line - 1].strip() if line else "(no line: numba's own code)"
+        print(f"{100 * n / total:5.1f}  {line:5d}  {text}")
+
+
+if __name__ == "__main__":
+    main()
