@@ -16,8 +16,10 @@ profiles it by line of ``analysis/network/kernels.py``:
 It prints the share of the loop's samples per function and the top lines
 with their text.  A sample lands on the instruction after a stalled load
 as often as on the load, so read a hot line as "this line's loads wait".
-The debug build can differ from the normal one in what LLVM inlines (numba's
-sort, for instance, is a function of its own there).  Needs ``perf``
+The debug build is compiled differently and can mislead: it put numba's
+quicksort at a third of ``dual_root_pipelined``'s loop, yet another sort did
+not change the normal build's time (docs/MODELS.md, "What the loop waits
+on").  Time a change before keeping it.  Needs ``perf``
 (``linux-perf`` / ``linux-tools``) permitted to attach to a process, and
 binutils.  Not part of ``make test``.
 
