@@ -100,14 +100,9 @@ def _lines(obj: Path, section: str, offsets: list[int]) -> dict[int, int]:
     return lines
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--machine", choices=sorted(MACHINES), default="DF")
-    parser.add_argument("--entry", default="reduce/binary", help="collective/algorithm")
-    parser.add_argument("--np", type=int, default=262144)
-    parser.add_argument("--bytes", default="1MiB")
-    parser.add_argument("--top", type=int, default=30)
-    args = parser.parse_args()
+def _profile(args) -> tuple[collections.Counter, int]:
+    """Samples per line of kernels.py inside ``_together`` (0: no line) while the child
+    predicts ``args``' entry, and the samples in the whole process."""
     coll, alg = args.entry.split("/")
     with tempfile.TemporaryDirectory(prefix="loop_profile_") as tmp:
         env = dict(os.environ, NUMBA_DEBUGINFO="1", NUMBA_CACHE_DIR=f"{tmp}/numba",
@@ -124,27 +119,39 @@ def main() -> None:
         subprocess.run(["perf", "record", "-q", "-F", "999", "-p", str(child.pid),
                         "-o", f"{tmp}/perf.data"], check=True, stderr=subprocess.DEVNULL)
         child.wait()
-        ips = subprocess.run(["perf", "script", "-i", f"{tmp}/perf.data", "-F", "ip"],
-                             capture_output=True, text=True, check=True).stdout.split()
+        ips = [int(ip, 16) for ip in subprocess.run(
+            ["perf", "script", "-i", f"{tmp}/perf.data", "-F", "ip"],
+            capture_output=True, text=True, check=True).stdout.split()]
         obj = Path(f"{tmp}/together.o")
         section, start, size = _symbol(obj, loaded["name"])
         base = loaded["address"]
-        counts = collections.Counter(int(ip, 16) - base + start for ip in ips
-                                     if 0 <= int(ip, 16) - base < size)
+        counts = collections.Counter(ip - base + start for ip in ips if 0 <= ip - base < size)
         lines = _lines(obj, section, sorted(counts))
-    total = sum(counts.values())
-    if not total:
-        raise SystemExit("loop_profile: no sample inside the loop")
     by_line = collections.Counter()
     for offset, n in counts.items():
         by_line[lines[offset]] += n
+    return by_line, len(ips)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--machine", choices=sorted(MACHINES), default="DF")
+    parser.add_argument("--entry", default="reduce/binary", help="collective/algorithm")
+    parser.add_argument("--np", type=int, default=262144)
+    parser.add_argument("--bytes", default="1MiB")
+    parser.add_argument("--top", type=int, default=30)
+    args = parser.parse_args()
+    by_line, n_process = _profile(args)
+    total = sum(by_line.values())
+    if not total:
+        raise SystemExit("loop_profile: no sample inside the loop")
     firsts, names = _functions(KERNELS)
     source = KERNELS.read_text().splitlines()
     by_function = collections.Counter()
     for line, n in by_line.items():
         by_function[names[bisect.bisect_right(firsts, line) - 1] if line else "?"] += n
     print(f"{args.entry} on {args.machine}, {args.np} ranks, {args.bytes}: {total} samples "
-          f"in _together ({len(ips)} in the process)")
+          f"in _together ({n_process} in the process)")
     print("\nshare  function")
     for name, n in by_function.most_common():
         if n / total >= 0.005:
