@@ -124,6 +124,13 @@ TOGETHER_MESSAGES = 1 << 14
 # docs/MODELS.md "A slice at 512 and 1024 ranks").
 WINDOW_MESSAGES = 1 << 18
 
+# Steps run together of at least this many messages go to the event loop with their
+# flows numbered in the order they would end alone, and their shared links in the
+# order of those flows' first crossings (``_in_order_of_ends``): the loop waits for
+# memory, and flows in flight together then lie together (docs/MODELS.md, "Flows
+# numbered in the order they are expected to end").
+ORDER_MESSAGES = 1 << 14
+
 # A repeated step (a ring's shifts) of few messages runs its first repeats
 # together, then at their pace (``_repeat``): up to 1024 ranks.  (Up to 256 ranks
 # before: on 512 random ranks of seed004_graphene, scatter_allgather's ring of 8 B
@@ -561,11 +568,13 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     change is made first (:func:`_prepare_together`), then the event loop
     runs from the clocks (:func:`_run_prepared`).
     """
-    return _run_prepared(_prepare_together(steps, hosts, fabric, net, weight_S), clock)
+    return _run_prepared(_prepare_together(steps, hosts, fabric, net, weight_S, clock.copy()),
+                         clock)
 
 
 def _prepare_together(steps: list[Step], hosts: np.ndarray, fabric: Fabric,
-                      net: NetworkParams, weight_S: float = 0.0) -> tuple:
+                      net: NetworkParams, weight_S: float = 0.0,
+                      expected: np.ndarray | None = None) -> tuple:
     """What :func:`_run_together` makes of its steps before the clocks matter: the
     tasks, the routes and their shared links, the overheads, as the arguments of
     ``kernels.run_together`` after its first two (the first tasks' start times
@@ -628,7 +637,52 @@ def _prepare_together(steps: list[Step], hosts: np.ndarray, fabric: Fabric,
         np.asarray(flows.latency, dtype=float), size, np.asarray(flows.rate_factor, dtype=float),
         *flows.lists, flows.capacity, flows.penalty, flows.bound, LEVEL_RTOL, _DONE_RTOL,
         _keeps_sets(fabric, flows.lists[2]))
-    return np.flatnonzero(first), task_rank, reduce_s, arguments
+    first_tasks = np.flatnonzero(first)
+    if expected is not None:
+        arguments = _in_order_of_ends(first_tasks, task_rank, arguments, expected)
+    return first_tasks, task_rank, reduce_s, arguments
+
+
+def _in_order_of_ends(first_tasks: np.ndarray, task_rank: np.ndarray, arguments: tuple,
+                      expected: np.ndarray) -> tuple:
+    """``kernels.run_together``'s arguments after its first two (as
+    :func:`_prepare_together` makes them) with the messages numbered in the order
+    they would end alone from the clocks ``expected`` (``order_kernels.lone_ends``,
+    ties as numbered) and the shared links in the order the messages so numbered
+    first cross them, when there are :data:`ORDER_MESSAGES` or more; ``expected``
+    is brought to the clocks after the steps were every flow alone.
+
+    The loop's answers are the same within roundings: its sums over a link's
+    flows go in ascending flow number, and ties between events in message
+    number (2026-11-30: reduce ``binary`` of 1 MiB on 262,144 ranks of the
+    dragonfly, task ends within 4.3e-16 numbered in the order of the loop's
+    own ends).
+    """
+    from . import kernels
+    from .order_kernels import in_order, lone_ends, renumbered_lists, renumbered_messages
+
+    (_, pending, reduce_s, task_first, task_msg, msg_tasks, post_tasks, post_delay, eager,
+     send_cost, receive_cost, serial_receiver, receive_after, data_latency, size,
+     rate_factor, flow_start, flow_link, link_start, link_flow, capacity, penalty, bound,
+     *tolerances) = arguments
+    ends, task_last = lone_ends(
+        first_tasks, expected[task_rank[first_tasks]], task_rank, pending, reduce_s,
+        task_first, task_msg, msg_tasks, post_tasks, post_delay, eager, send_cost,
+        receive_cost, data_latency, size, rate_factor, flow_start, flow_link, capacity,
+        bound)
+    kernels.scatter_max(expected, task_rank, task_last + reduce_s)
+    if len(size) < ORDER_MESSAGES:
+        return arguments
+    order = in_order(ends)
+    lists, old_link = renumbered_lists(order, flow_start, flow_link, len(capacity))
+    (task_msg, msg_tasks, post_tasks, post_delay, eager, send_cost, receive_cost, data_latency,
+     size, rate_factor, penalty, bound) = renumbered_messages(
+        order, task_msg, msg_tasks, post_tasks, post_delay, eager, send_cost, receive_cost,
+        data_latency, size, rate_factor, penalty, bound)
+    return (task_rank, pending, reduce_s, task_first, task_msg, msg_tasks, post_tasks,
+            post_delay, eager, send_cost, receive_cost, serial_receiver, receive_after,
+            data_latency, size, rate_factor, *lists, capacity[old_link], penalty, bound,
+            *tolerances)
 
 
 def _run_prepared(prepared: tuple, clock: np.ndarray) -> np.ndarray:
@@ -746,8 +800,10 @@ def _run_windows(steps: list, clock: np.ndarray, hosts: np.ndarray, fabric: Fabr
     runs this one (:func:`_made_ahead`): the same answers, and the loop's time only
     on the wall (allreduce ``dual_root_pipelined`` of 1 MiB on the million-rank
     fat-tree: docs/MODELS.md "The next window made while this one runs")."""
+    expected = clock.copy()   # the clocks were every flow alone, window after window
+
     def prepare(window):
-        return _prepare_together(window, hosts, fabric, net, weight_S)
+        return _prepare_together(window, hosts, fabric, net, weight_S, expected)
 
     windows = _windows(_made(steps, every=True), WINDOW_MESSAGES)
     several = sum(step.messages for step in steps) > WINDOW_MESSAGES
