@@ -568,7 +568,8 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     change is made first (:func:`_prepare_together`), then the event loop
     runs from the clocks (:func:`_run_prepared`).
     """
-    return _run_prepared(_prepare_together(steps, hosts, fabric, net, weight_S, clock.copy()),
+    expected = clock.copy() if sum(step.messages for step in steps) >= ORDER_MESSAGES else None
+    return _run_prepared(_prepare_together(steps, hosts, fabric, net, weight_S, expected),
                          clock)
 
 
@@ -648,15 +649,19 @@ def _in_order_of_ends(first_tasks: np.ndarray, task_rank: np.ndarray, arguments:
     """``kernels.run_together``'s arguments after its first two (as
     :func:`_prepare_together` makes them) with the messages numbered in the order
     they would end alone from the clocks ``expected`` (``order_kernels.lone_ends``,
-    ties as numbered) and the shared links in the order the messages so numbered
-    first cross them, when there are :data:`ORDER_MESSAGES` or more; ``expected``
-    is brought to the clocks after the steps were every flow alone.
+    by slices of time: ``order_kernels.in_order``) and the shared links in the
+    order the messages so numbered first cross them, when there are
+    :data:`ORDER_MESSAGES` or more; ``expected`` is brought to the clocks after
+    the steps were every flow alone (the next window's estimate).
 
-    The loop's answers are the same within roundings: its sums over a link's
-    flows go in ascending flow number, and ties between events in message
-    number (2026-11-30: reduce ``binary`` of 1 MiB on 262,144 ranks of the
-    dragonfly, task ends within 4.3e-16 numbered in the order of the loop's
-    own ends).
+    The loop's answers are the same within roundings, since its sums over a
+    link's flows go in ascending flow number, and so are its ties: the same to
+    the bit for allreduce ``dual_root_pipelined`` of 1 MiB on the dragonfly's
+    1,048,576 ranks, where the loop took 36 % less time.  A pipeline whose flows
+    end in ties can amplify a rounding: bcast ``binary`` of 64 blocks of 16 KiB
+    on 128 random ranks of a small dragonfly moves by 0.7 % between any two
+    numberings (docs/MODELS.md, "Flows numbered in the order they are expected
+    to end").
     """
     from . import kernels
     from .order_kernels import in_order, lone_ends, renumbered_lists, renumbered_messages
