@@ -579,7 +579,10 @@ def _prepare_together(steps: list[Step], hosts: np.ndarray, fabric: Fabric,
     """What :func:`_run_together` makes of its steps before the clocks matter: the
     tasks, the routes and their shared links, the overheads, as the arguments of
     ``kernels.run_together`` after its first two (the first tasks' start times
-    come from the clocks), and the tasks' ranks and reductions."""
+    come from the clocks), and the tasks' ranks and reductions.  Given the clocks
+    ``expected`` at the steps' start, the messages are numbered in the order they
+    would then end alone (:func:`_in_order_of_ends`, which brings ``expected`` to
+    the steps' end)."""
     from . import kernels
 
     n_steps = len(steps)
@@ -654,14 +657,14 @@ def _in_order_of_ends(first_tasks: np.ndarray, task_rank: np.ndarray, arguments:
     :data:`ORDER_MESSAGES` or more; ``expected`` is brought to the clocks after
     the steps were every flow alone (the next window's estimate).
 
-    The loop's answers are the same within roundings, since its sums over a
-    link's flows go in ascending flow number, and so are its ties: the same to
-    the bit for allreduce ``dual_root_pipelined`` of 1 MiB on the dragonfly's
-    1,048,576 ranks, where the loop took 36 % less time.  A pipeline whose flows
-    end in ties can amplify a rounding: bcast ``binary`` of 64 blocks of 16 KiB
-    on 128 random ranks of a small dragonfly moves by 0.7 % between any two
-    numberings (docs/MODELS.md, "Flows numbered in the order they are expected
-    to end").
+    Another numbering changes the answers by roundings only (the loop sums a
+    link's flows in ascending flow number and breaks ties in message order):
+    the same to the bit for allreduce ``dual_root_pipelined`` of 1 MiB on the
+    dragonfly's 1,048,576 ranks, where the loop took a third less time.  But a
+    pipeline whose flows end in ties can amplify a rounding: bcast ``binary`` of
+    64 blocks of 16 KiB on 128 random ranks of a small dragonfly moves by up to
+    0.7 % between numberings (docs/MODELS.md, "Flows numbered in the order they
+    are expected to end").
     """
     from . import kernels
     from .order_kernels import in_order, lone_ends, renumbered_lists, renumbered_messages
