@@ -104,7 +104,9 @@ def _next_task(t, task_start, task_last, task_rank, reduce_s, stack_task, stack_
                n_stack):
     """Task ``t`` waits for nothing more: it ends (no earlier than its start), and its
     rank's next task, if any, goes on the stack to start after ``t``'s reduction.
-    Returns the stack's new height."""
+    Returns the stack's new height.  The loop's rule (``kernels._start_tasks`` and
+    ``kernels._event_loop`` write it out, with the deferred o_r this estimate
+    leaves out): a change to it there is a change here."""
     task_last[t] = max(task_last[t], task_start[t])
     if t + 1 < len(task_rank) and task_rank[t + 1] == task_rank[t]:
         stack_task[n_stack] = t + 1
