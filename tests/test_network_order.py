@@ -4,7 +4,7 @@
 The estimate follows the tasks' rules without sharing: checked against a relaxation
 of the same rules to a fixed point.  The renumbered lists are ``link_lists``' of the
 routes taken in the new order.  The event loop gives the same answers numbered
-either way, within 1e-12, on patterns with eager and rendezvous blocks, receives
+either way, within 1 %, on pipelines with eager and rendezvous blocks, receives
 posted ahead, reductions and windows."""
 
 import numpy as np
@@ -28,8 +28,8 @@ FAT_TREE = {"levels": 3, "down_ports": [4, 4, 8], "up_ports": [1, 2, 2]}
 # 128,000 B eagerly, so 8 blocks of 128 KiB are rendezvous and 64 of 16 KiB eager
 CASES = [("bcast", "binary", 1 << 20, 64), ("allreduce", "dual_root_pipelined", 1 << 20, 8),
          ("reduce", "binary", 1 << 20, 8), ("alltoall", "linear", 1 << 14, None)]
-# the loop over all of alltoall linear's 16,256 messages at once takes minutes
-LOOP_CASES = CASES[:3] + [("allreduce", "recursive_doubling", 1 << 16, None)]
+# the pipelines, whose windows are renumbered (engine._run_windows)
+WINDOWED = CASES[:3]
 
 
 def _setting(family, kwargs, p):
@@ -134,17 +134,27 @@ SEGMENTED = [("bcast", "binary"), ("reduce", "binary"), ("reduce", "in_order_bin
              ("allreduce", "pipelined_tree"), ("allreduce", "dual_root_pipelined")]
 
 
+@pytest.fixture
+def renumbered(monkeypatch):
+    """Every window renumbered (ORDER_MESSAGES 0); the calls that were, listed."""
+    calls = []
+    lists = order_kernels.renumbered_lists
+    monkeypatch.setattr(order_kernels, "renumbered_lists",
+                        lambda *a: calls.append(1) or lists(*a))
+    monkeypatch.setattr(engine, "ORDER_MESSAGES", 0)
+    return calls
+
+
 @pytest.mark.parametrize("entry", SEGMENTED, ids="/".join)
-def test_renumbered_trees_are_their_models_on_the_crossbar(monkeypatch, entry):
-    """Every message renumbered (ORDER_MESSAGES 0), each segmented tree is still its
-    exact closed form on the crossbar, every root."""
+def test_renumbered_trees_are_their_models_on_the_crossbar(renumbered, entry):
+    """Every message renumbered, each segmented tree is still its exact closed form
+    on the crossbar, every root."""
     p = 13
     G = crossbar(nodes=p, gamma_s_per_byte=2e-10)
     names = map_ranks(G, p, "block")
     fabric = CrossbarFabric(G.graph["params"])
     net, _ = model_parameters(G, names, load_profile("hockney"))
     hosts = fabric.host_index(names)
-    monkeypatch.setattr(engine, "ORDER_MESSAGES", 0)
     collective, algorithm = entry
     params = AlgorithmParams(segment_bytes=800)
     for root in ((0,) if collective == "allreduce" else (0, 6, 12)):
@@ -152,28 +162,28 @@ def test_renumbered_trees_are_their_models_on_the_crossbar(monkeypatch, entry):
                                                   params=params)
         pattern = pattern_for(collective, algorithm)(p, 4096, elem_bytes=8, root=root,
                                                      params=params)
-        got = pattern_time(pattern, hosts, fabric, net)
+        assert pattern.windowed
+        renumbered.clear()
+        got = pattern_time(pattern, hosts, fabric, net, together_messages=0)
+        assert renumbered
         assert got == pytest.approx(closed.time_s, rel=1e-9, abs=1e-18), root
 
 
 @pytest.mark.parametrize("family,kwargs", [("dragonfly", DRAGONFLY), ("fat-tree", FAT_TREE)])
-@pytest.mark.parametrize("case", LOOP_CASES, ids=lambda case: "/".join(map(str, case[:2])))
-def test_the_loop_gives_the_same_answers_numbered_either_way(monkeypatch, family, kwargs,
-                                                             case):
+@pytest.mark.parametrize("case", WINDOWED, ids=lambda case: "/".join(map(str, case[:2])))
+def test_the_loop_gives_the_same_answers_numbered_either_way(monkeypatch, renumbered, family,
+                                                             kwargs, case):
     """The same within 1 %: the loop's sums go in flow order, so a numbering rounds
     differently, and a pipeline whose flows end in ties can amplify a rounding (bcast
-    ``binary`` here: 0.7 % between the messages as numbered and reversed, both without
+    ``binary`` here: 0.7 % between the messages as listed and reversed, both without
     this order; docs/MODELS.md)."""
     p = 128
     setting = _setting(family, kwargs, p)
     pattern = _pattern(*case, p)
-    renumbered = []
-    lists = order_kernels.renumbered_lists
-    monkeypatch.setattr(order_kernels, "renumbered_lists",
-                        lambda *a: renumbered.append(1) or lists(*a))
-    # all steps in one run; then in windows of a third of the messages (a pipeline's
-    # chain the estimated clocks from window to window)
-    for together, window in ((1 << 30, 1 << 30), (0, pattern.messages // 3)):
+    assert pattern.windowed
+    # one window, then windows of a third of the messages, which chain the
+    # estimated clocks from window to window
+    for window in (1 << 30, pattern.messages // 3):
         monkeypatch.setattr(engine, "WINDOW_MESSAGES", window)
         times = {}
         for at_least in (0, 1 << 62):
@@ -181,6 +191,18 @@ def test_the_loop_gives_the_same_answers_numbered_either_way(monkeypatch, family
             renumbered.clear()
             times[at_least] = pattern_time(pattern, setting.rank_hosts, setting.fabric,
                                            setting.net, weight_S=setting.weight_S,
-                                           together_messages=together)
+                                           together_messages=0)
             assert bool(renumbered) == (at_least == 0)
         assert times[0] == pytest.approx(times[1 << 62], rel=0.01)
+
+
+def test_only_a_pipelines_windows_are_renumbered(renumbered):
+    """Steps run together outside a pipeline's windows keep the order they are
+    listed in (it rounds as SimGrid does: engine.ORDER_MESSAGES)."""
+    p = 128
+    setting = _setting("dragonfly", DRAGONFLY, p)
+    pattern = _pattern("allreduce", "recursive_doubling", 1 << 16, None, p)
+    assert not pattern.windowed
+    pattern_time(pattern, setting.rank_hosts, setting.fabric, setting.net,
+                 weight_S=setting.weight_S, together_messages=1 << 30)
+    assert not renumbered

@@ -124,12 +124,24 @@ TOGETHER_MESSAGES = 1 << 14
 # docs/MODELS.md "A slice at 512 and 1024 ranks").
 WINDOW_MESSAGES = 1 << 18
 
-# Steps run together of at least this many messages go to the event loop with their
-# flows numbered in the order they would end alone, and their shared links in the
-# order of those flows' first crossings (``_in_order_of_ends``): the loop waits for
-# memory, and flows in flight together then lie together (docs/MODELS.md, "Flows
-# numbered in the order they are expected to end").
-ORDER_MESSAGES = 1 << 14
+# A pipeline's window (``_run_windows``) of at least this many messages goes to the
+# event loop with its flows numbered in the order they would end alone, and its
+# shared links in the order of those flows' first crossings (``_in_order_of_ends``):
+# the loop waits for memory, and flows in flight together then lie together
+# (allreduce ``dual_root_pipelined`` of 1 MiB on the dragonfly's 1,048,576 ranks,
+# windows of 650,000 messages: 62.4 s of wall before, 45.8 s).  Not below, nor in
+# the other calls of the loop: another numbering rounds differently, a pipeline
+# or a ring on random ranks can amplify a rounding, and as listed the messages
+# round as SimGrid's do (the accuracy grids at 256 to 1024 ranks, numbered in
+# this order from 16,384 messages: allreduce ``dual_root_pipelined`` of 64 KiB on
+# 1024 random ranks of seed003_hydra, one call of 47,116 messages, +0.12 % against
+# SimGrid as listed, +1.58 % renumbered; a ring of 523,264 messages +0.04 %,
+# +0.41 %).  From 2^17: the grids' one window above, 147,370 messages of the same
+# entry at 1 MiB, +0.05 % as listed, +0.21 % renumbered; at 2^18 the windows of
+# 65,536 ranks (252,000 messages on average) would lose the gain (the loop 10.2
+# and 10.9 s, against 6.0 and 6.7 s from 2^17; docs/MODELS.md, "Flows numbered
+# in the order they are expected to end").
+ORDER_MESSAGES = 1 << 17
 
 # A repeated step (a ring's shifts) of few messages runs its first repeats
 # together, then at their pace (``_repeat``): up to 1024 ranks.  (Up to 256 ranks
@@ -568,9 +580,7 @@ def _run_together(steps: list[Step], clock: np.ndarray, hosts: np.ndarray, fabri
     change is made first (:func:`_prepare_together`), then the event loop
     runs from the clocks (:func:`_run_prepared`).
     """
-    expected = clock.copy() if sum(step.messages for step in steps) >= ORDER_MESSAGES else None
-    return _run_prepared(_prepare_together(steps, hosts, fabric, net, weight_S, expected),
-                         clock)
+    return _run_prepared(_prepare_together(steps, hosts, fabric, net, weight_S), clock)
 
 
 def _prepare_together(steps: list[Step], hosts: np.ndarray, fabric: Fabric,
