@@ -817,7 +817,11 @@ def _run_windows(steps: list, clock: np.ndarray, hosts: np.ndarray, fabric: Fabr
     what the clocks do not change) are made in a helper thread while the event loop
     runs this one (:func:`_made_ahead`): the same answers, and the loop's time only
     on the wall (allreduce ``dual_root_pipelined`` of 1 MiB on the million-rank
-    fat-tree: docs/MODELS.md "The next window made while this one runs")."""
+    fat-tree: docs/MODELS.md "The next window made while this one runs").  A
+    window of :data:`ORDER_MESSAGES` or more is numbered in the order its flows
+    would end alone (:func:`_in_order_of_ends`), from clocks that estimate carries
+    from window to window: the helper never reads the loop's clocks, so the
+    answers do not depend on which thread runs first."""
     expected = clock.copy()   # the clocks were every flow alone, window after window
 
     def prepare(window):
