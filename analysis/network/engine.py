@@ -822,13 +822,16 @@ def _run_windows(steps: list, clock: np.ndarray, hosts: np.ndarray, fabric: Fabr
     would end alone (:func:`_in_order_of_ends`), from clocks that estimate carries
     from window to window: the helper never reads the loop's clocks, so the
     answers do not depend on which thread runs first."""
-    expected = clock.copy()   # the clocks were every flow alone, window after window
+    messages = sum(step.messages for step in steps)
+    several = messages > WINDOW_MESSAGES
+    # the clocks were every flow alone, window after window (none for one window
+    # too small to be renumbered)
+    expected = clock.copy() if several or messages >= ORDER_MESSAGES else None
 
     def prepare(window):
         return _prepare_together(window, hosts, fabric, net, weight_S, expected)
 
     windows = _windows(_made(steps, every=True), WINDOW_MESSAGES)
-    several = sum(step.messages for step in steps) > WINDOW_MESSAGES
     for ready in (_made_ahead(windows, prepare) if several else map(prepare, windows)):
         clock = _run_prepared(ready, clock)
     return clock
