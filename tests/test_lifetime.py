@@ -115,6 +115,14 @@ DRAGONFLY_1M = ["--platform", "dragonfly", "--dragonfly-groups", "257",
                 "--nodes-per-router", "16"]
 
 
+def _interrupts_by_default() -> None:
+    """In the child, before exec: SIGINT as a terminal's foreground job gets it.  A
+    shell's background job (``make test &``) ignores SIGINT, its children inherit that,
+    and Python then installs no handler: Ctrl-C does not reach such a job, and this
+    test, run in one, waited 20 s for a signal ignored by design."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_prediction_inside_a_compiled_loop_stops_at_once(signum):
     """alltoall linear on 5000 ranks of the million-rank dragonfly is one compiled call
@@ -123,7 +131,8 @@ def test_a_prediction_inside_a_compiled_loop_stops_at_once(signum):
     process = subprocess.Popen(
         [sys.executable, "-m", "collsim", "predict", *DRAGONFLY_1M, "--np", "5000", "--coll",
          "alltoall", "--alg", "linear", "--bytes", "8"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=_interrupts_by_default)
     try:
         deadline = time.monotonic() + 120
         # 4 s of CPU: into the prediction (or into numba's compile of its kernels, in the
