@@ -7,7 +7,9 @@ slice holds the network model to the targets the benchmark reports on its whole 
 median |model / simulated - 1| <= 3 %, 90th percentile <= 10 %, worst <= 25 %.
 """
 
+import csv
 import importlib.util
+import os
 import statistics
 
 import pytest
@@ -32,6 +34,7 @@ CELLS = [
     ("modern_dragonfly_slingshot", 100, "random", [("allreduce", "rabenseifner")]),
 ]
 TARGETS = {"median": 0.03, "p90": 0.10, "worst": 0.25}
+FULL = os.environ.get("COLLSIM_FULL_MATRIX") == "1"
 
 
 @pytest.fixture(scope="module")
@@ -147,16 +150,46 @@ def test_a_chain_pipeline_runs_its_hops_together():
     chain of 511 hops, 74,606 messages, all hops in flight at once.  Run together
     the model is SimGrid's within 2 % (+0.02 %); in windows of 65,536 messages, which
     cut flows that run at the same time apart, it was 27 % under (docs/MODELS.md
-    "The chain pipelines run together")."""
+    "The chain pipelines run together").  SimGrid's time: the benchmark's, recorded
+    in docs/model_accuracy_512_1024.tsv (46 s of simulation: simulated again under
+    COLLSIM_FULL_MATRIX=1)."""
     from collsim.analysis.network import engine
     from collsim.analysis.network.patterns import pattern_for
 
     p = 512
     pattern = pattern_for("reduce", "pipeline")(p, 1 << 17, elem_bytes=8)
     assert pattern.together and pattern.messages > engine.TOGETHER_MESSAGES
-    row = collsim.run("reduce", "pipeline", p, [1 << 20], platform="seed004_graphene",
-                      mapping="random", timing_only=True).iloc[0]
-    assert row["model_s"] == pytest.approx(row["time_s"], rel=0.02)
+    cell = ("seed004_graphene", "reduce", "pipeline", p, "random", 1 << 20)
+    _holds_to_simgrid(_recorded_simgrid_s(*cell), *cell)
+
+
+def _recorded_simgrid_s(family, collective, algorithm, p, mapping, size_bytes) -> float:
+    """SimGrid's time of a cell of docs/model_accuracy_512_1024.tsv (SimGrid 3.32)."""
+    path = REPO_ROOT / "docs" / "model_accuracy_512_1024.tsv"
+    with path.open() as handle:
+        found = [float(row["time_s"]) for row in csv.DictReader(handle, delimiter="\t")
+                 if (row["family"], row["collective"], row["algorithm"], int(row["np"]),
+                     row["mapping"], int(row["bytes"]))
+                 == (family, collective, algorithm, p, mapping, size_bytes)]
+    assert len(found) == 1, (path, family, collective, algorithm, p, mapping, size_bytes)
+    return found[0]
+
+
+def _holds_to_simgrid(recorded_s, platform, collective, algorithm, p, mapping, size_bytes,
+                      **params):
+    """The network model of a cell within 2 % of SimGrid's time: the one recorded in
+    ``make test`` (these cells take 45 s each to simulate), simulated again under
+    COLLSIM_FULL_MATRIX=1 (then held to the model, and the record to it within 1 %:
+    another SimGrid may move it that much)."""
+    if FULL:
+        row = collsim.run(collective, algorithm, p, [size_bytes], platform=platform,
+                          mapping=mapping, timing_only=True, **params).iloc[0]
+        assert row["model_s"] == pytest.approx(row["time_s"], rel=0.02)
+        assert recorded_s == pytest.approx(row["time_s"], rel=0.01)
+        return
+    model_s = collsim.predict(collective, algorithm, p, [size_bytes], platform=platform,
+                              mapping=mapping, **params)["model_s"].iloc[0]
+    assert model_s == pytest.approx(recorded_s, rel=0.02)
 
 
 def test_a_pipeline_of_eager_blocks_runs_in_one_window():
@@ -164,7 +197,10 @@ def test_a_pipeline_of_eager_blocks_runs_in_one_window():
     205,000 messages of 5 KiB, eager, so each sender runs blocks ahead of its
     children.  In one window of WINDOW_MESSAGES the model is SimGrid's (within 1e-9,
     measured); in windows of 65,536 messages, whose flows never meet the next
-    window's, it was 14.4 % under (docs/MODELS.md "A slice at 512 and 1024 ranks")."""
+    window's, it was 14.4 % under (docs/MODELS.md "A slice at 512 and 1024 ranks").
+    SimGrid's time recorded with 3.32 (``collsim run --coll bcast --alg binary --np
+    1024 --bytes 1MiB --platform seed003_hydra --mapping cyclic --blocks 200
+    --timing-only``: 47 s; simulated again under COLLSIM_FULL_MATRIX=1)."""
     from collsim.analysis.network import engine
     from collsim.analysis.network.patterns import pattern_for
     from collsim.params import AlgorithmParams
@@ -174,6 +210,7 @@ def test_a_pipeline_of_eager_blocks_runs_in_one_window():
                                              params=AlgorithmParams(block_count=200))
     assert 4 * (1 << 16) > pattern.messages > 3 * (1 << 16)
     assert pattern.messages <= engine.WINDOW_MESSAGES
-    row = collsim.run("bcast", "binary", p, [1 << 20], platform="seed003_hydra",
-                      mapping="cyclic", timing_only=True, block_count=200).iloc[0]
-    assert row["model_s"] == pytest.approx(row["time_s"], rel=0.02)
+    _holds_to_simgrid(0.010213541340739596, "seed003_hydra", "bcast", "binary", p, "cyclic",
+                      1 << 20, block_count=200)
+
+
