@@ -212,5 +212,3 @@ def test_a_pipeline_of_eager_blocks_runs_in_one_window():
     assert pattern.messages <= engine.WINDOW_MESSAGES
     _holds_to_simgrid(0.010213541340739596, "seed003_hydra", "bcast", "binary", p, "cyclic",
                       1 << 20, block_count=200)
-
-
