@@ -2576,13 +2576,23 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
     return owned[0][1], deadlocked, owned[1][1][5]   # owned: alive until here
 
 
-@numba.njit(cache=_CACHE, inline="always")
+@numba.njit(cache=_CACHE)
 def _event_loop(room, tasks, flows, starts, ends, n_stack, level_rtol, done_rtol, keep_sets):
     """The event loop of :func:`_together`, over its arrays' borrowed views ``room`` (the
     tasks' and the flows' state), ``tasks`` (the tasks and messages) and ``flows``
     (their routes and rates), and the heaps of starts and ends.  Returns whether the
-    tasks deadlocked.  Inlined: called, it took 75 % longer (the dragonfly's reduce
-    ``binary`` on 262,144 ranks, 42.5 s against 24.2 s)."""
+    tasks deadlocked.
+
+    Compiled on its own and called once per call of :func:`_together`, not inlined:
+    numba copies an inlined function's code block by block, each block with every
+    variable of the function, and this one's copy was 25 s of the 143 s that a cold
+    cache took to compile (docs/MODELS.md, "The loop's compile").  Its arrays are
+    borrowed again here: a called function does not know that its arguments own
+    nothing, and counted their references at every inlined call (the loop 75 %
+    longer, the dragonfly's reduce ``binary`` on 262,144 ranks, 42.5 s against
+    24.2 s); borrowed here, it runs as fast as inlined, and its answers are the same
+    to the bit."""
+    room, tasks, flows = _borrowed((room, tasks, flows))
     ((task_start, task_last, posted, receiver_free, deferred, stack_task, stack_time, done,
       finished, received, finished_at, touched, serial),
      (state, whole, sets, arena, lists, seeds, problem, front)) = room
