@@ -83,7 +83,10 @@ _DONE_RTOL = 1e-12
 #: CPU with components kept whole, the rule before, 5.9 s with sets; docs/MODELS.md
 #: "Sets of flows on their bottleneck link").  Not the fat-tree, where a step's flows
 #: start and end together (measured for the components kept whole: bcast ``binary`` of
-#: 1 MiB on 65,536 ranks, 11.8 to 13.6 s without, 17.0 to 21.5 s with).
+#: 1 MiB on 65,536 ranks, 11.8 to 13.6 s without, 17.0 to 21.5 s with).  Nor the
+#: other graphs: reduce ``pipeline`` of 1 MiB on 512 random ranks of seed004_graphene,
+#: whose 187,026 messages pile on the one inter-switch link, took 27.8 s of wall with
+#: sets on every fabric and 19.5 s without (2026-11-30; the same answer to the bit).
 KEEP_SETS_FABRICS = (DragonflyFabric,)
 
 #: ... and only when one of the links the steps share is crossed by at least this many
