@@ -1,16 +1,18 @@
 """Profile: where the compiled event loop of ``collsim predict`` spends its time, by line.
 
-``kernels._together`` inlines the whole event loop (``_event_loop`` and its
-helpers), so a ``perf`` profile by symbol sees one function.  This script
-profiles it by line of ``analysis/network/kernels.py``:
+``kernels._event_loop`` inlines the whole event loop's helpers, so a ``perf``
+profile by symbol sees one function (two with ``_together``, which sets the
+loop up and calls it).  This script profiles them by line of
+``analysis/network/kernels.py``:
 
 1. a child process compiles the kernels afresh with ``NUMBA_DEBUGINFO=1``
    (in a temporary ``NUMBA_CACHE_DIR``) on a small machine, writes the
-   object code of ``_together`` (``serialize_using_object_code``) and the
-   address it was loaded at, then predicts the entry at ``--np`` ranks;
+   object code of ``_together`` and of ``_event_loop``
+   (``serialize_using_object_code``) and the address each was loaded at,
+   then predicts the entry at ``--np`` ranks;
 2. ``perf record`` samples the child during that prediction;
-3. the samples inside ``_together`` are mapped to lines by ``addr2line``
-   over the object code's DWARF (the innermost line: an inlined helper's),
+3. the samples inside either function are mapped to lines by ``addr2line``
+   over its object code's DWARF (the innermost line: an inlined helper's),
    and each line to the function that holds it.
 
 It prints the share of the loop's samples per function and the top lines
@@ -56,13 +58,17 @@ def predict(n):
     main(["predict", *machine, "--np", str(n), "--coll", coll, "--alg", alg,
           "--bytes", size, "--json"])
 predict(np_small)
-(signature, result), = kernels._together.overloads.items()
-library = result.library
-name = result.fndesc.mangled_name
-open(out + "/together.o", "wb").write(library.serialize_using_object_code()[2][0])
-json.dump({"name": name, "address": library.get_pointer_to_function(name)},
-          open(out + "/together.json.tmp", "w"))
-os.rename(out + "/together.json.tmp", out + "/together.json")
+loaded = []
+for function in (kernels._together, kernels._event_loop):
+    (signature, result), = function.overloads.items()
+    library = result.library
+    name = result.fndesc.mangled_name
+    obj = out + "/" + function.py_func.__name__ + ".o"
+    open(obj, "wb").write(library.serialize_using_object_code()[2][0])
+    loaded.append({"object": obj, "name": name,
+                   "address": library.get_pointer_to_function(name)})
+json.dump(loaded, open(out + "/loaded.json.tmp", "w"))
+os.rename(out + "/loaded.json.tmp", out + "/loaded.json")
 time.sleep(3)   # perf attaches
 predict(np_big)
 """
@@ -101,8 +107,9 @@ def _lines(obj: Path, section: str, offsets: list[int]) -> dict[int, int]:
 
 
 def _profile(args) -> tuple[collections.Counter, int]:
-    """Samples per line of kernels.py inside ``_together`` (0: no line) while the child
-    predicts ``args``' entry, and the samples in the whole process."""
+    """Samples per line of kernels.py inside ``_together`` and ``_event_loop`` (0: no
+    line) while the child predicts ``args``' entry, and the samples in the whole
+    process."""
     coll, alg = args.entry.split("/")
     with tempfile.TemporaryDirectory(prefix="loop_profile_") as tmp:
         env = dict(os.environ, NUMBA_DEBUGINFO="1", NUMBA_CACHE_DIR=f"{tmp}/numba",
@@ -111,25 +118,29 @@ def _profile(args) -> tuple[collections.Counter, int]:
             [sys.executable, "-c", CHILD, json.dumps(
                 [MACHINES[args.machine], coll, alg, 2048, args.np, args.bytes, tmp])],
             env=env, stdout=subprocess.DEVNULL)
-        while not os.path.exists(f"{tmp}/together.json"):
+        while not os.path.exists(f"{tmp}/loaded.json"):
             if child.poll() is not None:
                 raise SystemExit(f"loop_profile: the child failed ({child.returncode})")
             time.sleep(1)
-        loaded = json.load(open(f"{tmp}/together.json"))
+        loaded = json.load(open(f"{tmp}/loaded.json"))
         subprocess.run(["perf", "record", "-q", "-F", "999", "-p", str(child.pid),
                         "-o", f"{tmp}/perf.data"], check=True, stderr=subprocess.DEVNULL)
         child.wait()
         ips = [int(ip, 16) for ip in subprocess.run(
             ["perf", "script", "-i", f"{tmp}/perf.data", "-F", "ip"],
             capture_output=True, text=True, check=True).stdout.split()]
-        obj = Path(f"{tmp}/together.o")
-        section, start, size = _symbol(obj, loaded["name"])
-        base = loaded["address"]
-        counts = collections.Counter(ip - base + start for ip in ips if 0 <= ip - base < size)
-        lines = _lines(obj, section, sorted(counts))
-    by_line = collections.Counter()
-    for offset, n in counts.items():
-        by_line[lines[offset]] += n
+        by_line = collections.Counter()
+        for function in loaded:
+            obj = Path(function["object"])
+            section, start, size = _symbol(obj, function["name"])
+            base = function["address"]
+            counts = collections.Counter(ip - base + start for ip in ips
+                                         if 0 <= ip - base < size)
+            if not counts:   # (addr2line given no address reads them from stdin)
+                continue
+            lines = _lines(obj, section, sorted(counts))
+            for offset, n in counts.items():
+                by_line[lines[offset]] += n
     return by_line, len(ips)
 
 
@@ -151,7 +162,7 @@ def main() -> None:
     for line, n in by_line.items():
         by_function[names[bisect.bisect_right(firsts, line) - 1] if line else "?"] += n
     print(f"{args.entry} on {args.machine}, {args.np} ranks, {args.bytes}: {total} samples "
-          f"in _together ({n_process} in the process)")
+          f"in _together and _event_loop ({n_process} in the process)")
     print("\nshare  function")
     for name, n in by_function.most_common():
         if n / total >= 0.005:
