@@ -20,12 +20,13 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-COLLSIM = REPO / ".venv" / "bin" / "collsim"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from predict_scale import COLLSIM  # noqa: E402 - this checkout's collsim, one home
 
 PREDICTION = ["predict", "--coll", "reduce", "--alg", "binary", "--np", "64",
               "--bytes", "8,1048576", "--platform", "modern_dragonfly_slingshot",
