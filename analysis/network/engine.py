@@ -172,6 +172,12 @@ _GLOBAL_SHARE_ALONE = 0.25
 _GLOBAL_SHARE_TOGETHER = 1.0
 
 
+# A pipeline's windows (``_run_windows``, when there are several) run this many at once,
+# each in a thread of its own behind the one before (``_run_piped``): the same answers
+# to the bit, and two cores on the loop instead of one.  1: one after another.
+PIPED_WINDOWS = 2
+
+
 def factors(table: tuple[tuple[int, float], ...], size_bytes: np.ndarray) -> np.ndarray:
     """SMPI's piecewise factor of each size (``models._base.factor_at``, vectorised)."""
     if not table:
@@ -837,9 +843,76 @@ def _run_windows(steps: list, clock: np.ndarray, hosts: np.ndarray, fabric: Fabr
         return _prepare_together(window, hosts, fabric, net, weight_S, expected)
 
     windows = _windows(_made(steps, every=True), WINDOW_MESSAGES)
+    if several and PIPED_WINDOWS > 1:
+        return _run_piped(_made_ahead(windows, prepare), clock)
     for ready in (_made_ahead(windows, prepare) if several else map(prepare, windows)):
         clock = _run_prepared(ready, clock)
     return clock
+
+
+def _pipe_ends(p: int) -> tuple:
+    """One window's clocks on their way to the next (``kernels.run_piped``): the ranks
+    in the order they became known, the clocks by rank, [how many known, stopped],
+    [progress: every clock still to come is at least this]."""
+    return (np.zeros(p, dtype=np.int64), np.zeros(p), np.zeros(2, dtype=np.int64),
+            np.full(1, -np.inf))
+
+
+def _run_piped(prepared, clock: np.ndarray) -> np.ndarray:
+    """The rank clocks after the windows ``prepared`` (each as :func:`_prepare_together`
+    makes it), :data:`PIPED_WINDOWS` of them run at once, each in a thread of its own
+    behind the one before (``kernels.run_piped``): a window takes an event at time t
+    once the window before has passed t, so every window takes the same events in
+    the same order as run after the one before, and the clocks are the same to the
+    bit.  The second core works on the next window instead of waiting (bcast
+    ``binary`` of 1 MiB on the million-rank dragonfly: docs/MODELS.md, "The windows
+    of a pipeline run at once").  A window that deadlocks stops the ones after it,
+    and raises here; so does an exception in a thread.  Leaving early (an exception,
+    Ctrl-C) raises the flag that stops the threads waiting for a window before."""
+    from . import kernels
+
+    p = len(clock)
+    before = (np.arange(p, dtype=np.int64), np.asarray(clock, dtype=float).copy(),
+              np.array([p, 0], dtype=np.int64), np.full(1, np.inf))
+    stop = np.zeros(1, dtype=np.int64)
+    slots = threading.Semaphore(PIPED_WINDOWS)
+    failures: list = []
+    threads = []
+
+    def run(k, ready, pipe):
+        try:
+            first_tasks, task_rank, _, arguments = ready
+            first_of_rank = np.full(p, -1, dtype=np.int64)
+            first_of_rank[task_rank[first_tasks]] = first_tasks
+            if kernels.run_piped((first_of_rank, *pipe, stop), *arguments):
+                failures.append((k, ValueError("the steps deadlock (a message's ranks never "
+                                               "reach their step)")))
+        except BaseException as error:   # the caller's to see
+            failures.append((k, error))
+            pipe[6][1] = 1   # the windows after this one stop
+        finally:
+            slots.release()
+
+    try:
+        for k, ready in enumerate(prepared):
+            slots.acquire()
+            if failures:
+                break
+            after = _pipe_ends(p)
+            thread = threading.Thread(target=run, args=(k, ready, (*before, *after)),
+                                      name="collsim window", daemon=True)
+            thread.start()
+            threads.append(thread)
+            before = after
+        for thread in threads:
+            thread.join()
+    finally:
+        if failures or any(thread.is_alive() for thread in threads):
+            stop[0] = 1
+    if failures:
+        # a window that fails stops the ones after it, which report it too: the first is the cause
+        raise min(failures, key=lambda failure: failure[0])[1]
+    return before[1]
 
 
 def pattern_time(pattern: Pattern, rank_hosts: np.ndarray, fabric: Fabric,

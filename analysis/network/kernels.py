@@ -51,6 +51,7 @@ import heapq
 
 import numba
 import numpy as np
+from llvmlite import ir as llvm_ir
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -98,6 +99,48 @@ def _borrowed(typingctx, x):
     def codegen(context, builder, signature, args):
         return _without_owner(context, builder, signature.args[0], args[0])
     return x(x), codegen
+
+
+def _item_pointer(context, builder, array_ty, array, index):
+    array = make_array(array_ty)(context, builder, array)
+    return cgutils.get_item_pointer(context, builder, array_ty, array, [index], wraparound=False)
+
+
+@intrinsic
+def _load_acquire(typingctx, array, index):
+    """``array[index]`` read with acquire order: what another thread stored before its
+    release of it (:func:`_store_release`) is seen after, and the read is never
+    hoisted out of a loop that waits for it (the windows run at once:
+    :func:`run_piped`)."""
+    def codegen(context, builder, signature, args):
+        pointer = _item_pointer(context, builder, signature.args[0], args[0], args[1])
+        return builder.load_atomic(pointer, "acquire", array.dtype.bitwidth // 8)
+    return array.dtype(array, index), codegen
+
+
+@intrinsic
+def _store_release(typingctx, array, index, value):
+    """``array[index] = value`` with release order: every store before it is seen by a
+    thread that reads this one with :func:`_load_acquire`."""
+    def codegen(context, builder, signature, args):
+        array_ty = signature.args[0]
+        pointer = _item_pointer(context, builder, array_ty, args[0], args[1])
+        item = context.cast(builder, args[2], signature.args[2], array_ty.dtype)
+        builder.store_atomic(item, pointer, "release", array_ty.dtype.bitwidth // 8)
+        return context.get_dummy_value()
+    return types.none(array, index, value), codegen
+
+
+@intrinsic
+def _yield_cpu(typingctx):
+    """libc's ``sched_yield()``: a thread that waits for another gives its core to any
+    other thread ready to run (a libc symbol: numba's cache keeps the function)."""
+    def codegen(context, builder, signature, args):
+        function = cgutils.get_or_insert_function(
+            builder.module, llvm_ir.FunctionType(llvm_ir.IntType(32), []), "sched_yield")
+        builder.call(function, [])
+        return context.get_dummy_value()
+    return types.none(), codegen
 
 
 @numba.njit(cache=_CACHE, nogil=True)
@@ -1402,7 +1445,7 @@ def _pop_start(starts, times, msgs, cursor):
 @numba.njit(cache=_CACHE, inline="always")
 def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending, task_rank,
                  reduce_s, task_first, task_msg, post_tasks, post_delay, msg_tasks, eager,
-                 send_cost, posted, data_latency, starts, deferred, pushed):
+                 send_cost, posted, data_latency, starts, deferred, pushed, piped, pipe):
     """Start the tasks on the stack at their times and every task that follows from them.
 
     A started task posts its messages whose two posting tasks have both
@@ -1412,7 +1455,9 @@ def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending
     eager sends (done ``send_cost`` after it started), and, when it then waits
     for nothing, ends: its rank's next task starts when it ended, plus its
     reduction.  The engine's ``start`` cascade, task by task: every update
-    is a maximum or a count, so the order does not change the times.
+    is a maximum or a count, so the order does not change the times.  A rank's
+    last task that ends gives its clock to the next window (``piped``:
+    :func:`_publish`).
     """
     while n_stack > 0:
         n_stack -= 1
@@ -1446,7 +1491,62 @@ def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending
                 stack_task[n_stack] = t + 1
                 stack_time[n_stack] = task_last[t] + reduce_s[t]
                 n_stack += 1
+            elif piped:
+                _publish(task_rank[t], task_last[t] + reduce_s[t], pipe)
     return n_stack
+
+
+# The windows of a pipeline run at once (:func:`run_piped`), each in a thread of its
+# own, window k + 1 behind window k: ``pipe`` holds each rank's first task in a window
+# (-1: none), the clocks coming in (``in_ranks[:in_state[0]]`` known, in the order
+# they became known, at ``in_clocks[rank]``; ``in_state[1]``: the window before
+# stopped; ``in_progress[0]``: every clock not yet known will be at least this), the
+# same going out to the next window, and a flag to stop.
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _publish(rank, clock, pipe):
+    """Give ``rank``'s clock after this window to the next one."""
+    out_ranks, out_clocks, out_state = pipe[5], pipe[6], pipe[7]
+    n = out_state[0]   # this thread's alone to write
+    out_clocks[rank] = clock
+    out_ranks[n] = rank
+    _store_release(out_state, 0, n + 1)
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _absorb(absorbed, stack_task, stack_time, n_stack, pipe):
+    """The clocks the window before made known since ``absorbed`` of them: a rank with a
+    task here has its first task put on the stack to start at its clock, another's
+    clock goes on to the next window as it came.  Returns (how many absorbed, the
+    stack's size, the limit: every clock still to come is at least this; inf when
+    all are known)."""
+    first_of_rank, in_ranks, in_clocks, in_state, in_progress = pipe[:5]
+    progress = _load_acquire(in_progress, 0)   # before the count: see _event_loop
+    n = _load_acquire(in_state, 0)
+    for i in range(absorbed, n):
+        rank = in_ranks[i]
+        t = first_of_rank[rank]
+        if t < 0:
+            _publish(rank, in_clocks[rank], pipe)
+        else:
+            stack_task[n_stack] = t
+            stack_time[n_stack] = in_clocks[rank]
+            n_stack += 1
+    return n, n_stack, np.inf if n == len(first_of_rank) else progress
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _wait(absorbed, limit, pipe):
+    """Wait until the window before made more clocks known than ``absorbed`` or moved
+    its progress past ``limit``; False when it stopped, or the flag to stop is up."""
+    in_state, in_progress, stop = pipe[3], pipe[4], pipe[9]
+    while True:
+        if _load_acquire(stop, 0) or _load_acquire(in_state, 1):
+            return False
+        if _load_acquire(in_state, 0) > absorbed or _load_acquire(in_progress, 0) > limit:
+            return True
+        _yield_cpu()
 
 
 @numba.njit(cache=_CACHE, nogil=True)
@@ -2300,13 +2400,19 @@ def _start_data(now, starts, front, state, seeds, n_seeds, flow_start, flow_link
 @numba.njit(cache=_CACHE, inline="always")
 def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, flow_start,
                  flow_link, link_start, capacity, penalty, bound, size, rate_factor, room, lists,
-                 finished, level_rtol, done_rtol, whole, sets, keep_sets):
+                 finished, level_rtol, done_rtol, whole, sets, keep_sets, piped, limit):
     """From ``now``: the data that start then go in flight, the components of the flows
     in flight that changed (those of the new flows and of the ``seeds``, the neighbours
     of the flows that ended) are re-shared (:func:`_reshare`), and the flows in flight
     move on to the first end or start.  The flows that end then, ascending, go into
     ``finished``, and their neighbours into ``seeds``.  Returns (until, how many
-    finished, how many seeds, deadlocked: nothing in flight and nothing to start).
+    finished, how many seeds, deadlocked: nothing in flight and nothing to start,
+    paused).
+
+    ``piped`` (:func:`run_piped`): a start not yet known is at ``limit`` or later, so
+    when the next event is there or later, nothing moves on: the call returns
+    paused, its starts and re-sharing done, and is made again from the same ``now``
+    once more is known (it then starts nothing and re-shares nothing again).
 
     A component that did not change keeps its rates and ends: an event costs the
     flows of the components it touches, not every flow in flight.  With
@@ -2339,8 +2445,12 @@ def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, 
         _pop_end(ends, arena)
     first_end = ends[0][0] if len(ends) else np.inf
     if len(ends) == 0 and next_start == np.inf:
-        return np.inf, 0, 0, True
+        if piped and limit < np.inf:
+            return np.inf, 0, 0, False, True
+        return np.inf, 0, 0, True, False
     until = min(first_end, next_start)
+    if piped and until >= limit:
+        return until, 0, 0, False, True
     threshold = until + abs(until) * done_rtol
     n_finished = 0
     while len(ends) and first_end <= threshold:
@@ -2392,7 +2502,7 @@ def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, 
         n_seeds = _sets_after_ends(until, state, seeds, n_seeds, size, rate_factor, penalty,
                                    flow_start, flow_link, capacity, whole, sets, link_start,
                                    done_rtol)
-    return until, n_finished, n_seeds, False
+    return until, n_finished, n_seeds, False, False
 
 
 @numba.njit(cache=_CACHE, inline="always")
@@ -2496,7 +2606,41 @@ def run_together(first_tasks, first_times, task_rank, pending, reduce_s, task_fi
                      task_msg, msg_tasks, post_tasks, post_delay, eager, send_cost,
                      receive_cost, serial_receiver, receive_after, data_latency, size,
                      rate_factor, flow_start, flow_link, link_start, link_flow, capacity,
-                     penalty, bound, level_rtol, done_rtol, keep_sets)[:2]
+                     penalty, bound, level_rtol, done_rtol, keep_sets, _no_pipe())[:2]
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _no_pipe():
+    """A ``pipe`` of empty arrays, for a window run alone (:func:`run_together`)."""
+    ranks, clocks, flags = np.empty(0, np.int64), np.empty(0), np.zeros(2, np.int64)
+    return (ranks, ranks, clocks, flags, clocks, ranks, clocks, flags, clocks, flags)
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def run_piped(pipe, task_rank, pending, reduce_s, task_first, task_msg, msg_tasks, post_tasks,
+              post_delay, eager, send_cost, receive_cost, serial_receiver, receive_after,
+              data_latency, size, rate_factor, flow_start, flow_link, link_start, link_flow,
+              capacity, penalty, bound, level_rtol, done_rtol, keep_sets):
+    """:func:`run_together` of one window of a pipeline while the window before runs in
+    another thread: the rank clocks come in through ``pipe`` as that window makes them
+    known, and this window's go out through it to the next (``engine._run_piped``).
+
+    ``pipe``: (first task of each rank here, -1 for none; the ranks made known, in
+    order, their clocks by rank, [how many known, stopped], [progress]: the clocks
+    coming in; the same going out; [stop]).  An event at a time t is taken only
+    once every clock below t is known (the window before has passed t: its progress,
+    the time of its own events, bounds every clock it has still to give), so this
+    window takes the same events in the same order as run alone from the clocks at
+    once, and its answers are the same to the bit.  Returns whether the tasks
+    deadlocked, the window before stopped, or the flag to stop was raised (then the
+    windows after stop too).
+    """
+    empty = np.empty(0, dtype=np.int64)
+    return _together(empty, np.empty(0), task_rank, pending, reduce_s, task_first, task_msg,
+                     msg_tasks, post_tasks, post_delay, eager, send_cost, receive_cost,
+                     serial_receiver, receive_after, data_latency, size, rate_factor,
+                     flow_start, flow_link, link_start, link_flow, capacity, penalty, bound,
+                     level_rtol, done_rtol, keep_sets, pipe)[1]
 
 
 @numba.njit(cache=_CACHE, nogil=True)
@@ -2504,7 +2648,7 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
               msg_tasks, post_tasks, post_delay, eager, send_cost, receive_cost,
               serial_receiver, receive_after, data_latency, size, rate_factor, flow_start,
               flow_link, link_start, link_flow, capacity, penalty, bound, level_rtol,
-              done_rtol, keep_sets):
+              done_rtol, keep_sets, pipe):
     """The event simulation of several steps (the engine's ``_run_together``), compiled.
 
     Tasks are (rank, step) pairs, a rank's in order; a message is posted
@@ -2521,6 +2665,8 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
     clocks and how many sets were dissolved (:func:`_reshare_sets`).  ``pending`` is
     consumed.  The loop (:func:`_event_loop`) works on borrowed views of every array
     (:func:`_borrowed`): ``owned`` here keeps their owners until the return.
+    With a ``pipe`` of ranks (:func:`run_piped`; :func:`_no_pipe`: none), the first tasks
+    come in through it instead, and the ranks' clocks go out through it.
     """
     n_tasks = len(task_rank)
     m = len(size)
@@ -2537,10 +2683,15 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
         n_stack += 1
     starts = [(np.inf, np.int64(-1))]   # (data start, message): a typed heap
     starts.pop()
+    # (piped is a value, not a literal argument: one compilation for both callers)
+    piped = len(pipe[0]) > 0
+    absorbed, limit = 0, np.inf
+    if piped:   # the first tasks whose clocks are known already
+        absorbed, n_stack, limit = _absorb(0, stack_task, stack_time, n_stack, pipe)
     n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending,
                            task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
                            msg_tasks, eager, send_cost, posted, data_latency, starts,
-                           deferred, False)
+                           deferred, False, piped, pipe)
     # per flow: in flight, bytes left, when left was last brought up to date, rate,
     # end, version (of its entry on the heap of ends), a list for the components, and
     # the arena's fill at which its stale entries go (:func:`_drop_stale`) (flows m + a
@@ -2572,16 +2723,17 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
          post_delay, eager, send_cost, receive_cost, serial_receiver, receive_after,
          data_latency)), _borrowed((size, rate_factor, flow_start, flow_link, link_start,
                                     capacity, penalty, bound)),
-        starts, ends, n_stack, level_rtol, done_rtol, keep_sets)
+        starts, ends, n_stack, level_rtol, done_rtol, keep_sets, piped, pipe, absorbed, limit)
     return owned[0][1], deadlocked, owned[1][1][5]   # owned: alive until here
 
 
 @numba.njit(cache=_CACHE)
-def _event_loop(room, tasks, flows, starts, ends, n_stack, level_rtol, done_rtol, keep_sets):
+def _event_loop(room, tasks, flows, starts, ends, n_stack, level_rtol, done_rtol, keep_sets,
+                piped, pipe, absorbed, limit):
     """The event loop of :func:`_together`, over its arrays' borrowed views ``room`` (the
     tasks' and the flows' state), ``tasks`` (the tasks and messages) and ``flows``
     (their routes and rates), and the heaps of starts and ends.  Returns whether the
-    tasks deadlocked.
+    tasks deadlocked (``piped``: or the window before stopped, or the flag to stop).
 
     Compiled on its own and called once per call of :func:`_together`, not inlined:
     numba copies an inlined function's code block by block, each block with every
@@ -2591,26 +2743,60 @@ def _event_loop(room, tasks, flows, starts, ends, n_stack, level_rtol, done_rtol
     nothing, and counted their references at every inlined call (the loop 75 %
     longer, the dragonfly's reduce ``binary`` on 262,144 ranks, 42.5 s against
     24.2 s); borrowed here, it runs as fast as inlined, and its answers are the same
-    to the bit."""
-    room, tasks, flows = _borrowed((room, tasks, flows))
+    to the bit.
+
+    ``piped`` (:func:`run_piped`): ``absorbed`` clocks of the window before are known,
+    every other is at least ``limit``.  Before an event at ``limit`` or later the
+    loop waits for more (:func:`_wait`), takes them (:func:`_absorb`) and starts
+    their tasks.  After each event it gives the next window its progress: its
+    clocks still to come are at least the event's time and ``limit``.  Once its
+    messages are done, it passes the rest of the clocks on as they come."""
+    room, tasks, flows, pipe = _borrowed((room, tasks, flows, pipe))
     ((task_start, task_last, posted, receiver_free, deferred, stack_task, stack_time, done,
       finished, received, finished_at, touched, serial),
      (state, whole, sets, arena, lists, seeds, problem, front)) = room
     (task_rank, pending, reduce_s, task_first, task_msg, msg_tasks, post_tasks, post_delay,
      eager, send_cost, receive_cost, serial_receiver, receive_after, data_latency) = tasks
     size, rate_factor, flow_start, flow_link, link_start, capacity, penalty, bound = flows
+    out_state, out_progress = pipe[7], pipe[8]
     m = len(size)
     n_seeds = 0
     n_done = 0
     now = _first_start(starts, front[0], front[2])
+    # piped: the first event only once every start before it is known
+    while piped and n_done < m and limit <= now and limit < np.inf:
+        if not _wait(absorbed, limit, pipe):
+            _store_release(out_state, 1, 1)
+            return True
+        absorbed, n_stack, limit = _absorb(absorbed, stack_task, stack_time, n_stack, pipe)
+        n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending,
+                               task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
+                               msg_tasks, eager, send_cost, posted, data_latency, starts,
+                               deferred, True, piped, pipe)
+        now = _first_start(starts, front[0], front[2])
     stamp = 0
     while n_done < m:
         stamp += 1
-        until, n_finished, n_seeds, deadlocked = _next_events(
+        until, n_finished, n_seeds, deadlocked, paused = _next_events(
             now, starts, front, ends, arena, state, seeds, n_seeds, stamp, flow_start,
             flow_link, link_start, capacity, penalty, bound, size, rate_factor, problem, lists,
-            finished, level_rtol, done_rtol, whole, sets, keep_sets)
+            finished, level_rtol, done_rtol, whole, sets, keep_sets, piped, limit)
+        if paused:
+            # every clock to come is at least limit, and this window's next event is no
+            # earlier: wait for more, start the tasks they let start, take the event again
+            _store_release(out_progress, 0, min(limit, until))
+            if not _wait(absorbed, limit, pipe):
+                _store_release(out_state, 1, 1)
+                return True
+            absorbed, n_stack, limit = _absorb(absorbed, stack_task, stack_time, n_stack, pipe)
+            n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last,
+                                   pending, task_rank, reduce_s, task_first, task_msg,
+                                   post_tasks, post_delay, msg_tasks, eager, send_cost, posted,
+                                   data_latency, starts, deferred, True, piped, pipe)
+            continue
         if deadlocked:
+            if piped:
+                _store_release(out_state, 1, 1)
             return True
         now = until
         if n_finished == 0:
@@ -2634,10 +2820,23 @@ def _event_loop(room, tasks, flows, starts, ends, n_stack, level_rtol, done_rtol
                 stack_task[n_stack] = t + 1
                 stack_time[n_stack] = task_last[t] + reduce_s[t]
                 n_stack += 1
+            elif piped:
+                _publish(task_rank[t], task_last[t] + reduce_s[t], pipe)
         n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending,
                                task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
                                msg_tasks, eager, send_cost, posted, data_latency, starts,
-                               deferred, True)
+                               deferred, True, piped, pipe)
+        if piped:   # what is still to come here is at least now (and limit)
+            _store_release(out_progress, 0, min(limit, now))
+    # piped: the clocks of the ranks without a task here still to pass on
+    while piped and absorbed < len(pipe[0]):
+        _store_release(out_progress, 0, limit)
+        if not _wait(absorbed, limit, pipe):
+            _store_release(out_state, 1, 1)
+            return True
+        absorbed, n_stack, limit = _absorb(absorbed, stack_task, stack_time, n_stack, pipe)
+    if piped:
+        _store_release(out_progress, 0, np.inf)
     return False
 
 
