@@ -26,7 +26,7 @@ def _recorded(counts, keep_sets):
     """kernels.run_together with or without sets, recording its counts (sets formed,
     their flows ended, sets dissolved)."""
     def run(*args):
-        task_last, deadlock, counted = kernels._together(*args[:-1], keep_sets)
+        task_last, deadlock, counted = kernels._together(*args[:-1], keep_sets, kernels._no_pipe())
         counts.append(counted.copy())
         return task_last, deadlock
     return run
