@@ -42,7 +42,9 @@ Above :data:`TOGETHER_MESSAGES` the steps run together in windows of
 consecutive steps of at most :data:`WINDOW_MESSAGES` messages, and a step of
 a window's messages or more is timed alone (:func:`_run_step`).  A windowed
 pattern's (a pipeline's) every window runs as events, the next one's steps,
-routes and tasks made in a helper thread meanwhile (:func:`_run_windows`).
+routes and tasks made in a helper thread meanwhile (:func:`_run_windows`), and
+two windows run at once, each in a thread behind the one before, with the
+answers of the windows in turn (:func:`_run_piped`).
 
 What it leaves out: SMPI's cross-traffic (the reverse route's 5 % load; off
 in the ``hockney`` profile and the catalog's) and, above
@@ -832,7 +834,8 @@ def _run_windows(steps: list, clock: np.ndarray, hosts: np.ndarray, fabric: Fabr
     window of :data:`ORDER_MESSAGES` or more is numbered in the order its flows
     would end alone (:func:`_in_order_of_ends`), from clocks that estimate carries
     from window to window: the helper never reads the loop's clocks, so the
-    answers do not depend on which thread runs first."""
+    answers do not depend on which thread runs first.  Several windows run
+    :data:`PIPED_WINDOWS` at once (:func:`_run_piped`)."""
     messages = sum(step.messages for step in steps)
     several = messages > WINDOW_MESSAGES
     # the clocks were every flow alone, window after window (none for one window

@@ -42,7 +42,9 @@ this file only, so the tolerances the callers own come in as arguments.  Every
 kernel called from Python releases the GIL (``nogil=True``, here and in the
 other ``*_kernels.py``): a prediction runs in a thread while the main thread
 waits for it, so Ctrl-C and SIGTERM stop a loop of minutes at once
-(``collsim.lifetime.interruptible``).
+(``collsim.lifetime.interruptible``).  A pipeline's windows run at once, each
+in a thread behind the one before, their clocks passed on through arrays read
+and written with acquire and release order (:func:`run_piped`).
 """
 
 from __future__ import annotations
