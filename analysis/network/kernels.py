@@ -2765,70 +2765,65 @@ def _event_loop(room, tasks, flows, starts, ends, n_stack, level_rtol, done_rtol
     n_seeds = 0
     n_done = 0
     now = _first_start(starts, front[0], front[2])
-    # piped: the first event only once every start before it is known
-    while piped and n_done < m and limit <= now and limit < np.inf:
-        if not _wait(absorbed, limit, pipe):
-            _store_release(out_state, 1, 1)
-            return True
-        absorbed, n_stack, limit = _absorb(absorbed, stack_task, stack_time, n_stack, pipe)
-        n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending,
-                               task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
-                               msg_tasks, eager, send_cost, posted, data_latency, starts,
-                               deferred, True, piped, pipe)
-        now = _first_start(starts, front[0], front[2])
+    begun = False   # piped: before the first event, a start to come may be earlier than now
     stamp = 0
+    n_finished, deadlocked = 0, False
     while n_done < m:
-        stamp += 1
-        until, n_finished, n_seeds, deadlocked, paused = _next_events(
-            now, starts, front, ends, arena, state, seeds, n_seeds, stamp, flow_start,
-            flow_link, link_start, capacity, penalty, bound, size, rate_factor, problem, lists,
-            finished, level_rtol, done_rtol, whole, sets, keep_sets, piped, limit)
+        until = now
+        paused = piped and not begun and limit <= now and limit < np.inf
+        if not paused:
+            begun = True
+            stamp += 1
+            until, n_finished, n_seeds, deadlocked, paused = _next_events(
+                now, starts, front, ends, arena, state, seeds, n_seeds, stamp, flow_start,
+                flow_link, link_start, capacity, penalty, bound, size, rate_factor, problem,
+                lists, finished, level_rtol, done_rtol, whole, sets, keep_sets, piped, limit)
+        if deadlocked and not paused:
+            if piped:
+                _store_release(out_state, 1, 1)
+            return True
         if paused:
             # every clock to come is at least limit, and this window's next event is no
-            # earlier: wait for more, start the tasks they let start, take the event again
+            # earlier: wait for more and start the tasks they let start (below); the
+            # event is taken again from the same now
             _store_release(out_progress, 0, min(limit, until))
             if not _wait(absorbed, limit, pipe):
                 _store_release(out_state, 1, 1)
                 return True
             absorbed, n_stack, limit = _absorb(absorbed, stack_task, stack_time, n_stack, pipe)
-            n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last,
-                                   pending, task_rank, reduce_s, task_first, task_msg,
-                                   post_tasks, post_delay, msg_tasks, eager, send_cost, posted,
-                                   data_latency, starts, deferred, True, piped, pipe)
-            continue
-        if deadlocked:
-            if piped:
-                _store_release(out_state, 1, 1)
-            return True
-        now = until
-        if n_finished == 0:
-            continue
-        n_done += n_finished
-        for i in range(n_finished):
-            finished_at[i] = state[4][finished[i]]
-        completed = _end_messages(n_finished, finished, finished_at, done, received,
-                                  receive_cost, serial_receiver, msg_tasks, receiver_free,
-                                  task_last, pending, touched, eager, task_start,
-                                  receive_after, deferred, serial)
-        # a receive posted ahead may complete a task before it starts (it then ends when
-        # it starts), or before the start its previous task set for it, later than now
-        for t in completed[::-1]:
-            if pending[t] != 0 or task_start[t] == np.inf:
-                continue
-            # task t has nothing pending (as in _start_tasks, written out there too)
-            if task_start[t] + deferred[t] > task_last[t]:
-                task_last[t] = task_start[t] + deferred[t]
-            if t + 1 < len(task_rank) and task_rank[t + 1] == task_rank[t]:
-                stack_task[n_stack] = t + 1
-                stack_time[n_stack] = task_last[t] + reduce_s[t]
-                n_stack += 1
-            elif piped:
-                _publish(task_rank[t], task_last[t] + reduce_s[t], pipe)
+        elif n_finished:
+            now = until
+            n_done += n_finished
+            for i in range(n_finished):
+                finished_at[i] = state[4][finished[i]]
+            completed = _end_messages(n_finished, finished, finished_at, done, received,
+                                      receive_cost, serial_receiver, msg_tasks, receiver_free,
+                                      task_last, pending, touched, eager, task_start,
+                                      receive_after, deferred, serial)
+            # a receive posted ahead may complete a task before it starts (it then ends
+            # when it starts), or before the start its previous task set for it, later
+            # than now
+            for t in completed[::-1]:
+                if pending[t] != 0 or task_start[t] == np.inf:
+                    continue
+                # task t has nothing pending (as in _start_tasks, written out there too)
+                if task_start[t] + deferred[t] > task_last[t]:
+                    task_last[t] = task_start[t] + deferred[t]
+                if t + 1 < len(task_rank) and task_rank[t + 1] == task_rank[t]:
+                    stack_task[n_stack] = t + 1
+                    stack_time[n_stack] = task_last[t] + reduce_s[t]
+                    n_stack += 1
+                elif piped:
+                    _publish(task_rank[t], task_last[t] + reduce_s[t], pipe)
+        else:
+            now = until
         n_stack = _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending,
                                task_rank, reduce_s, task_first, task_msg, post_tasks, post_delay,
                                msg_tasks, eager, send_cost, posted, data_latency, starts,
                                deferred, True, piped, pipe)
-        if piped:   # what is still to come here is at least now (and limit)
+        if not begun:
+            now = _first_start(starts, front[0], front[2])
+        elif piped and not paused:   # what is still to come here is at least now (and limit)
             _store_release(out_progress, 0, min(limit, now))
     # piped: the clocks of the ranks without a task here still to pass on
     while piped and absorbed < len(pipe[0]):
