@@ -84,6 +84,28 @@ def test_a_window_that_fails_stops_the_ones_after_it_and_raises(monkeypatch):
     assert not _windows_alive()   # the third, waiting for the second, stopped
 
 
+def test_a_window_that_deadlocks_raises_the_engine_s_error(monkeypatch):
+    # the kernel's answer for a deadlock: True, and the windows after told to stop
+    hosts, fabric, net = _setting("fat-tree 4:1", 256)
+    monkeypatch.setattr(engine, "WINDOW_MESSAGES", 1 << 11)
+    pattern = trees.PATTERNS[("reduce", "binary")](
+        256, 1 << 17, elem_bytes=8, params=replace(DEFAULT_PARAMS, block_count=40))
+    calls = []
+    run_piped = kernels.run_piped
+
+    def second_deadlocks(pipe, *arguments):
+        calls.append(1)
+        if len(calls) == 2:
+            pipe[7][1] = 1
+            return True
+        return run_piped(pipe, *arguments)
+
+    monkeypatch.setattr(kernels, "run_piped", second_deadlocks)
+    with pytest.raises(ValueError, match="the steps deadlock"):
+        pattern_time(pattern, hosts, fabric, net, together_messages=0)
+    assert not _windows_alive()
+
+
 def _one_window(p: int = 64):
     hosts, fabric, net = _setting("fat-tree 4:1", p)
     pattern = trees.PATTERNS[("bcast", "binary")](p, 1 << 12, elem_bytes=8)

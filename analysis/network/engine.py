@@ -716,6 +716,9 @@ def _in_order_of_ends(first_tasks: np.ndarray, task_rank: np.ndarray, arguments:
             *tolerances)
 
 
+_DEADLOCK = "the steps deadlock (a message's ranks never reach its step)"
+
+
 def _run_prepared(prepared: tuple, clock: np.ndarray) -> np.ndarray:
     """The rank clocks after steps :func:`_prepare_together` made ready, from ``clock``."""
     from . import kernels
@@ -724,7 +727,7 @@ def _run_prepared(prepared: tuple, clock: np.ndarray) -> np.ndarray:
     task_last, deadlock = kernels.run_together(first_tasks, clock[task_rank[first_tasks]],
                                                *arguments)
     if deadlock:
-        raise ValueError("the steps deadlock (a message's ranks never reach its step)")
+        raise ValueError(_DEADLOCK)
     after = clock.copy()
     kernels.scatter_max(after, task_rank, np.asarray(task_last + reduce_s, dtype=float))
     return after
@@ -888,8 +891,7 @@ def _run_piped(prepared, clock: np.ndarray) -> np.ndarray:
             first_of_rank = np.full(p, -1, dtype=np.int64)
             first_of_rank[task_rank[first_tasks]] = first_tasks
             if kernels.run_piped((first_of_rank, *pipe, stop), *arguments):
-                failures.append((k, ValueError("the steps deadlock (a message's ranks never "
-                                               "reach their step)")))
+                failures.append((k, ValueError(_DEADLOCK)))
         except BaseException as error:   # the caller's to see
             failures.append((k, error))
             pipe[6][1] = 1   # the windows after this one stop
