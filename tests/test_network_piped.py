@@ -64,45 +64,40 @@ def test_windows_run_at_once_give_the_clocks_of_windows_in_turn(monkeypatch, mac
     assert not _windows_alive()
 
 
-def test_a_window_that_fails_stops_the_ones_after_it_and_raises(monkeypatch):
+def _second_window_fails(monkeypatch, collective: str, second) -> float:
+    """pattern_time of ``collective`` ``binary`` in windows of 2048 messages on the 4:1
+    fat-tree, the second window's kernels.run_piped replaced by ``second(pipe)``."""
     hosts, fabric, net = _setting("fat-tree 4:1", 256)
     monkeypatch.setattr(engine, "WINDOW_MESSAGES", 1 << 11)
-    pattern = trees.PATTERNS[("bcast", "binary")](
+    pattern = trees.PATTERNS[(collective, "binary")](
         256, 1 << 17, elem_bytes=8, params=replace(DEFAULT_PARAMS, block_count=40))
     calls = []
     run_piped = kernels.run_piped
 
-    def second_fails(pipe, *arguments):
+    def piped(pipe, *arguments):
         calls.append(1)
-        if len(calls) == 2:
-            raise RuntimeError("window two")
-        return run_piped(pipe, *arguments)
+        return second(pipe) if len(calls) == 2 else run_piped(pipe, *arguments)
 
-    monkeypatch.setattr(kernels, "run_piped", second_fails)
+    monkeypatch.setattr(kernels, "run_piped", piped)
+    return pattern_time(pattern, hosts, fabric, net, together_messages=0)
+
+
+def test_a_window_that_fails_stops_the_ones_after_it_and_raises(monkeypatch):
+    def fails(pipe):
+        raise RuntimeError("window two")
+
     with pytest.raises(RuntimeError, match="window two"):
-        pattern_time(pattern, hosts, fabric, net, together_messages=0)
+        _second_window_fails(monkeypatch, "bcast", fails)
     assert not _windows_alive()   # the third, waiting for the second, stopped
 
 
 def test_a_window_that_deadlocks_raises_the_engine_s_error(monkeypatch):
-    # the kernel's answer for a deadlock: True, and the windows after told to stop
-    hosts, fabric, net = _setting("fat-tree 4:1", 256)
-    monkeypatch.setattr(engine, "WINDOW_MESSAGES", 1 << 11)
-    pattern = trees.PATTERNS[("reduce", "binary")](
-        256, 1 << 17, elem_bytes=8, params=replace(DEFAULT_PARAMS, block_count=40))
-    calls = []
-    run_piped = kernels.run_piped
+    def deadlocks(pipe):   # the kernel's answer: True, the windows after told to stop
+        pipe[7][1] = 1
+        return True
 
-    def second_deadlocks(pipe, *arguments):
-        calls.append(1)
-        if len(calls) == 2:
-            pipe[7][1] = 1
-            return True
-        return run_piped(pipe, *arguments)
-
-    monkeypatch.setattr(kernels, "run_piped", second_deadlocks)
     with pytest.raises(ValueError, match="the steps deadlock"):
-        pattern_time(pattern, hosts, fabric, net, together_messages=0)
+        _second_window_fails(monkeypatch, "reduce", deadlocks)
     assert not _windows_alive()
 
 

@@ -1485,7 +1485,7 @@ def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending
             # task t has nothing pending: it ends no earlier than it started plus the o_r of
             # its receives whose data came before it started (deferred: SMPI charges o_r in the
             # wait), and its rank's next task, if any, goes on the stack to start after t's
-            # local reduction (written out here and in _together: a call costs a reference
+            # local reduction (written out here and in _event_loop: a call costs a reference
             # count per array, per task)
             if task_start[t] + deferred[t] > task_last[t]:
                 task_last[t] = task_start[t] + deferred[t]
@@ -2446,13 +2446,11 @@ def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, 
     while len(ends) and (not in_flight[ends[0][1]] or ends[0][2] != version[ends[0][1]]):
         _pop_end(ends, arena)
     first_end = ends[0][0] if len(ends) else np.inf
-    if len(ends) == 0 and next_start == np.inf:
-        if piped and limit < np.inf:
-            return np.inf, 0, 0, False, True
-        return np.inf, 0, 0, True, False
     until = min(first_end, next_start)
-    if piped and until >= limit:
+    if piped and limit <= until and limit < np.inf:
         return until, 0, 0, False, True
+    if len(ends) == 0 and next_start == np.inf:
+        return np.inf, 0, 0, True, False
     threshold = until + abs(until) * done_rtol
     n_finished = 0
     while len(ends) and first_end <= threshold:
@@ -2465,7 +2463,6 @@ def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, 
             in_flight[f] = False
             finished[n_finished] = f
             n_finished += 1
-        # the heap rid of stale entries at its top; the first end (inf: none)
         while len(ends) and (not in_flight[ends[0][1]] or ends[0][2] != version[ends[0][1]]):
             _pop_end(ends, arena)
         first_end = ends[0][0] if len(ends) else np.inf
@@ -2480,9 +2477,8 @@ def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, 
         seed = not (keep_sets and kept[f] >= 0)
         free = keep_sets and seed
         # its crossings leave their links' lists (a swap with the list's last), and (seed:
-        # it was not a set's) one flow still in flight on each of its links (the link's
-        # flows share it: one component) becomes a seed of the next event's re-sharing
-        # (written out: a call per flow costs a reference count per array)
+        # not a set's) one flow in flight on each of its links (one component with it)
+        # seeds the next re-sharing (written out: a call costs a reference count per array)
         for e in range(flow_start[f], flow_start[f + 1]):
             link = flow_link[e]
             moved = live[link_start[link] + n_live[link] - 1]
@@ -2783,9 +2779,7 @@ def _event_loop(room, tasks, flows, starts, ends, n_stack, level_rtol, done_rtol
                 _store_release(out_state, 1, 1)
             return True
         if paused:
-            # every clock to come is at least limit, and this window's next event is no
-            # earlier: wait for more and start the tasks they let start (below); the
-            # event is taken again from the same now
+            # no earlier clock to come: wait, start the tasks they let start, take it again
             _store_release(out_progress, 0, min(limit, until))
             if not _wait(absorbed, limit, pipe):
                 _store_release(out_state, 1, 1)
