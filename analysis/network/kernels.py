@@ -1524,7 +1524,9 @@ def _absorb(absorbed, stack_task, stack_time, n_stack, pipe):
     stack's size, the limit: every clock still to come is at least this; inf when
     all are known)."""
     first_of_rank, in_ranks, in_clocks, in_state, in_progress = pipe[:5]
-    progress = _load_acquire(in_progress, 0)   # before the count: see _event_loop
+    # the progress before the count: a rank past the count read after it was not yet
+    # known when that progress was given, so its clock is at least the progress
+    progress = _load_acquire(in_progress, 0)
     n = _load_acquire(in_state, 0)
     for i in range(absorbed, n):
         rank = in_ranks[i]
