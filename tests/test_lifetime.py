@@ -1,14 +1,19 @@
 """A study killed with SIGKILL leaves no worker, no smpirun and no temporary directory; a
 prediction stops at once at SIGTERM or Ctrl-C."""
 
+import concurrent.futures
+import multiprocessing
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
+
+from collsim.lifetime import pool_options
 
 XBAR = {"xbar": {"platform": {"generator": "crossbar", "nodes": 32}}}
 ALLREDUCE = {"collective": "allreduce", "sizes": ["8", "1MiB"],
@@ -47,8 +52,9 @@ def _worker_simulating(scratch: Path) -> bool:
 
 def _left_in(scratch: Path) -> list[str]:
     """What is left under scratch: each path with its kind, size and age, so that a
-    failure names what made it (a clean clone once left a
-    ``scratch/87nl1ttx`` that no collsim code makes; its maker was not found)."""
+    failure names what made it (a clean clone once left ``scratch/87nl1ttx``: Python's
+    probe of the temporary directory, which a worker now never makes,
+    test_a_worker_is_given_its_temporary_directory_and_writes_no_probe)."""
     now = time.time()
     found = []
     for path in sorted(scratch.rglob("*")):
@@ -233,3 +239,19 @@ def test_a_worker_told_its_main_process_died_removes_its_scratch_at_once(tmp_pat
         assert (done.returncode, done.stdout) == (0, "unwinding False\n")
     else:
         assert done.returncode == 128 + signal.SIGTERM and done.stdout == ""
+
+
+def test_a_worker_is_given_its_temporary_directory_and_writes_no_probe(tmp_path, monkeypatch):
+    """Python finds the temporary directory by writing and removing a file in it; a
+    worker told its main process died between the two would leave the file behind, so
+    the pool's workers are given the main process's directory instead.  (A spawned
+    worker inherits nothing: given no directory, it would look in $TMPDIR.)"""
+    given, environment = tmp_path / "given", tmp_path / "environment"
+    given.mkdir()
+    environment.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(given))
+    monkeypatch.setenv("TMPDIR", str(environment))
+    with concurrent.futures.ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+            **pool_options()) as pool:
+        assert pool.submit(tempfile.gettempdir).result() == str(given)

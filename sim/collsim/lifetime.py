@@ -18,6 +18,7 @@ import os
 import shutil
 import signal
 import sys
+import tempfile
 import threading
 
 __all__ = ["pool_options", "guarded", "terminate_like_interrupt", "interruptible"]
@@ -51,8 +52,17 @@ def _on_parent_death(signum, frame) -> None:
     raise ParentDied()
 
 
-def _die_with_parent(parent_pid: int) -> None:
-    """Pool initializer: SIGTERM when the parent dies, and end then."""
+def _die_with_parent(parent_pid: int, temporary_dir: str) -> None:
+    """Pool initializer: the parent's temporary directory, SIGTERM when the parent dies,
+    and end then.
+
+    The directory is given, not looked for: Python finds it on first use by writing
+    and removing a file of eight random letters in it (``tempfile.gettempdir``), and
+    a worker told its parent died between the two left that file behind (a clean
+    clone's ``tests/test_lifetime.py`` once found ``scratch/87nl1ttx``: the kill
+    came while one worker simulated and the other made its first directory).
+    """
+    tempfile.tempdir = temporary_dir
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
@@ -63,7 +73,7 @@ def _die_with_parent(parent_pid: int) -> None:
 
 def pool_options() -> dict:
     """Keyword arguments for a ProcessPoolExecutor whose workers die with this process."""
-    return {"initializer": _die_with_parent, "initargs": (os.getpid(),)}
+    return {"initializer": _die_with_parent, "initargs": (os.getpid(), tempfile.gettempdir())}
 
 
 def guarded(function, *args):
