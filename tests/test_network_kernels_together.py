@@ -4,6 +4,8 @@ an event loop that re-shares every flow in flight at every event (the loop it re
 within 1e-12 relative, on a fat-tree and a dragonfly with flows starting at many
 distinct times (merging and splitting components)."""
 
+import heapq
+
 import numba
 import numpy as np
 import pytest
@@ -107,11 +109,69 @@ def _runs_popped(groups, bounds, ends_at, versions_at, m, in_flight, purge):
     used = arena[3][0]
     live = [(0.0, 0, 0)]
     live.pop()
-    while len(ends):
-        end, f, v, _, _ = kernels._pop_end(ends, arena)
+    while kernels._size(ends):
+        end, f, v = kernels._pop_end(ends, arena)
         if in_flight[f] and v == version[f]:
             live.append((end, f, v))
     return live, used, purge_at[0]
+
+
+@numba.njit
+def _starts_popped(times, msgs, pops_after):
+    """Push the data starts (time, message) one by one onto the loop's heap of starts
+    (kernels._push_start), taking the next start (kernels._first_start,
+    kernels._pop_start, no sorted front) after each push that ``pops_after`` marks,
+    then the rest; returns the (time, message) of each start taken, in order."""
+    n = len(times)
+    heap = kernels._starts_heap(n)
+    front, cursor = np.empty(0), np.zeros(1, dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
+    out_times, out_msgs = np.empty(n), np.empty(n, dtype=np.int64)
+    k = 0
+    for i in range(n + n):
+        if i < n:
+            kernels._push_start(heap, times[i], msgs[i])
+            if not pops_after[i]:
+                continue
+        if kernels._size(heap) == 0:
+            break
+        out_times[k] = kernels._first_start(heap, front, cursor)
+        out_msgs[k] = kernels._pop_start(heap, front, none, cursor)
+        k += 1
+    return out_times[:k], out_msgs[:k]
+
+
+def test_the_heap_of_starts_gives_heapqs_order():
+    """The loop's heap of data starts (arrays, not a list of tuples) gives its entries in
+    the order Python's heapq gives the same (time, message) tuples, pushes and pops
+    interleaved, with tied times."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    times = rng.integers(0, 40, n) * 1e-6
+    msgs = rng.permutation(n).astype(np.int64)
+    pops_after = rng.random(n) < 0.4
+    reference, heap = [], []
+    for i in range(n):
+        heapq.heappush(heap, (times[i], int(msgs[i])))
+        if pops_after[i]:
+            reference.append(heapq.heappop(heap))
+    reference += [heapq.heappop(heap) for _ in range(len(heap))]
+    got_times, got_msgs = _starts_popped(times, msgs, pops_after)
+    assert list(zip(got_times.tolist(), got_msgs.tolist())) == reference
+
+
+def test_a_full_array_heap_refuses_another_entry():
+    """A full array heap raises instead of writing past its arrays."""
+    with pytest.raises(RuntimeError, match="heap is full"):
+        _overfill()
+
+
+@numba.njit
+def _overfill():
+    """Three starts pushed onto a heap of data starts with room for two."""
+    heap = kernels._starts_heap(2)
+    for i in range(3):
+        kernels._push_start(heap, 0.0, np.int64(i))
 
 
 @pytest.mark.parametrize("purge", [False, True])

@@ -1234,68 +1234,132 @@ def class_properties(links, class_bounds, class_capacity, class_latency, loopbac
     return capacity, latency, pipe
 
 
-@numba.njit(cache=_CACHE, inline="always")
-def _push(heap, item):
-    """``heapq.heappush`` written out for the event loop's heaps (:func:`run_together`):
-    inlined where it is called, it costs no call and no reference count per message
-    (numba's ``heapq`` takes the list as an argument at each call).  The entries are
-    distinct tuples, so any heap gives them in the same order."""
-    heap.append(item)
-    _sift_up(heap, len(heap) - 1, item)
+# The event loop's two heaps (the data starts, the runs of ends) are arrays: per entry
+# a float key and a row of integers, and a count: ``(keys, ints, [n])``, ordered as
+# the tuples (key, *row).  Typed lists of tuples did the same before 2026-11-30, but a
+# list owns a reference count, which every inlined use of it raised and lowered with
+# an atomic instruction in a call of its own: 21 of those and 62 of their releases in
+# the compiled loop, where perf put 17 % of the loop's time (the dragonfly's bcast
+# ``binary`` on 65,536 ranks; docs/MODELS.md "The loop's heaps in arrays").  The
+# entries are distinct, so any heap gives them in the same order, and the answers are
+# the same to the bit.
+
+
+@numba.njit(cache=_CACHE)
+def _heap_room(n, width):
+    """An empty array heap with room for ``n`` entries of a key and ``width`` integers."""
+    return np.empty(n), np.empty((n, width), dtype=np.int64), np.zeros(1, dtype=np.int64)
 
 
 @numba.njit(cache=_CACHE, inline="always")
-def _sift_up(heap, pos, item):
-    """``item`` into the hole at ``pos`` of the heap, its parents larger than it moved
-    down into the hole in turn (:func:`_push`, and :func:`_pop`'s last step)."""
+def _size(heap):
+    """How many entries an array heap holds."""
+    return heap[2][0]
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _less(heap, a, b):
+    """Whether entry ``a`` comes before entry ``b``: (key, *row) compared as tuples."""
+    keys, ints = heap[0], heap[1]
+    if keys[a] != keys[b]:
+        return keys[a] < keys[b]
+    for c in range(ints.shape[1]):
+        if ints[a, c] != ints[b, c]:
+            return ints[a, c] < ints[b, c]
+    return False
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _swap(heap, a, b):
+    """Entries ``a`` and ``b`` change places."""
+    keys, ints = heap[0], heap[1]
+    keys[a], keys[b] = keys[b], keys[a]
+    for c in range(ints.shape[1]):
+        ints[a, c], ints[b, c] = ints[b, c], ints[a, c]
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _sift_up(heap, pos):
+    """Entry ``pos`` moved up past its parents that come after it."""
     while pos > 0:
         parent = (pos - 1) >> 1
-        up = heap[parent]
-        if item < up:
-            heap[pos] = up
-            pos = parent
-        else:
+        if not _less(heap, pos, parent):
             break
-    heap[pos] = item
+        _swap(heap, pos, parent)
+        pos = parent
 
 
 @numba.njit(cache=_CACHE, inline="always")
-def _pop(heap):
-    """``heapq.heappop`` written out as :func:`_push` is: the least entry, the last one
-    sifted down from the root's place (to a leaf, then up)."""
-    last = heap.pop()
-    if len(heap) == 0:
-        return last
-    top = heap[0]
-    _replace_top(heap, last)
-    return top
-
-
-@numba.njit(cache=_CACHE, inline="always")
-def _replace_top(heap, item):
-    """The heap's least entry replaced by ``item``: the hole at the root moved down to a
-    leaf (its lesser child up each time), ``item`` then sifted up from there."""
-    n = len(heap)
-    pos = 0
-    child = 1
-    while child < n:
-        if child + 1 < n and not heap[child] < heap[child + 1]:
-            child += 1
-        heap[pos] = heap[child]
-        pos = child
+def _sift_down(heap, pos):
+    """Entry ``pos`` moved down past its lesser child while that child comes first."""
+    n = heap[2][0]
+    while True:
         child = 2 * pos + 1
-    _sift_up(heap, pos, item)
+        if child >= n:
+            break
+        if child + 1 < n and _less(heap, child + 1, child):
+            child += 1
+        if not _less(heap, child, pos):
+            break
+        _swap(heap, pos, child)
+        pos = child
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _new_slot(heap):
+    """The place of a new entry at the heap's end (the caller writes it there, then
+    sifts it up: :func:`_sift_up`)."""
+    n = heap[2][0]
+    if n == len(heap[0]):
+        raise RuntimeError("an event loop's heap is full")
+    heap[2][0] = n + 1
+    return n
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _drop_top(heap):
+    """The least entry removed: the last one takes its place and sifts down."""
+    keys, ints = heap[0], heap[1]
+    n = heap[2][0] - 1
+    heap[2][0] = n
+    if n > 0:
+        keys[0] = keys[n]
+        for c in range(ints.shape[1]):
+            ints[0, c] = ints[n, c]
+        _sift_down(heap, 0)
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _heapify(heap):
+    """``heapq.heapify`` of an array heap's entries."""
+    for i in range(heap[2][0] // 2 - 1, -1, -1):
+        _sift_down(heap, i)
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _push_start(starts, time, msg):
+    """Message ``msg``'s data start at ``time`` onto the heap of starts."""
+    j = _new_slot(starts)
+    starts[0][j] = time
+    starts[1][j, 0] = msg
+    _sift_up(starts, j)
+
+
+@numba.njit(cache=_CACHE)
+def _starts_heap(m):
+    """The heap of data starts, empty: room for ``m`` entries (data start; message)."""
+    return _heap_room(m, 1)
 
 
 @numba.njit(cache=_CACHE)
 def _ends_heap(n_entries):
-    """The heap of ends, empty: a typed heap of runs (their first entry's end, flow and
-    version, where the run goes on, where it stops), and the arena of the runs
+    """The heap of ends, empty: an array heap of runs (their first entry's end; its
+    flow and version, where the run goes on, where it stops; a run holds an entry at
+    least, so ``n_entries`` of them fit), and the arena of the runs
     (:func:`_push_ends`): each entry's end, flow and version, and how many are used."""
-    ends = [(np.inf, np.int64(-1), np.int64(-1), np.int64(0), np.int64(0))]
-    ends.pop()
-    return ends, (np.empty(n_entries), np.empty(n_entries, dtype=np.int64),
-                  np.empty(n_entries, dtype=np.int64), np.zeros(1, dtype=np.int64))
+    return _heap_room(n_entries, 4), (np.empty(n_entries), np.empty(n_entries, dtype=np.int64),
+                                      np.empty(n_entries, dtype=np.int64),
+                                      np.zeros(1, dtype=np.int64))
 
 
 @numba.njit(cache=_CACHE, inline="always")
@@ -1357,20 +1421,27 @@ def _push_run(ends, arena, base, n):
     and its place on the heap of ends."""
     E, F, V, used = arena
     used[0] = base + n
-    _push(ends, (E[base], F[base], V[base], base, base + n))
+    j = _new_slot(ends)
+    ends[0][j] = E[base]
+    row = ends[1][j]
+    row[0], row[1], row[2], row[3] = F[base], V[base], base, base + n
+    _sift_up(ends, j)
 
 
 @numba.njit(cache=_CACHE, inline="always")
 def _pop_end(ends, arena):
-    """The least entry of the heap of ends (:func:`_push_ends`); its run's next entry, if
-    any, takes its place."""
+    """The least entry of the heap of ends (:func:`_push_ends`), as (end, flow, version);
+    its run's next entry, if any, takes its place."""
     E, F, V, used = arena
-    top = ends[0]
-    i = top[3] + 1
-    if i < top[4]:
-        _replace_top(ends, (E[i], F[i], V[i], i, top[4]))
+    keys, ints = ends[0], ends[1]
+    top = (keys[0], ints[0, 0], ints[0, 1])
+    i = ints[0, 2] + 1
+    if i < ints[0, 3]:
+        keys[0] = E[i]
+        ints[0, 0], ints[0, 1], ints[0, 2] = F[i], V[i], i
+        _sift_down(ends, 0)
     else:
-        _pop(ends)
+        _drop_top(ends)
     return top
 
 
@@ -1427,7 +1498,7 @@ def _first_start(starts, times, cursor):
     """The time of the next data start (inf: none): the least of the heap ``starts`` and
     of the sorted front's ``times`` from its ``cursor`` (:func:`_sorted_front`)."""
     t = times[cursor[0]] if cursor[0] < len(times) else np.inf
-    if len(starts) and starts[0][0] < t:
+    if _size(starts) and starts[0][0] < t:
         return starts[0][0]
     return t
 
@@ -1438,10 +1509,13 @@ def _pop_start(starts, times, msgs, cursor):
     (:func:`_sorted_front`), whichever holds the least (start, message): the order one
     heap of both gives."""
     i = cursor[0]
-    if i < len(times) and (len(starts) == 0 or (times[i], msgs[i]) < starts[0]):
+    if i < len(times) and (_size(starts) == 0 or (times[i], msgs[i]) < (starts[0][0],
+                                                                         starts[1][0, 0])):
         cursor[0] = i + 1
         return msgs[i]
-    return _pop(starts)[1]
+    msg = starts[1][0, 0]
+    _drop_top(starts)
+    return msg
 
 
 @numba.njit(cache=_CACHE, inline="always")
@@ -1475,7 +1549,7 @@ def _start_tasks(stack_task, stack_time, n_stack, task_start, task_last, pending
                     b += post_delay[1, msg]
                     posted[msg] = a if a > b else b
                     if pushed:
-                        _push(starts, (posted[msg] + data_latency[msg], msg))
+                        _push_start(starts, posted[msg] + data_latency[msg], msg)
             if eager[msg] and msg_tasks[0, msg] == t:
                 settled = task_start[t] + send_cost[msg]
                 if settled > task_last[t]:
@@ -1682,16 +1756,11 @@ def _drop_stale(ends, arena, version, in_flight, purge_at):
     E, F, V, used = arena
     if used[0] <= purge_at[0]:
         return
-    n_runs = len(ends)
-    where = np.empty(n_runs, dtype=np.int64)
-    stop = np.empty(n_runs, dtype=np.int64)
-    for r in range(n_runs):
-        where[r] = ends[r][3]
-        stop[r] = ends[r][4]
-    # (no list comprehension of the runs here: inlined into a caller, numba 0.68's
-    # comprehension lost this function's later write to ``used``)
-    ends.clear()
+    n_runs = _size(ends)
+    where = ends[1][:n_runs, 2].copy()
+    stop = ends[1][:n_runs, 3].copy()
     n = 0
+    n_kept = 0
     for r in np.argsort(where):   # by place in the arena: each moved down in turn
         first = n
         for i in range(where[r], stop[r]):
@@ -1701,8 +1770,12 @@ def _drop_stale(ends, arena, version, in_flight, purge_at):
                 V[n] = V[i]
                 n += 1
         if n > first:
-            ends.append((E[first], F[first], V[first], first, n))
-    heapq.heapify(ends)
+            ends[0][n_kept] = E[first]
+            row = ends[1][n_kept]
+            row[0], row[1], row[2], row[3] = F[first], V[first], first, n
+            n_kept += 1
+    ends[2][0] = n_kept
+    _heapify(ends)
     used[0] = n
     purge_at[0] = 2 * n + 1024
 
@@ -2445,17 +2518,18 @@ def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, 
         _drop_stale(ends, arena, version, in_flight, purge_at)
     next_start = _first_start(starts, front[0], front[2])
     # the heap rid of stale entries at its top; the first end (inf: none)
-    while len(ends) and (not in_flight[ends[0][1]] or ends[0][2] != version[ends[0][1]]):
+    while _size(ends) and (not in_flight[ends[1][0, 0]]
+                           or ends[1][0, 1] != version[ends[1][0, 0]]):
         _pop_end(ends, arena)
-    first_end = ends[0][0] if len(ends) else np.inf
+    first_end = ends[0][0] if _size(ends) else np.inf
     until = min(first_end, next_start)
     if piped and limit <= until and limit < np.inf:
         return until, 0, 0, False, True
-    if len(ends) == 0 and next_start == np.inf:
+    if _size(ends) == 0 and next_start == np.inf:
         return np.inf, 0, 0, True, False
     threshold = until + abs(until) * done_rtol
     n_finished = 0
-    while len(ends) and first_end <= threshold:
+    while _size(ends) and first_end <= threshold:
         f = _pop_end(ends, arena)[1]
         if f >= m:   # a set's flows
             n_finished = _set_ends(f - m, until, threshold, finished, n_finished, state,
@@ -2465,9 +2539,10 @@ def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, 
             in_flight[f] = False
             finished[n_finished] = f
             n_finished += 1
-        while len(ends) and (not in_flight[ends[0][1]] or ends[0][2] != version[ends[0][1]]):
+        while _size(ends) and (not in_flight[ends[1][0, 0]]
+                               or ends[1][0, 1] != version[ends[1][0, 0]]):
             _pop_end(ends, arena)
-        first_end = ends[0][0] if len(ends) else np.inf
+        first_end = ends[0][0] if _size(ends) else np.inf
     finished[:n_finished].sort()
     n_seeds = 0
     kept = whole[0]
@@ -2681,8 +2756,7 @@ def _together(first_tasks, first_times, task_rank, pending, reduce_s, task_first
         stack_task[n_stack] = first_tasks[i]
         stack_time[n_stack] = first_times[i]
         n_stack += 1
-    starts = [(np.inf, np.int64(-1))]   # (data start, message): a typed heap
-    starts.pop()
+    starts = _starts_heap(m)   # (data start, message)
     # (piped is a value, not a literal argument: one compilation for both callers)
     piped = len(pipe[0]) > 0
     absorbed, limit = 0, np.inf

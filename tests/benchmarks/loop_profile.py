@@ -6,14 +6,21 @@ loop up and calls it).  This script profiles them by line of
 ``analysis/network/kernels.py``:
 
 1. a child process compiles the kernels afresh with ``NUMBA_DEBUGINFO=1``
-   (in a temporary ``NUMBA_CACHE_DIR``) on a small machine, writes the
-   object code of ``_together`` and of ``_event_loop``
-   (``serialize_using_object_code``) and the address each was loaded at,
-   then predicts the entry at ``--np`` ranks;
+   (in a temporary ``NUMBA_CACHE_DIR``) on a small machine, in windows small
+   enough that the piped loop (``run_piped``) is compiled too, writes the
+   object code of ``run_together``, ``run_piped``, ``_together`` and
+   ``_event_loop`` (``serialize_using_object_code``: each library whole,
+   with the functions numba linked into it) and of numba's reference counts
+   (``NRT_incref``, ``NRT_decref``, which the loop's code calls), and the
+   address each was loaded at, then predicts the entry at ``--np`` ranks;
 2. ``perf record`` samples the child during that prediction;
-3. the samples inside either function are mapped to lines by ``addr2line``
-   over its object code's DWARF (the innermost line: an inlined helper's),
-   and each line to the function that holds it.
+3. the samples inside those libraries are mapped to lines by ``addr2line``
+   over their object code's DWARF (the innermost line: an inlined helper's),
+   each line to the function that holds it, and the reference counts' to a
+   line of their own.  (Before 2026-11-30 only ``_together``'s and
+   ``_event_loop``'s own symbols were mapped: a tenth of the samples of a
+   piped run, and none of the reference counts, which were 17 % of the loop
+   then: docs/MODELS.md "The loop's heaps in arrays".)
 
 It prints the share of the loop's samples per function and the top lines
 with their text.  A sample lands on the instruction after a stalled load
@@ -52,21 +59,30 @@ from predict_scale import MACHINES  # noqa: E402 - the benchmark's machines, one
 CHILD = """
 import json, os, sys, time
 from collsim.cli import main
-from collsim.analysis.network import kernels
+from collsim.analysis.network import engine, kernels
 machine, coll, alg, np_small, np_big, size, out = json.loads(sys.argv[1])
 def predict(n):
     main(["predict", *machine, "--np", str(n), "--coll", coll, "--alg", alg,
           "--bytes", size, "--json"])
+windows = engine.WINDOW_MESSAGES
+engine.WINDOW_MESSAGES = 1 << 11   # small windows: the piped loop is compiled too
 predict(np_small)
+engine.WINDOW_MESSAGES = windows
 loaded = []
-for function in (kernels._together, kernels._event_loop):
-    (signature, result), = function.overloads.items()
-    library = result.library
-    name = result.fndesc.mangled_name
-    obj = out + "/" + function.py_func.__name__ + ".o"
-    open(obj, "wb").write(library.serialize_using_object_code()[2][0])
-    loaded.append({"object": obj, "name": name,
-                   "address": library.get_pointer_to_function(name)})
+for function in (kernels.run_together, kernels.run_piped, kernels._together,
+                 kernels._event_loop):
+    for signature, result in function.overloads.items():
+        library = result.library
+        name = result.fndesc.mangled_name
+        obj = f"{out}/{function.py_func.__name__}-{len(loaded)}.o"
+        open(obj, "wb").write(library.serialize_using_object_code()[2][0])
+        loaded.append({"object": obj, "name": name,
+                       "address": library.get_pointer_to_function(name)})
+from numba.core.runtime import nrt   # the reference counts the loop's code calls
+library = nrt.rtsys.library
+open(out + "/nrt.o", "wb").write(library.serialize_using_object_code()[2][0])
+loaded.append({"object": out + "/nrt.o", "name": "NRT_incref", "refcounts": True,
+               "address": library.get_pointer_to_function("NRT_incref")})
 json.dump(loaded, open(out + "/loaded.json.tmp", "w"))
 os.rename(out + "/loaded.json.tmp", out + "/loaded.json")
 time.sleep(3)   # perf attaches
@@ -82,14 +98,25 @@ def _functions(path: Path) -> tuple[list[int], list[str]]:
     return [line for line, _ in found], [name for _, name in found]
 
 
-def _symbol(obj: Path, name: str) -> tuple[str, int, int]:
-    """(section, offset, size) of symbol ``name`` in the object file."""
+def _symbol(obj: Path, name: str) -> tuple[str, int]:
+    """(section, offset) of symbol ``name`` in the object file."""
     for line in subprocess.run(["objdump", "-t", str(obj)], capture_output=True, text=True,
                                check=True).stdout.splitlines():
         fields = line.split()
         if fields and fields[-1] == name:
-            return fields[-3], int(fields[0], 16), int(fields[-2], 16)
+            return fields[-3], int(fields[0], 16)
     raise SystemExit(f"loop_profile: {name} not in {obj}")
+
+
+def _section_size(obj: Path, section: str) -> int:
+    """The size of the object file's section (its whole code: the entry point and
+    every function numba linked into it)."""
+    for line in subprocess.run(["objdump", "-h", str(obj)], capture_output=True, text=True,
+                               check=True).stdout.splitlines():
+        fields = line.split()
+        if len(fields) > 2 and fields[1] == section:
+            return int(fields[2], 16)
+    raise SystemExit(f"loop_profile: no section {section} in {obj}")
 
 
 def _lines(obj: Path, section: str, offsets: list[int]) -> dict[int, int]:
@@ -104,6 +131,11 @@ def _lines(obj: Path, section: str, offsets: list[int]) -> dict[int, int]:
         lines[int(address, 16)] = (int(number) if file.endswith("kernels.py")
                                    and number.isdigit() else 0)
     return lines
+
+
+#: The line key of the samples in numba's reference counts (``NRT_incref``,
+#: ``NRT_decref``: compiled once per process, called from the loop's code).
+REFCOUNTS = -1
 
 
 def _profile(args) -> tuple[collections.Counter, int]:
@@ -132,10 +164,13 @@ def _profile(args) -> tuple[collections.Counter, int]:
         by_line = collections.Counter()
         for function in loaded:
             obj = Path(function["object"])
-            section, start, size = _symbol(obj, function["name"])
-            base = function["address"]
-            counts = collections.Counter(ip - base + start for ip in ips
-                                         if 0 <= ip - base < size)
+            section, start = _symbol(obj, function["name"])
+            base = function["address"] - start   # where the section was loaded
+            size = _section_size(obj, section)
+            counts = collections.Counter(ip - base for ip in ips if 0 <= ip - base < size)
+            if function.get("refcounts"):
+                by_line[REFCOUNTS] += sum(counts.values())
+                continue
             if not counts:   # (addr2line given no address reads them from stdin)
                 continue
             lines = _lines(obj, section, sorted(counts))
@@ -160,16 +195,19 @@ def main() -> None:
     source = KERNELS.read_text().splitlines()
     by_function = collections.Counter()
     for line, n in by_line.items():
-        by_function[names[bisect.bisect_right(firsts, line) - 1] if line else "?"] += n
+        by_function[names[bisect.bisect_right(firsts, line) - 1] if line > 0
+                    else "(numba's reference counts)" if line == REFCOUNTS else "?"] += n
     print(f"{args.entry} on {args.machine}, {args.np} ranks, {args.bytes}: {total} samples "
-          f"in _together and _event_loop ({n_process} in the process)")
+          f"in the loop's code and the reference counts it calls ({n_process} in the "
+          "process: the rest is making the windows, Python and the system)")
     print("\nshare  function")
     for name, n in by_function.most_common():
         if n / total >= 0.005:
             print(f"{100 * n / total:5.1f}  {name}")
     print("\nshare  line  text")
     for line, n in by_line.most_common(args.top):
-        text = source[line - 1].strip() if line else "(no line: numba's own code)"
+        text = (source[line - 1].strip() if line > 0 else "(no line: numba's own code)"
+                if line == 0 else "(NRT_incref, NRT_decref: numba's reference counts)")
         print(f"{100 * n / total:5.1f}  {line:5d}  {text}")
 
 
