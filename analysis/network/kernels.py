@@ -2825,7 +2825,7 @@ def _event_loop(room, tasks, flows, starts, ends, n_stack, level_rtol, done_rtol
     their tasks.  After each event it gives the next window its progress: its
     clocks still to come are at least the event's time and ``limit``.  Once its
     messages are done, it passes the rest of the clocks on as they come."""
-    room, tasks, flows, pipe = _borrowed((room, tasks, flows, pipe))
+    room, tasks, flows, pipe, starts, ends = _borrowed((room, tasks, flows, pipe, starts, ends))
     ((task_start, task_last, posted, receiver_free, deferred, stack_task, stack_time, done,
       finished, received, finished_at, touched, serial),
      (state, whole, sets, arena, lists, seeds, problem, front)) = room
