@@ -1239,10 +1239,11 @@ def class_properties(links, class_bounds, class_capacity, class_latency, loopbac
 # the tuples (key, *row).  Typed lists of tuples did the same before 2026-11-30, but a
 # list owns a reference count, which every inlined use of it raised and lowered with
 # an atomic instruction in a call of its own: 21 of those and 62 of their releases in
-# the compiled loop, where perf put 17 % of the loop's time (the dragonfly's bcast
-# ``binary`` on 65,536 ranks; docs/MODELS.md "The loop's heaps in arrays").  The
-# entries are distinct, so any heap gives them in the same order, and the answers are
-# the same to the bit.
+# the compiled loop, where perf put about a fifth of the loop's samples (the
+# dragonfly's bcast ``binary`` on 65,536 ranks; docs/MODELS.md "The loop's heaps in
+# arrays").  :func:`_event_loop` borrows them (:func:`_borrowed`) as its other
+# arrays.  The entries are distinct, so any heap gives them in the same order, and
+# the answers are the same to the bit.
 
 
 @numba.njit(cache=_CACHE)
@@ -2475,6 +2476,16 @@ def _start_data(now, starts, front, state, seeds, n_seeds, flow_start, flow_link
 
 
 @numba.njit(cache=_CACHE, inline="always")
+def _stale_top(ends, in_flight, version):
+    """Whether the heap of ends has an entry first that is stale: its flow no longer in
+    flight, or re-shared since (another version)."""
+    if _size(ends) == 0:
+        return False
+    f = ends[1][0, 0]
+    return not in_flight[f] or ends[1][0, 1] != version[f]
+
+
+@numba.njit(cache=_CACHE, inline="always")
 def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, flow_start,
                  flow_link, link_start, capacity, penalty, bound, size, rate_factor, room, lists,
                  finished, level_rtol, done_rtol, whole, sets, keep_sets, piped, limit):
@@ -2518,8 +2529,7 @@ def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, 
         _drop_stale(ends, arena, version, in_flight, purge_at)
     next_start = _first_start(starts, front[0], front[2])
     # the heap rid of stale entries at its top; the first end (inf: none)
-    while _size(ends) and (not in_flight[ends[1][0, 0]]
-                           or ends[1][0, 1] != version[ends[1][0, 0]]):
+    while _stale_top(ends, in_flight, version):
         _pop_end(ends, arena)
     first_end = ends[0][0] if _size(ends) else np.inf
     until = min(first_end, next_start)
@@ -2539,8 +2549,7 @@ def _next_events(now, starts, front, ends, arena, state, seeds, n_seeds, stamp, 
             in_flight[f] = False
             finished[n_finished] = f
             n_finished += 1
-        while _size(ends) and (not in_flight[ends[1][0, 0]]
-                               or ends[1][0, 1] != version[ends[1][0, 0]]):
+        while _stale_top(ends, in_flight, version):
             _pop_end(ends, arena)
         first_end = ends[0][0] if _size(ends) else np.inf
     finished[:n_finished].sort()
