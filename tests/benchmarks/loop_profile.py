@@ -10,17 +10,19 @@ loop up and calls it).  This script profiles them by line of
    enough that the piped loop (``run_piped``) is compiled too, writes the
    object code of ``run_together``, ``run_piped``, ``_together`` and
    ``_event_loop`` (``serialize_using_object_code``: each library whole,
-   with the functions numba linked into it) and of numba's reference counts
-   (``NRT_incref``, ``NRT_decref``, which the loop's code calls), and the
-   address each was loaded at, then predicts the entry at ``--np`` ranks;
+   with the functions numba linked into it) and the address each was loaded
+   at, and the addresses of numba's reference counts (``NRT_incref``,
+   ``NRT_decref``, which the loop's code calls; numba keeps no object code of
+   them), then predicts the entry at ``--np`` ranks;
 2. ``perf record`` samples the child during that prediction;
 3. the samples inside those libraries are mapped to lines by ``addr2line``
    over their object code's DWARF (the innermost line: an inlined helper's),
-   each line to the function that holds it, and the reference counts' to a
-   line of their own.  (Before 2026-11-30 only ``_together``'s and
-   ``_event_loop``'s own symbols were mapped: a tenth of the samples of a
-   piped run, and none of the reference counts, which were 17 % of the loop
-   then: docs/MODELS.md "The loop's heaps in arrays".)
+   each line to the function that holds it, and the samples within 256
+   bytes of a reference count's address to a line of their own.  (Before
+   2026-11-30 only ``_together``'s and ``_event_loop``'s own symbols were
+   mapped: a tenth of the samples of a piped run, and none of the reference
+   counts, which were about a fifth of the loop's then: docs/MODELS.md "The
+   loop's heaps in arrays".)
 
 It prints the share of the loop's samples per function and the top lines
 with their text.  A sample lands on the instruction after a stalled load
@@ -79,10 +81,9 @@ for function in (kernels.run_together, kernels.run_piped, kernels._together,
         loaded.append({"object": obj, "name": name,
                        "address": library.get_pointer_to_function(name)})
 from numba.core.runtime import nrt   # the reference counts the loop's code calls
-library = nrt.rtsys.library
-open(out + "/nrt.o", "wb").write(library.serialize_using_object_code()[2][0])
-loaded.append({"object": out + "/nrt.o", "name": "NRT_incref", "refcounts": True,
-               "address": library.get_pointer_to_function("NRT_incref")})
+library = nrt.rtsys.library   # (compiled without object code: addresses only)
+for name in ("NRT_incref", "NRT_decref"):
+    loaded.append({"refcounts": name, "address": library.get_pointer_to_function(name)})
 json.dump(loaded, open(out + "/loaded.json.tmp", "w"))
 os.rename(out + "/loaded.json.tmp", out + "/loaded.json")
 time.sleep(3)   # perf attaches
@@ -137,6 +138,18 @@ def _lines(obj: Path, section: str, offsets: list[int]) -> dict[int, int]:
 #: ``NRT_decref``: compiled once per process, called from the loop's code).
 REFCOUNTS = -1
 
+#: The bytes counted from each reference count's address (numba keeps no object
+#: code of them, so no size: each is a few dozen bytes of code).
+REFCOUNT_BYTES = 256
+
+
+def _refcount_samples(ips: list[int], addresses: list[int]) -> int:
+    """The samples within :data:`REFCOUNT_BYTES` of a reference count's address (and
+    before the next one's)."""
+    starts = sorted(addresses)
+    ends = [min(a + REFCOUNT_BYTES, b) for a, b in zip(starts, starts[1:] + [1 << 64])]
+    return sum(1 for ip in ips if any(a <= ip < e for a, e in zip(starts, ends)))
+
 
 def _profile(args) -> tuple[collections.Counter, int]:
     """Samples per line of kernels.py inside ``_together`` and ``_event_loop`` (0: no
@@ -162,15 +175,16 @@ def _profile(args) -> tuple[collections.Counter, int]:
             ["perf", "script", "-i", f"{tmp}/perf.data", "-F", "ip"],
             capture_output=True, text=True, check=True).stdout.split()]
         by_line = collections.Counter()
+        by_line[REFCOUNTS] = _refcount_samples(ips, [f["address"] for f in loaded
+                                                     if "refcounts" in f])
         for function in loaded:
+            if "refcounts" in function:
+                continue
             obj = Path(function["object"])
             section, start = _symbol(obj, function["name"])
             base = function["address"] - start   # where the section was loaded
             size = _section_size(obj, section)
             counts = collections.Counter(ip - base for ip in ips if 0 <= ip - base < size)
-            if function.get("refcounts"):
-                by_line[REFCOUNTS] += sum(counts.values())
-                continue
             if not counts:   # (addr2line given no address reads them from stdin)
                 continue
             lines = _lines(obj, section, sorted(counts))
