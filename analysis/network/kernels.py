@@ -1881,8 +1881,13 @@ def _rates_only(now, group, left, since, rate, finish, version, size, rate_facto
 
 
 #: A set of flows kept on a link (:func:`_reshare_sets`) is formed only of this many
-#: flows or more: below, the filling is as cheap as the set's bookkeeping.
-SET_FLOWS = 16
+#: flows or more: below, the filling is as cheap as the set's bookkeeping.  Four, not
+#: 16: the dragonfly's bcast ``binary`` of 1 MiB on 1,048,576 ranks took 55.6 s of wall
+#: against 61.3 s, reduce ``binary`` 51.0 against 57.0 s; the answers move by roundings
+#: the trees amplify (at most 0.37 % from the filling without sets on 84 cells of 4096
+#: ranks, where 16 gave 0.20 % and SimGrid differs from both by up to 7.4 %;
+#: docs/MODELS.md, "Sets from four flows, held against SimGrid at 4096 ranks").
+SET_FLOWS = 4
 
 #: The slack a set's other links keep: the most the flows on such a link may take
 #: (the sets' reservations and the other flows' rates) is its capacity times
