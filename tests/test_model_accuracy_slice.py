@@ -229,10 +229,13 @@ def test_a_large_dragonfly_keeps_sets_within_the_filling_and_near_simgrid(monkey
 
     platform = model_accuracy.PLATFORMS["dragonfly 4096"][0]
     kept = []
-    spied = engine._keeps_sets
-    monkeypatch.setattr(engine, "_keeps_sets",
-                        lambda fabric, link_start: kept.append(spied(fabric, link_start))
-                        or kept[-1])
+    keeps_sets = engine._keeps_sets
+
+    def spy(fabric, link_start):
+        kept.append(keeps_sets(fabric, link_start))
+        return kept[-1]
+
+    monkeypatch.setattr(engine, "_keeps_sets", spy)
     with_sets_s = collsim.predict("reduce", "binary", 4096, [1 << 20], platform=platform,
                                   mapping="random")["model_s"].iloc[0]
     assert kept == [True]

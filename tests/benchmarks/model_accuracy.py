@@ -70,7 +70,7 @@ FULL_EXTRA = {"seed003_hydra": [1024], "modern_fat_tree_hdr": [512]}
 #: 4096 ranks of a 17-group dragonfly, where the binary and pipelined trees pile
 #: hundreds of flows on a global link, so the event loop keeps sets of flows on
 #: their bottleneck links (``engine._keeps_sets``), which no default cell reaches
-#: (docs/MODELS.md, "Sets from four flows, against SimGrid at 4096 ranks").
+#: (docs/MODELS.md, "Sets from four flows, held against SimGrid at 4096 ranks").
 OPT_IN = {
     "dragonfly 4096": ({"generator": "dragonfly", "groups": 17, "chassis_per_group": 1,
                         "routers_per_chassis": 16, "nodes_per_router": 16}, [4096],
