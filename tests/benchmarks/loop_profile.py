@@ -142,6 +142,10 @@ REFCOUNTS = -1
 #: code of them, so no size: each is a few dozen bytes of code).
 REFCOUNT_BYTES = 256
 
+#: What the two line keys that are not lines of kernels.py stand for.
+NOT_A_LINE = {0: "(no line: numba's own code)",
+              REFCOUNTS: "(NRT_incref, NRT_decref: numba's reference counts)"}
+
 
 def _refcount_samples(ips: list[int], addresses: list[int]) -> int:
     """The samples within :data:`REFCOUNT_BYTES` of a reference count's address (and
@@ -152,9 +156,9 @@ def _refcount_samples(ips: list[int], addresses: list[int]) -> int:
 
 
 def _profile(args) -> tuple[collections.Counter, int]:
-    """Samples per line of kernels.py inside ``_together`` and ``_event_loop`` (0: no
-    line) while the child predicts ``args``' entry, and the samples in the whole
-    process."""
+    """Samples per line of kernels.py in the loop's libraries (0: no line;
+    :data:`REFCOUNTS`: numba's reference counts) while the child predicts ``args``'
+    entry, and the samples in the whole process."""
     coll, alg = args.entry.split("/")
     with tempfile.TemporaryDirectory(prefix="loop_profile_") as tmp:
         env = dict(os.environ, NUMBA_DEBUGINFO="1", NUMBA_CACHE_DIR=f"{tmp}/numba",
@@ -210,7 +214,7 @@ def main() -> None:
     by_function = collections.Counter()
     for line, n in by_line.items():
         by_function[names[bisect.bisect_right(firsts, line) - 1] if line > 0
-                    else "(numba's reference counts)" if line == REFCOUNTS else "?"] += n
+                    else NOT_A_LINE[line]] += n
     print(f"{args.entry} on {args.machine}, {args.np} ranks, {args.bytes}: {total} samples "
           f"in the loop's code and the reference counts it calls ({n_process} in the "
           "process: the rest is making the windows, Python and the system)")
@@ -220,8 +224,7 @@ def main() -> None:
             print(f"{100 * n / total:5.1f}  {name}")
     print("\nshare  line  text")
     for line, n in by_line.most_common(args.top):
-        text = (source[line - 1].strip() if line > 0 else "(no line: numba's own code)"
-                if line == 0 else "(NRT_incref, NRT_decref: numba's reference counts)")
+        text = source[line - 1].strip() if line > 0 else NOT_A_LINE[line]
         print(f"{100 * n / total:5.1f}  {line:5d}  {text}")
 
 
