@@ -1418,15 +1418,22 @@ def _arena_room(arena, n):
 
 
 @numba.njit(cache=_CACHE, inline="always")
+def _write_run(ends, j, arena, first, stop):
+    """Entry ``j`` of the heap of ends made the run of the arena's entries ``first`` to
+    ``stop``: its first entry's end, flow and version, where it goes on and stops."""
+    E, F, V = arena[0], arena[1], arena[2]
+    ends[0][j] = E[first]
+    row = ends[1][j]
+    row[0], row[1], row[2], row[3] = F[first], V[first], first, stop
+
+
+@numba.njit(cache=_CACHE, inline="always")
 def _push_run(ends, arena, base, n):
     """The run of ``n`` entries written at ``base`` of the arena: used, its first entry
     and its place on the heap of ends."""
-    E, F, V, used = arena
-    used[0] = base + n
+    arena[3][0] = base + n
     j = _new_slot(ends)
-    ends[0][j] = E[base]
-    row = ends[1][j]
-    row[0], row[1], row[2], row[3] = F[base], V[base], base, base + n
+    _write_run(ends, j, arena, base, base + n)
     _sift_up(ends, j)
 
 
@@ -1772,9 +1779,7 @@ def _drop_stale(ends, arena, version, in_flight, purge_at):
                 V[n] = V[i]
                 n += 1
         if n > first:
-            ends[0][n_kept] = E[first]
-            row = ends[1][n_kept]
-            row[0], row[1], row[2], row[3] = F[first], V[first], first, n
+            _write_run(ends, n_kept, arena, first, n)
             n_kept += 1
     ends[2][0] = n_kept
     _heapify(ends)
