@@ -14,7 +14,7 @@ from collsim.analysis.network.maxmin import max_min_rates
 from collsim.analysis.network.patterns import rounds
 from collsim.cli import main
 from collsim.platforms import crossbar, dragonfly, fat_tree, map_ranks
-from collsim.platforms.routing import router
+from collsim.platforms.routing import router, simgrid_order
 from collsim.predictions import _arithmetic_rank_hosts
 from collsim.profiles import load_profile
 from collsim.runner import model_parameters
@@ -76,13 +76,27 @@ def test_fat_tree_routes_by_arithmetic_are_simgrids():
                    for a in range(nodes) for b in range(nodes))
 
 
-def test_dragonfly_routes_by_rule_have_simgrids_hop_counts():
-    G = dragonfly(groups=4, chassis_per_group=2, routers_per_chassis=3, nodes_per_router=1,
-                  global_links=2)
-    rule, graph = DragonflyFabric(G.graph["params"]), GraphFabric(G)
-    n = rule.n_hosts
-    src, dst = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
-    assert np.array_equal((rule.routes(src, dst) >= 0).sum(1), (graph.routes(src, dst) >= 0).sum(1))
+# (groups, chassis per group, routers per chassis, global links per pair, nodes per
+# router): one chassis, where SimGrid's ties go through a third group (17 x 16 is the
+# shape of model_accuracy's "dragonfly 4096"); several global links; several chassis,
+# where the shortest routes cross up to two third groups; one group; routers without
+# a global link (3 x 2 x 2: two of four hold one).
+DRAGONFLY_SHAPES = [(9, 1, 8, 1, 1), (17, 1, 16, 1, 1), (5, 1, 8, 2, 1), (4, 3, 4, 3, 1),
+                    (7, 2, 3, 1, 1), (10, 3, 3, 1, 1), (7, 2, 6, 2, 1), (6, 4, 3, 2, 1),
+                    (1, 2, 3, 1, 1), (3, 2, 2, 1, 2)]
+
+
+@pytest.mark.parametrize("groups, chassis, routers, links, nodes", DRAGONFLY_SHAPES)
+def test_dragonfly_routes_by_rule_are_simgrids(groups, chassis, routers, links, nodes):
+    G = dragonfly(groups=groups, chassis_per_group=chassis, routers_per_chassis=routers,
+                  nodes_per_router=nodes, global_links=links)
+    fabric, route = DragonflyFabric(G.graph["params"]), router(G)
+    order = simgrid_order(G)
+    names = [f"router-{u // (chassis * routers)}-{(u // routers) % chassis}-{u % routers}"
+             for u in range(fabric.n_routers)]
+    assert fabric.router_ids().tolist() == np.argsort(np.argsort([order[x] for x in names])).tolist()
+    hosts = range(fabric.n_hosts)
+    assert all(fabric.path_names(a, b) == route(f"node-{a}", f"node-{b}") for a in hosts for b in hosts)
 
 
 @pytest.mark.parametrize("mapping", ["block", "cyclic", "cyclic:3", "random", "random:7"])

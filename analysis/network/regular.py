@@ -9,9 +9,8 @@ the nodes ``node-0 ..`` (one host per node; ``cores_per_node`` ranks share
 it through the FATPIPE loopback).
 
 The fat-tree's and the dragonfly's rules run compiled, a loop per message
-(:func:`collsim.analysis.network.kernels.fat_tree_routes`,
-:func:`~collsim.analysis.network.kernels.dragonfly_routes`): a million
-messages of a step are routed in tens of milliseconds.
+(:mod:`collsim.analysis.network.route_kernels`): a million messages of a step
+are routed in tenths of a second.
 
 ``CrossbarFabric``
     Host i's link: id 2i up, 2i + 1 down (one id when half duplex).
@@ -23,15 +22,18 @@ messages of a step are routed in tens of milliseconds.
     ``dst`` has index ``n // prod(down[:m]) + prod(down[m:]) * (dst mod
     prod(up[:m]))`` (n the source going up, ``dst`` coming down).
 ``DragonflyFabric``
-    Minimal routes by rule: within a chassis the green link, within a
-    router slot the black link, otherwise green then black; between groups
-    to the router holding the first global link to the destination group,
-    across it, then as within a group.  SimGrid's Dijkstra zone takes a
-    hop-minimal route too, but breaks ties by its internal ids: the rule
-    and :class:`~collsim.analysis.network.fabric.GraphFabric` agree on the
-    links of most routes and on the number of hops of all but a few, as
-    ``tests/test_network_model.py`` measures; dragonflies up to 1024 hosts
-    are routed on the graph (``collsim.predictions.DRAGONFLY_GRAPH_HOSTS``).
+    SimGrid's routes, by rule: its Dijkstra zone takes a shortest route and,
+    among several, the one whose routers have the lowest internal ids read
+    from the destination back.  The shortest routes of a dragonfly have a
+    known form (within a group one or two local hops; between groups over one
+    global link, or through one or two third groups when that is as short:
+    ``route_kernels.dragonfly_routes``) and the ids follow from the order the
+    generator adds the links (:meth:`DragonflyFabric.router_ids`), so no graph
+    is searched.  ``tests/test_network_model.py`` checks every route of
+    fourteen shapes (one chassis or several, one global link per group pair or
+    several) equal to ``collsim.platforms.routing``'s.  Dragonflies up to 1024
+    hosts are still routed on their graph
+    (``collsim.network_model.DRAGONFLY_GRAPH_HOSTS``).
 """
 
 from __future__ import annotations
@@ -181,7 +183,7 @@ class FatTreeFabric(_LinkClasses):
         return level
 
     def routes(self, src, dst):
-        from .kernels import fat_tree_routes
+        from .route_kernels import fat_tree_routes
 
         return fat_tree_routes(np.ascontiguousarray(src, dtype=np.int64),
                                np.ascontiguousarray(dst, dtype=np.int64),
@@ -202,7 +204,7 @@ class FatTreeFabric(_LinkClasses):
 
 
 class DragonflyFabric(_LinkClasses):
-    """The dragonfly of ``collsim.platforms.dragonfly`` with minimal routes by rule (module doc)."""
+    """The dragonfly of ``collsim.platforms.dragonfly`` with SimGrid's routes by rule (module doc)."""
 
     def __init__(self, params: dict) -> None:
         self.groups = int(params["groups"])
@@ -220,6 +222,7 @@ class DragonflyFabric(_LinkClasses):
         self.base_global = self.base_black + G * R * C * C
         self.loopback = self.base_global + G * G * self.global_links
         self.n_links = self.loopback + 1
+        self._router_ids = None
         self.class_bounds = np.array([self.base_green, self.base_global, self.loopback,
                                       self.loopback + 1])
         self.class_capacity_Bps = np.array(
@@ -235,13 +238,77 @@ class DragonflyFabric(_LinkClasses):
         index = (position + k * (self.groups - 1)) % (self.chassis * self.routers)
         return index // self.routers, index % self.routers
 
+    def router_ids(self) -> np.ndarray:
+        """The rank of every router (numbered ``(g * C + c) * R + r``) in SimGrid's
+        internal ids, which break the ties between shortest routes.
+
+        The generated platform writes one route per edge of the graph, in
+        ``G.edges`` order (``collsim.platforms.routing.simgrid_order``), and a
+        node's id is the order it first appears in.  networkx lists a node's
+        edges to the nodes not listed before it, in the order they were added:
+        a router's hosts, its green links (chassis mates in slot order), its
+        black links (slot mates in chassis order), then its global link.  The
+        routers come in number order, so router u is named by the first router
+        (u itself, or one before it) that lists it: a chassis' first router
+        names its mates, a router of a group's first chassis its slot mates,
+        every router the far end of a global link to a later group.  Computed
+        once per fabric, without the graph; checked against the graph's
+        ``simgrid_order`` in ``tests/test_network_model.py``.
+        """
+        if self._router_ids is None:
+            G, C, R = self.groups, self.chassis, self.routers
+            ids = np.full(self.n_routers, -1, dtype=np.int64)
+            count = 0
+
+            def name(v):
+                nonlocal count
+                if ids[v] < 0:
+                    ids[v] = count
+                    count += 1
+
+            for u in range(self.n_routers):
+                name(u)
+                g, c, r = u // (C * R), (u // R) % C, u % R
+                if r == 0:
+                    for s in range(1, R):
+                        name(u + s)
+                if c == 0:
+                    for d in range(1, C):
+                        name(u + d * R)
+                h, k = self._peer(u)
+                if h > g:
+                    (hc,), (hr,) = self._gateway(np.array([h]), np.array([g]), k)
+                    name((h * C + hc) * R + hr)
+            self._router_ids = ids
+        return self._router_ids
+
+    def _peer(self, u: int) -> tuple[int, int]:
+        """(group, k) that router u's global link reaches, or (-1, -1)."""
+        G, CR = self.groups, self.chassis * self.routers
+        j = u % CR
+        if j >= self.global_links * (G - 1):
+            return -1, -1
+        k, position = divmod(j, G - 1)
+        g = u // CR
+        return (position if position < g else position + 1), k
+
     def routes(self, src, dst):
-        from .kernels import dragonfly_routes
+        from .route_kernels import dragonfly_routes
 
         return dragonfly_routes(np.ascontiguousarray(src, dtype=np.int64),
                                 np.ascontiguousarray(dst, dtype=np.int64), self.per_router,
                                 self.groups, self.chassis, self.routers, self.global_links,
-                                self.base_green, self.base_black, self.base_global, self.loopback)
+                                self.base_green, self.base_black, self.base_global, self.loopback,
+                                self.router_ids())
+
+    def path_names(self, src: int, dst: int) -> list[str]:
+        """The nodes of the route from node ``src`` to node ``dst`` (the graph's names)."""
+        if src == dst:
+            return [f"node-{src}"]
+        row = self.routes(np.array([src]), np.array([dst]))[0]
+        hops = [self.link_names(int(link)) for link in row[2:] if link >= 0]
+        routers = [hops[0][0]] + [head for _, head in hops] if hops else [self.link_names(int(row[0]))[1]]
+        return [f"node-{src}", *routers, f"node-{dst}"]
 
     def link_names(self, link: int) -> tuple[str, str]:
         """The two ends (tail, head) of a link id, as the graph names them."""

@@ -67,9 +67,10 @@ class NoNetworkPattern(CollsimError):
 # model computed beside); above, the regular families are arithmetic only.
 GRAPH_HOSTS = 20_000
 
-# A dragonfly up to this many hosts is routed on its graph (SimGrid's own choice
-# among minimal routes; a search per source host, minutes at 4096 hosts), a
-# larger one by the rule of ``DragonflyFabric`` (the same hop counts).
+# A dragonfly up to this many hosts is routed on its graph (a search per source
+# host, minutes at 4096 hosts), a larger one by the rule of ``DragonflyFabric``
+# (the same routes, SimGrid's, since 2026-11-30; before, minimal routes that
+# broke SimGrid's ties otherwise: docs/MODELS.md, "The tie-break, by rule").
 DRAGONFLY_GRAPH_HOSTS = 1024
 
 _ARITHMETIC: dict[str, type[Fabric]] = {"crossbar": CrossbarFabric, "fat_tree": FatTreeFabric,
