@@ -78,7 +78,7 @@ def _router_table(G, C, R, K):
     """Per router: group, chassis, slot, and the group and k of its global link
     (-1, -1 when it holds none)."""
     CR = C * R
-    where = np.empty((G * CR, 5), dtype=np.int64)
+    where = np.empty((G * CR, 5), dtype=np.int32)
     for u in range(G * CR):
         g, j = divmod(u, CR)
         where[u, GROUP], where[u, CHASSIS], where[u, SLOT] = g, j // R, j % R
@@ -103,7 +103,7 @@ def _gate(g, h, k, G, CR):
     return g * CR + position + k * (G - 1)
 
 
-@numba.njit(cache=_CACHE, nogil=True)
+@numba.njit(cache=_CACHE, nogil=True, inline="always")
 def _push(ways, n_ways, where, C, R, bound, paths, lengths, n):
     """Append to ``paths`` every shortest route through the waypoints ``ways``
     (routers; ways[2i] to ways[2i+1] within a group, ways[2i+1] to ways[2i+2] a
@@ -176,6 +176,8 @@ def _shortest_routes(a, b, where, G, C, R, K, paths, lengths, ways, thirds):
         return n
     ia, ka = where[a, PEER], where[a, PEER_K]
     ib, kb = where[b, PEER], where[b, PEER_K]
+    if D1 == 3 and ia != ib:
+        return n
     thirds[0] = ia
     n_thirds = 1
     if D1 >= 4:
