@@ -251,46 +251,17 @@ class DragonflyFabric(_LinkClasses):
         routers come in number order, so router u is named by the first router
         (u itself, or one before it) that lists it: a chassis' first router
         names its mates, a router of a group's first chassis its slot mates,
-        every router the far end of a global link to a later group.  Computed
-        once per fabric, without the graph; checked against the graph's
-        ``simgrid_order`` in ``tests/test_network_model.py``.
+        every router the far end of a global link to a later group
+        (``route_kernels.dragonfly_router_ids``).  Computed once per fabric,
+        without the graph; checked against the graph's ``simgrid_order`` in
+        ``tests/test_network_model.py``.
         """
         if self._router_ids is None:
-            G, C, R = self.groups, self.chassis, self.routers
-            ids = np.full(self.n_routers, -1, dtype=np.int64)
-            count = 0
+            from .route_kernels import dragonfly_router_ids
 
-            def name(v):
-                nonlocal count
-                if ids[v] < 0:
-                    ids[v] = count
-                    count += 1
-
-            for u in range(self.n_routers):
-                name(u)
-                g, c, r = u // (C * R), (u // R) % C, u % R
-                if r == 0:
-                    for s in range(1, R):
-                        name(u + s)
-                if c == 0:
-                    for d in range(1, C):
-                        name(u + d * R)
-                h, k = self._peer(u)
-                if h > g:
-                    (hc,), (hr,) = self._gateway(np.array([h]), np.array([g]), k)
-                    name((h * C + hc) * R + hr)
-            self._router_ids = ids
+            self._router_ids = dragonfly_router_ids(self.groups, self.chassis, self.routers,
+                                                    self.global_links)
         return self._router_ids
-
-    def _peer(self, u: int) -> tuple[int, int]:
-        """(group, k) that router u's global link reaches, or (-1, -1)."""
-        G, CR = self.groups, self.chassis * self.routers
-        j = u % CR
-        if j >= self.global_links * (G - 1):
-            return -1, -1
-        k, position = divmod(j, G - 1)
-        g = u // CR
-        return (position if position < g else position + 1), k
 
     def routes(self, src, dst):
         from .route_kernels import dragonfly_routes
