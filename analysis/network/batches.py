@@ -76,6 +76,7 @@ fabric's levels").
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -349,11 +350,21 @@ def _group_ranks(fabric, hosts: np.ndarray) -> int:
     return blocks[0][-1] * int(np.searchsorted(hosts, 1))
 
 
+def _coprime_near(n: int, fraction: float) -> int:
+    """The least integer from ``fraction * n`` up that is coprime to ``n`` (so that
+    ``i * m mod n`` permutes ``range(n)``)."""
+    m = max(1, int(fraction * n))
+    while math.gcd(m, n) != 1:
+        m += 1
+    return m
+
+
 def _level_flows(steps: ShiftBatches, blocks: list[int], pairs: bool,
                  global_ranks: int = 0) -> tuple:
     """``linear``'s sampled flows on nested blocks (:func:`level_blocks`), as
     :func:`_sampled_flows`': one flow per member and level, to the same place in another
-    block of the level below within its own block (its sub-block rotated by s: a
+    block of the level below within its own block (between a dragonfly's groups, to
+    places scrambled; the sub-block rotated by s: a
     permutation; s 1 + ``frac((i + 1) golden)`` of the others for the member at place
     i of its sub-block; one s for the whole block within the innermost block, and with
     ``pairs`` where the places do not reach every other sub-block: a dragonfly's
@@ -386,7 +397,17 @@ def _level_flows(steps: ShiftBatches, blocks: list[int], pairs: bool,
         whole = np.count_nonzero(per_shift) < n - 1
         if sub == 1 or (pairs and whole):   # the whole block rotated by one s
             shift = np.full(p, 1 + int(np.modf((level + 1) * _GOLDEN)[0] * (n - 1)))
-        t = base + ((member // sub % n + shift) % n) * sub + place
+        # A dragonfly's flows between groups go to places scrambled (place * m mod the
+        # group's ranks, m coprime to them): the same place, the same router slot,
+        # meets SimGrid's tie-break on most flows (both ends' global links reach one
+        # third group, and the route goes through it), where the pattern's
+        # destinations, every router of the group, meet it on about one in R; the
+        # scrambled places meet it as often (docs/MODELS.md "The tie-break, by rule").
+        if global_ranks and sub == global_ranks:
+            place_to = place * _coprime_near(sub, _GOLDEN) % sub
+        else:
+            place_to = place
+        t = base + ((member // sub % n + shift) % n) * sub + place_to
         k = (t - member) % p
         js.append(member)
         ts.append(t)
