@@ -223,6 +223,7 @@ class DragonflyFabric(_LinkClasses):
         self.loopback = self.base_global + G * G * self.global_links
         self.n_links = self.loopback + 1
         self._router_ids = None
+        self._where = None
         self.class_bounds = np.array([self.base_green, self.base_global, self.loopback,
                                       self.loopback + 1])
         self.class_capacity_Bps = np.array(
@@ -259,9 +260,19 @@ class DragonflyFabric(_LinkClasses):
         if self._router_ids is None:
             from .route_kernels import dragonfly_router_ids
 
-            self._router_ids = dragonfly_router_ids(self.groups, self.chassis, self.routers,
-                                                    self.global_links)
+            self._router_ids = dragonfly_router_ids(self._router_table(), self.groups,
+                                                    self.chassis, self.routers, self.global_links)
         return self._router_ids
+
+    def _router_table(self) -> np.ndarray:
+        """Each router's group, chassis, slot and global link (``route_kernels``),
+        made once."""
+        if self._where is None:
+            from .route_kernels import dragonfly_router_table
+
+            self._where = dragonfly_router_table(self.groups, self.chassis, self.routers,
+                                                 self.global_links)
+        return self._where
 
     def routes(self, src, dst):
         from .route_kernels import dragonfly_routes
@@ -270,7 +281,7 @@ class DragonflyFabric(_LinkClasses):
                                 np.ascontiguousarray(dst, dtype=np.int64), self.per_router,
                                 self.groups, self.chassis, self.routers, self.global_links,
                                 self.base_green, self.base_black, self.base_global, self.loopback,
-                                self.router_ids())
+                                self._router_table(), self.router_ids())
 
     def path_names(self, src: int, dst: int) -> list[str]:
         """The nodes of the route from node ``src`` to node ``dst`` (the graph's names)."""
