@@ -94,9 +94,11 @@ def test_dragonfly_routes_by_rule_are_simgrids(groups, chassis, routers, links, 
     order = simgrid_order(G)
     names = [f"router-{u // (chassis * routers)}-{(u // routers) % chassis}-{u % routers}"
              for u in range(fabric.n_routers)]
-    assert fabric.router_ids().tolist() == np.argsort(np.argsort([order[x] for x in names])).tolist()
+    ranks = np.argsort(np.argsort([order[name] for name in names]))
+    assert fabric.router_ids().tolist() == ranks.tolist()
     hosts = range(fabric.n_hosts)
-    assert all(fabric.path_names(a, b) == route(f"node-{a}", f"node-{b}") for a in hosts for b in hosts)
+    assert all(fabric.path_names(a, b) == route(f"node-{a}", f"node-{b}")
+               for a in hosts for b in hosts)
 
 
 @pytest.mark.parametrize("mapping", ["block", "cyclic", "cyclic:3", "random", "random:7"])

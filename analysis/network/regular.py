@@ -204,7 +204,7 @@ class FatTreeFabric(_LinkClasses):
 
 
 class DragonflyFabric(_LinkClasses):
-    """The dragonfly of ``collsim.platforms.dragonfly`` with SimGrid's routes by rule (module doc)."""
+    """The dragonfly of ``collsim.platforms.dragonfly``, SimGrid's routes by rule (module doc)."""
 
     def __init__(self, params: dict) -> None:
         self.groups = int(params["groups"])
@@ -289,7 +289,9 @@ class DragonflyFabric(_LinkClasses):
             return [f"node-{src}"]
         row = self.routes(np.array([src]), np.array([dst]))[0]
         hops = [self.link_names(int(link)) for link in row[2:] if link >= 0]
-        routers = [hops[0][0]] + [head for _, head in hops] if hops else [self.link_names(int(row[0]))[1]]
+        if not hops:   # two hosts of one router
+            return [f"node-{src}", self.link_names(int(row[0]))[1], f"node-{dst}"]
+        routers = [hops[0][0]] + [head for _, head in hops]
         return [f"node-{src}", *routers, f"node-{dst}"]
 
     def link_names(self, link: int) -> tuple[str, str]:
