@@ -30,7 +30,7 @@ are routed in tenths of a second.
     ``route_kernels.dragonfly_routes``) and the ids follow from the order the
     generator adds the links (:meth:`DragonflyFabric.router_ids`), so no graph
     is searched.  ``tests/test_network_model.py`` checks every route of
-    fourteen shapes (one chassis or several, one global link per group pair or
+    ten shapes (one chassis or several, one global link per group pair or
     several) equal to ``collsim.platforms.routing``'s.  Dragonflies up to 1024
     hosts are still routed on their graph
     (``collsim.network_model.DRAGONFLY_GRAPH_HOSTS``).

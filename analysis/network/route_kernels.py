@@ -178,12 +178,12 @@ def _push(ways, n_ways, where, C, R, bound, paths, lengths, n):
 
 
 @numba.njit(cache=_CACHE, nogil=True)
-def _shortest_routes(a, b, where, G, C, R, K, paths, lengths, ways, thirds):
+def _shortest_routes(a, b, D1, where, G, C, R, K, paths, lengths, ways, thirds):
     """Every shortest route from router a to router b of another group, in ``paths``
     (the count returned; rows longer than the shortest may follow, ``lengths`` says).
 
-    Direct routes cross one global link: D1 = min over k of the hops to the gate,
-    1, and the hops from the far gate, at most 2 + 1 + 2.  A route through a third
+    Direct routes cross one global link: D1 (the caller's) = min over k of the hops
+    to the gate, 1, and the hops from the far gate, at most 2 + 1 + 2.  A route through a third
     group i crosses two global links and at least one hop in i (i's gates to g
     and h are different routers), so it is 3 hops or more, and it ties or beats
     D1 only if its hops in g and h add up to D1 - 3 or less: for D1 = 3, a holds
@@ -195,11 +195,6 @@ def _shortest_routes(a, b, where, G, C, R, K, paths, lengths, ways, thirds):
     CR = C * R
     ga, gb = where[a, GROUP], where[b, GROUP]
     n = 0
-    D1 = 6
-    for k in range(K):
-        hops = (_local_hops(where, a, _gate(ga, gb, k, G, CR)) + 1
-                + _local_hops(where, _gate(gb, ga, k, G, CR), b))
-        D1 = min(D1, hops)
     for k in range(K):
         ways[0], ways[1] = a, _gate(ga, gb, k, G, CR)
         ways[2], ways[3] = _gate(gb, ga, k, G, CR), b
@@ -321,7 +316,7 @@ def dragonfly_routes(src, dst, per_router, G, C, R, K, base_green, base_black, b
                     table[f, at + 1] = _link(y, b, where, G, C, R, K, base_green, base_black,
                                              base_global)
                 continue
-            n = _shortest_routes(a, b, where, G, C, R, K, paths, lengths, ways, thirds)
+            n = _shortest_routes(a, b, D1, where, G, C, R, K, paths, lengths, ways, thirds)
         p = 0
         if n > 1:
             shortest = 6
