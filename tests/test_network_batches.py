@@ -26,7 +26,7 @@ FAT_TREE = (("generator", "fat_tree"), ("levels", 2), ("down_ports", (8, 8)), ("
 FAT_TREE_3 = (("generator", "fat_tree"), ("levels", 3), ("down_ports", (4, 4, 8)),
               ("up_ports", (1, 4, 4)))
 DRAGONFLY_1152 = (("generator", "dragonfly"), ("groups", 9), ("chassis_per_group", 1),
-                  ("routers_per_chassis", 16), ("nodes_per_router", 8))   # by the rule
+                  ("routers_per_chassis", 16), ("nodes_per_router", 8))
 DRAGONFLY = (("generator", "dragonfly"), ("groups", 9), ("chassis_per_group", 1),
              ("routers_per_chassis", 8), ("nodes_per_router", 2))
 
@@ -83,17 +83,21 @@ def test_the_levels_follow_the_fabric_when_the_ranks_fill_its_nodes_in_order():
         == ([4, 16, 96], False)
     assert level_blocks(_setting(DRAGONFLY_1152, 512, "block").fabric, np.arange(512)) \
         == ([8, 128, 512], True)
-    assert level_blocks(_setting(DRAGONFLY, 128, "block").fabric, np.arange(128)) is None
+    assert level_blocks(_setting(DRAGONFLY, 128, "block").fabric, np.arange(128)) \
+        == ([2, 16, 128], True)
+    assert level_blocks(_setting(DRAGONFLY, 120, "block").fabric, np.arange(120)) is None
     fabric = _setting(FAT_TREE_3, 128, "block").fabric
     assert level_blocks(fabric, np.arange(128) // 2) == ([2, 8, 32, 128], False)
     assert level_blocks(fabric, np.arange(1, 129)) is None
     assert level_blocks(fabric, np.arange(100)) is None    # 100 ranks: not 16-rank pods
 
 
-@pytest.mark.parametrize("algorithm, rel", [("linear", 0.02), ("scattered", 0.02)])
-def test_the_sample_is_near_the_engine_on_a_block_mapped_dragonfly(algorithm, rel):
-    explicit, model = _both(algorithm, _setting(DRAGONFLY, 128, "block"), 128, 8)
-    assert model == pytest.approx(explicit, rel=rel)
+@pytest.mark.parametrize("algorithm, p", [("linear", 120), ("scattered", 128)])
+def test_the_sample_is_near_the_engine_on_a_block_mapped_dragonfly(algorithm, p):
+    # linear on 120 ranks, which do not fill whole groups: strata of shifts, not levels
+    # (measured: +1.1 % linear, +1.4 % scattered)
+    explicit, model = _both(algorithm, _setting(DRAGONFLY, p, "block"), p, 8)
+    assert model == pytest.approx(explicit, rel=0.02)
     assert model != explicit   # a sample, not the engine
 
 

@@ -31,9 +31,8 @@ are routed in tenths of a second.
     generator adds the links (:meth:`DragonflyFabric.router_ids`), so no graph
     is searched.  ``tests/test_network_model.py`` checks every route of
     ten shapes (one chassis or several, one global link per group pair or
-    several) equal to ``collsim.platforms.routing``'s.  Dragonflies up to 1024
-    hosts are still routed on their graph
-    (``collsim.network_model.DRAGONFLY_GRAPH_HOSTS``).
+    several) equal to ``collsim.platforms.routing``'s.  Every generated
+    dragonfly is routed so, whatever its size (``collsim.network_model``).
 """
 
 from __future__ import annotations
@@ -288,9 +287,10 @@ class DragonflyFabric(_LinkClasses):
         if src == dst:
             return [f"node-{src}"]
         row = self.routes(np.array([src]), np.array([dst]))[0]
-        hops = [self.link_names(int(link)) for link in row[2:] if link >= 0]
+        links = [int(link) for link in row if link >= 0]   # host up, between routers, host down
+        hops = [self.link_names(link) for link in links[1:-1]]
         if not hops:   # two hosts of one router
-            return [f"node-{src}", self.link_names(int(row[0]))[1], f"node-{dst}"]
+            return [f"node-{src}", self.link_names(links[0])[1], f"node-{dst}"]
         routers = [hops[0][0]] + [head for _, head in hops]
         return [f"node-{src}", *routers, f"node-{dst}"]
 

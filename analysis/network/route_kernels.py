@@ -252,10 +252,34 @@ def _link(u, v, where, G, C, R, K, base_green, base_black, base_global):
 
 
 @numba.njit(cache=_CACHE, nogil=True)
+def _simgrids_choice(paths, lengths, n, router_id, alive):
+    """The row of ``paths`` (of ``n``) SimGrid's Dijkstra zone takes: a shortest one and,
+    read from the destination back, the router of lowest ``router_id`` at each hop
+    (``alive``: scratch of at least ``n`` booleans)."""
+    shortest = 6
+    for q in range(n):
+        shortest = min(shortest, lengths[q])
+    for q in range(n):
+        alive[q] = lengths[q] == shortest
+    for at in range(shortest - 1, 0, -1):
+        lowest = router_id.shape[0]
+        for q in range(n):
+            if alive[q]:
+                lowest = min(lowest, router_id[paths[q, at]])
+        for q in range(n):
+            alive[q] = alive[q] and router_id[paths[q, at]] == lowest
+    p = 0
+    while not alive[p]:
+        p += 1
+    return p
+
+
+@numba.njit(cache=_CACHE, nogil=True)
 def dragonfly_routes(src, dst, per_router, G, C, R, K, base_green, base_black, base_global,
                      loopback, where, router_id):
     """SimGrid's routes on a dragonfly (:class:`collsim.analysis.network.regular.DragonflyFabric`):
-    host up, host down, then the route's links between routers (up to five).
+    the links in the route's order (host up, up to five between routers, host down),
+    so that their latencies add up as the graph's do (``GraphFabric``), to the bit.
 
     Among the shortest routes (:func:`_shortest_routes`; within a group the one or
     two of the distance), the one SimGrid's Dijkstra zone takes: from the
@@ -278,14 +302,15 @@ def dragonfly_routes(src, dst, per_router, G, C, R, K, base_green, base_black, b
             table[f, 0] = loopback
             continue
         table[f, 0] = 2 * s
-        table[f, 1] = 2 * d + 1
         a, b = s // per_router, d // per_router
         if a == b:
+            table[f, 1] = 2 * d + 1
             continue
         ga, gb = where[a, GROUP], where[b, GROUP]
         if ga == gb:
             if _local_hops(where, a, b) == 1:
-                table[f, 2] = _link(a, b, where, G, C, R, K, base_green, base_black, base_global)
+                table[f, 1] = _link(a, b, where, G, C, R, K, base_green, base_black, base_global)
+                table[f, 2] = 2 * d + 1
                 continue
             ways[0], ways[1] = a, b
             n = _push(ways, 2, where, C, R, 2, paths, lengths, 0)
@@ -306,34 +331,23 @@ def dragonfly_routes(src, dst, per_router, G, C, R, K, base_green, base_black, b
             x, y = _gate(ga, gb, best, G, CR), _gate(gb, ga, best, G, CR)
             if (ties == 1 and (D1 < 3 or (D1 == 3 and where[a, PEER] != where[b, PEER]))
                     and _local_hops(where, a, x) < 2 and _local_hops(where, y, b) < 2):
-                at = 2
+                at = 1
                 if a != x:
                     table[f, at] = _link(a, x, where, G, C, R, K, base_green, base_black,
                                          base_global)
                     at += 1
                 table[f, at] = base_global + (ga * G + gb) * K + best
+                at += 1
                 if b != y:
-                    table[f, at + 1] = _link(y, b, where, G, C, R, K, base_green, base_black,
-                                             base_global)
+                    table[f, at] = _link(y, b, where, G, C, R, K, base_green, base_black,
+                                         base_global)
+                    at += 1
+                table[f, at] = 2 * d + 1
                 continue
             n = _shortest_routes(a, b, D1, where, G, C, R, K, paths, lengths, ways, thirds)
-        p = 0
-        if n > 1:
-            shortest = 6
-            for q in range(n):
-                shortest = min(shortest, lengths[q])
-            for q in range(n):
-                alive[q] = lengths[q] == shortest
-            for at in range(shortest - 1, 0, -1):
-                lowest = router_id.shape[0]
-                for q in range(n):
-                    if alive[q]:
-                        lowest = min(lowest, router_id[paths[q, at]])
-                for q in range(n):
-                    alive[q] = alive[q] and router_id[paths[q, at]] == lowest
-            while not alive[p] or lengths[p] != shortest:
-                p += 1
+        p = _simgrids_choice(paths, lengths, n, router_id, alive) if n > 1 else 0
         for hop in range(lengths[p]):
-            table[f, 2 + hop] = _link(paths[p, hop], paths[p, hop + 1], where, G, C, R, K,
+            table[f, 1 + hop] = _link(paths[p, hop], paths[p, hop + 1], where, G, C, R, K,
                                       base_green, base_black, base_global)
+        table[f, 1 + lengths[p]] = 2 * d + 1
     return table

@@ -67,12 +67,6 @@ class NoNetworkPattern(CollsimError):
 # model computed beside); above, the regular families are arithmetic only.
 GRAPH_HOSTS = 20_000
 
-# A dragonfly up to this many hosts is routed on its graph (a search per source
-# host, minutes at 4096 hosts), a larger one by the rule of ``DragonflyFabric``
-# (the same routes, SimGrid's, since 2026-11-30; before, minimal routes that
-# broke SimGrid's ties otherwise: docs/MODELS.md, "The tie-break, by rule").
-DRAGONFLY_GRAPH_HOSTS = 1024
-
 _ARITHMETIC: dict[str, type[Fabric]] = {"crossbar": CrossbarFabric, "fat_tree": FatTreeFabric,
                "dragonfly": DragonflyFabric}
 
@@ -187,7 +181,8 @@ def platform_model(request: PlatformRequest, np_ranks: int, mapping: str, graph=
     """
     regular = _family_params(request) if graph is None else None
     if graph is not None and graph.graph.get("name") in _ARITHMETIC and "catalog" not in graph.graph:
-        # a generated crossbar or fat-tree: routes by arithmetic (checked equal to the graph's)
+        # a generated crossbar, fat-tree or dragonfly: routes by arithmetic (checked equal
+        # to the graph's)
         regular = (graph.graph["name"], graph.graph["params"])
     if graph is None and (regular is None or _hosts_of(*regular) <= GRAPH_HOSTS):
         graph, _ = build_requested(request)
@@ -195,8 +190,7 @@ def platform_model(request: PlatformRequest, np_ranks: int, mapping: str, graph=
         if graph.graph.get("routing") == "opaque":
             raise CollsimError("predict needs a platform whose routes collsim knows "
                                "(a generator or a catalog machine), not an XML file")
-        if regular is not None and (regular[0] != "dragonfly"
-                                    or _hosts_of(*regular) > DRAGONFLY_GRAPH_HOSTS):
+        if regular is not None:
             fabric = _ARITHMETIC[regular[0]](graph.graph["params"])
         else:
             fabric = GraphFabric(graph)
