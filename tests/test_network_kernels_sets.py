@@ -65,9 +65,8 @@ def test_sets_on_a_link_end_as_the_filling(name, profile, monkeypatch):
 
 
 def test_a_dragonflys_binary_tree_keeps_sets_on_its_global_links(monkeypatch):
-    # a dragonfly is routed by the rule: block-mapped, the
-    # binary tree sends the messages between two groups over their one global link
-    # (some through a third group's two, where SimGrid's tie-break takes them)
+    # block-mapped, the binary tree sends the messages between two groups over their one
+    # global link (some through a third group's two, where SimGrid's tie-break takes them)
     import collsim
 
     platform = {"generator": "dragonfly", "groups": 17, "chassis_per_group": 1,

@@ -364,9 +364,10 @@ def _level_flows(steps: ShiftBatches, blocks: list[int], pairs: bool,
     """``linear``'s sampled flows on nested blocks (:func:`level_blocks`), as
     :func:`_sampled_flows`': one flow per member and level, to the same place in another
     block of the level below within its own block (between a dragonfly's groups, to
-    places scrambled; the sub-block rotated by s: a
-    permutation; s 1 + ``frac((i + 1) golden)`` of the others for the member at place
-    i of its sub-block; one s for the whole block within the innermost block, and with
+    places scrambled; the sub-block rotated by s: a permutation; s 1 + ``frac((i + 1)
+    golden)`` of the others for the member at place i of its sub-block, or with
+    ``pairs`` 1 + i mod the others where that misses some and the places are enough
+    for all; one s for the whole block within the innermost block, and with
     ``pairs`` where the places do not reach every other sub-block: a dragonfly's
     routers at a million ranks, each router's members then all to one router, so that
     every router's flows end alike), standing for the B - b destinations of that level
@@ -393,15 +394,13 @@ def _level_flows(steps: ShiftBatches, blocks: list[int], pairs: bool,
             continue
         place, base = member % sub, member - member % block
         shift = 1 + np.floor(np.modf((place + 1) * _GOLDEN)[0] * (n - 1)).astype(np.int64)
-        per_shift = np.bincount(shift[:sub], minlength=n)
-        whole = np.count_nonzero(per_shift) < n - 1
-        if pairs and whole and sub >= n - 1:
+        if pairs and sub >= n - 1 and len(np.unique(shift[:sub])) < n - 1:
             # places enough for every other sub-block, but the golden spread misses
             # some: each reached in turn instead (rotating the whole block put all of its
             # flows on one global link: 16 groups of 16 ranks, +1318 % at 64 KiB)
             shift = 1 + place % (n - 1)
-            per_shift = np.bincount(shift[:sub], minlength=n)
-            whole = False
+        per_shift = np.bincount(shift[:sub], minlength=n)
+        whole = np.count_nonzero(per_shift) < n - 1
         if sub == 1 or (pairs and whole):   # the whole block rotated by one s
             shift = np.full(p, 1 + int(np.modf((level + 1) * _GOLDEN)[0] * (n - 1)))
         # A dragonfly's flows between groups go to places scrambled (place * m mod the
